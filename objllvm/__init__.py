@@ -1,0 +1,21 @@
+"""objllvm: inspect and rewrite the LLVM-specific sections of object files.
+
+Importing this package is cheap: the API functions load what they need.
+"""
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+__all__ = ["dump", "decode", "iter_objects", "open_object", "ObjllvmError", "DecodeError", "__version__"]
+
+from .errors import DecodeError, ObjllvmError  # noqa: E402
+
+
+def __getattr__(name):
+    if name in ("dump", "decode", "dump_object", "llvm_sections", "dump_to_dict"):
+        from . import api
+        return getattr(api, name)
+    if name in ("iter_objects", "open_object"):
+        from . import containers
+        return getattr(containers, name)
+    raise AttributeError(f"module 'objllvm' has no attribute {name!r}")

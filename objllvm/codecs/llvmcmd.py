@@ -1,0 +1,43 @@
+"""``.llvmcmd`` / ``__LLVM,__cmdline``: the compiler arguments saved by -fembed-bitcode."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..binary import decode_text, encode_text
+from ..registry import Codec, Table, register
+
+
+@dataclass
+class CommandLine:
+    arguments: list = field(default_factory=list)
+    trailing_nul: bool = True     # whether the last argument is NUL-terminated (as clang writes it)
+
+
+@register
+class LlvmcmdCodec(Codec):
+    kind = "llvmcmd"
+    description = "embedded compiler command line (-fembed-bitcode)"
+    names = (".llvmcmd", "__LLVM,__cmdline")
+    formats = ("elf", "coff", "macho")
+
+    def decode(self, data, ctx):
+        if not data:
+            return CommandLine([], False)
+        trailing = data.endswith(b"\0")
+        body = data[:-1] if trailing else data
+        return CommandLine([decode_text(a) for a in body.split(b"\0")], trailing)
+
+    def encode(self, model, ctx):
+        if not model.arguments:
+            return b""
+        out = b"\0".join(encode_text(a) for a in model.arguments)
+        return out + b"\0" if model.trailing_nul else out
+
+    def to_dict(self, model):
+        return {"arguments": list(model.arguments)}
+
+    def from_dict(self, d, ctx):
+        return CommandLine([str(a) for a in d["arguments"]], True)
+
+    def tables(self, model, options):
+        return [Table(["#", "argument"], [[i, a] for i, a in enumerate(model.arguments)])]

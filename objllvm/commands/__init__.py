@@ -1,0 +1,1 @@
+"""objllvm subcommands: one module each (see objllvm.cli)."""

@@ -1,0 +1,22 @@
+"""Helpers the commands share: iterate the inputs, report errors, pick the renderer."""
+from __future__ import annotations
+
+from ..errors import ObjllvmError
+from ..render import report_error
+
+
+def add_json_flag(p):
+    p.add_argument("--json", action="store_true", help="print JSON (schema in README.md) instead of tables")
+
+
+def report_errors(errors) -> int:
+    """Print each error as one line; return the exit status (1 if any)."""
+    n = 0
+    for e in errors:
+        report_error(str(e))
+        n += 1
+    return 1 if n else 0
+
+
+def split_items(items):
+    return [i for i in items if not isinstance(i, ObjllvmError)], [i for i in items if isinstance(i, ObjllvmError)]

@@ -1,0 +1,33 @@
+"""objllvm dump: decode the LLVM-specific sections."""
+from __future__ import annotations
+
+NAME = "dump"
+HELP = "decode the LLVM-specific sections of each object"
+
+
+def add_arguments(p):
+    from .. import registry
+    from ._common import add_json_flag
+    p.add_argument("files", nargs="+", metavar="FILE")
+    kinds = sorted(registry.codecs())
+    p.add_argument("--section", "-s", action="append", metavar="KIND", choices=kinds,
+                   help=f"only sections of this kind (repeatable): {', '.join(kinds)}")
+    add_json_flag(p)
+    for c in registry.codecs().values():
+        c.add_arguments(p)
+
+
+def run(args) -> int:
+    from .. import api
+    from ..render import render_json, render_text
+    from ._common import report_errors, split_items
+    options = {k: v for k, v in vars(args).items() if k not in ("files", "section", "json", "_run", "command")}
+    items = []
+    for path in args.files:
+        items.extend(api.dump(path, args.section, options))
+    if args.json:
+        render_json(api.dump_to_dict(items))
+    else:
+        render_text(api.dump_to_text(items, options))
+    dumps, errors = split_items(items)
+    return report_errors(errors + [e for d in dumps for e in d.errors])

@@ -1,0 +1,39 @@
+"""objllvm sections: list the LLVM-specific sections."""
+from __future__ import annotations
+
+NAME = "sections"
+HELP = "list the LLVM-specific sections of each object (index, name, type, size, flags, codec)"
+
+
+def add_arguments(p):
+    from ._common import add_json_flag
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--all", action="store_true", help="list every section, not only the LLVM ones")
+    add_json_flag(p)
+
+
+def run(args) -> int:
+    from .. import api
+    from ..containers import iter_objects
+    from ..errors import ObjllvmError
+    from ..render import Heading, Table, render_json, render_text
+    from ._common import report_errors
+    items, errors, files = [], [], []
+    for path in args.files:
+        for o in iter_objects(path):
+            if isinstance(o, ObjllvmError):
+                errors.append(o)
+                continue
+            secs = o.sections if args.all else api.llvm_sections(o)
+            infos = [api.section_info(s, o) for s in secs]
+            files.append({**api.object_header(o), "sections": infos})
+            items.append(Heading(f"{o.label}: {o.format_name} {o.file_type}"))
+            items.append(Table(["index", "name", "type", "size", "flags", "codec"],
+                               [[i["index"], i["name"], i["type"] or "", i["size"], i["flags"], i["codec"] or "-"]
+                                for i in infos]))
+    if args.json:
+        render_json({"schema": "objllvm-sections", "version": 1, "files": files,
+                     "errors": [str(e) for e in errors]})
+    else:
+        render_text(items)
+    return report_errors(errors)

@@ -1,0 +1,327 @@
+"""ELF container: both classes, both byte orders, ET_REL/ET_EXEC/ET_DYN."""
+from __future__ import annotations
+
+import struct
+import zlib
+
+from ..errors import DecodeError
+from .base import ObjectFile, Relocation, Section, Symbol
+
+ELF_MAGIC = b"\x7fELF"
+
+SHT_NULL, SHT_PROGBITS, SHT_SYMTAB, SHT_STRTAB, SHT_RELA = 0, 1, 2, 3, 4
+SHT_NOBITS, SHT_REL, SHT_DYNSYM, SHT_GROUP, SHT_SYMTAB_SHNDX = 8, 9, 11, 17, 18
+SHT_CREL = 0x40000014
+SHF_ALLOC = 0x2
+SHF_COMPRESSED = 0x800
+SHN_XINDEX = 0xFFFF
+SHN_LORESERVE = 0xFF00
+
+# LLVM-specific section types (see shared/notes/formats.md).
+LLVM_SECTION_TYPES = {
+    0x6FFF4C00: "SHT_LLVM_ODRTAB",
+    0x6FFF4C01: "SHT_LLVM_LINKER_OPTIONS",
+    0x6FFF4C02: "SHT_LLVM_CALL_GRAPH_PROFILE",   # LLVM <= 12 layout
+    0x6FFF4C03: "SHT_LLVM_ADDRSIG",
+    0x6FFF4C04: "SHT_LLVM_DEPENDENT_LIBRARIES",
+    0x6FFF4C05: "SHT_LLVM_SYMPART",
+    0x6FFF4C06: "SHT_LLVM_PART_EHDR",
+    0x6FFF4C07: "SHT_LLVM_PART_PHDR",
+    0x6FFF4C08: "SHT_LLVM_BB_ADDR_MAP_V0",
+    0x6FFF4C09: "SHT_LLVM_CALL_GRAPH_PROFILE",
+    0x6FFF4C0A: "SHT_LLVM_BB_ADDR_MAP",
+    0x6FFF4C0B: "SHT_LLVM_OFFLOADING",
+    0x6FFF4C0C: "SHT_LLVM_LTO",
+    0x6FFF4C0D: "SHT_LLVM_JT_SIZES",
+}
+LLVM_TYPE_LO, LLVM_TYPE_HI = 0x6FFF4C00, 0x6FFF4CFF
+
+SECTION_TYPE_NAMES = {
+    0: "SHT_NULL", 1: "SHT_PROGBITS", 2: "SHT_SYMTAB", 3: "SHT_STRTAB", 4: "SHT_RELA",
+    5: "SHT_HASH", 6: "SHT_DYNAMIC", 7: "SHT_NOTE", 8: "SHT_NOBITS", 9: "SHT_REL",
+    10: "SHT_SHLIB", 11: "SHT_DYNSYM", 14: "SHT_INIT_ARRAY", 15: "SHT_FINI_ARRAY",
+    16: "SHT_PREINIT_ARRAY", 17: "SHT_GROUP", 18: "SHT_SYMTAB_SHNDX", 19: "SHT_RELR",
+    0x40000014: "SHT_CREL", 0x6FFFFFF5: "SHT_GNU_ATTRIBUTES", 0x6FFFFFF6: "SHT_GNU_HASH",
+    0x6FFFFFFD: "SHT_GNU_verdef", 0x6FFFFFFE: "SHT_GNU_verneed", 0x6FFFFFFF: "SHT_GNU_versym",
+    0x70000001: "SHT_X86_64_UNWIND", 0x70000003: "SHT_ARM_ATTRIBUTES",
+    **LLVM_SECTION_TYPES,
+}
+
+ET_NAMES = {0: "ET_NONE", 1: "ET_REL", 2: "ET_EXEC", 3: "ET_DYN", 4: "ET_CORE"}
+EM_NAMES = {3: "i386", 8: "mips", 20: "ppc", 21: "ppc64", 22: "s390x", 40: "arm", 62: "x86-64",
+            183: "aarch64", 243: "riscv", 247: "bpf", 258: "loongarch", 224: "amdgpu", 190: "cuda"}
+
+
+def section_type_name(t: int | None) -> str:
+    if t is None:
+        return ""
+    n = SECTION_TYPE_NAMES.get(t)
+    if n:
+        return n
+    if LLVM_TYPE_LO <= t <= LLVM_TYPE_HI:
+        return f"SHT_LLVM_UNKNOWN({t:#x})"
+    return f"{t:#x}"
+
+
+def is_llvm_type(t: int | None) -> bool:
+    return t is not None and LLVM_TYPE_LO <= t <= LLVM_TYPE_HI
+
+
+class ElfFile(ObjectFile):
+    format = "elf"
+
+    def __init__(self, data: bytes, path: str = "", member: str | None = None):
+        self.data = data
+        self.path = path
+        self.member = member
+        if len(data) < 16 or data[:4] != ELF_MAGIC:
+            raise DecodeError("not an ELF file (bad magic)", file=path, member=member, offset=0)
+        ei_class, ei_data = data[4], data[5]
+        if ei_class not in (1, 2):
+            raise DecodeError(f"bad ELF class {ei_class} (expected 1 or 2)", file=path, member=member, offset=4)
+        if ei_data not in (1, 2):
+            raise DecodeError(f"bad ELF data encoding {ei_data} (expected 1 or 2)", file=path, member=member,
+                              offset=5)
+        self.is64 = ei_class == 2
+        self.addr_size = 8 if self.is64 else 4
+        self.endian = "<" if ei_data == 1 else ">"
+        e = self.endian
+        hdr = struct.Struct(e + ("HHIQQQIHHHHHH" if self.is64 else "HHIIIIIHHHHHH"))
+        if len(data) < 16 + hdr.size:
+            raise DecodeError(f"truncated ELF header (expected {16 + hdr.size} bytes)", file=path,
+                              member=member, offset=len(data))
+        (self.e_type, self.e_machine, _ver, self.e_entry, self.e_phoff, self.e_shoff, self.e_flags,
+         _ehsize, self.e_phentsize, self.e_phnum, self.e_shentsize, e_shnum,
+         e_shstrndx) = hdr.unpack_from(data, 16)
+        self.file_type = ET_NAMES.get(self.e_type, f"ET_{self.e_type:#x}")
+        self.is_relocatable = self.e_type == 1
+        self.machine_name = EM_NAMES.get(self.e_machine, f"EM_{self.e_machine}")
+        self._shdr = struct.Struct(e + ("IIQQQQIIQQ" if self.is64 else "IIIIIIIIII"))
+        self.sections = []
+        self._symbols = None
+        self._relocs = None
+        self._groups = None
+        if self.e_shoff == 0:
+            self.e_shnum = 0
+            self.e_shstrndx = 0
+            self._read_phdrs()
+            return
+        if self.e_shentsize != self._shdr.size:
+            raise DecodeError(f"bad e_shentsize {self.e_shentsize} (expected {self._shdr.size})",
+                              file=path, member=member, offset=0x2E if self.is64 else 0x22)
+        # Extended numbering: section 0 holds the real count / string table index.
+        shnum, shstrndx = e_shnum, e_shstrndx
+        if self.e_shoff + self._shdr.size > len(data):
+            raise DecodeError(f"section header table at {self.e_shoff:#x} is past the end of the file "
+                              f"({len(data):#x} bytes)", file=path, member=member, offset=self.e_shoff)
+        s0 = self._shdr.unpack_from(data, self.e_shoff)
+        if shnum == 0:
+            shnum = s0[5]
+        if shstrndx == SHN_XINDEX:
+            shstrndx = s0[6]
+        self.e_shnum, self.e_shstrndx = shnum, shstrndx
+        if self.e_shoff + shnum * self._shdr.size > len(data):
+            raise DecodeError(f"section header table ({shnum} entries at {self.e_shoff:#x}) runs past the end "
+                              f"of the file ({len(data):#x} bytes)", file=path, member=member,
+                              offset=self.e_shoff)
+        raw = [self._shdr.unpack_from(data, self.e_shoff + i * self._shdr.size) for i in range(shnum)]
+        names_off = names_size = 0
+        if 0 < shstrndx < shnum:
+            _, t, _, _, names_off, names_size, *_ = raw[shstrndx]
+            if names_off + names_size > len(data):
+                names_off = names_size = 0
+        for i, (nm, t, fl, addr, off, size, link, info, align, entsize) in enumerate(raw):
+            name = self._strtab_get(names_off, names_size, nm)
+            if t != SHT_NOBITS and size and off + size > len(data):
+                raise DecodeError(f"section [{i}] {name}: contents ({size:#x} bytes at {off:#x}) run past the "
+                                  f"end of the file ({len(data):#x} bytes)", file=path, member=member,
+                                  offset=self.e_shoff + i * self._shdr.size)
+            sec = Section(i, name, t, fl, addr, off, size, link, info, align, entsize, _loader=self._load)
+            if fl & SHF_COMPRESSED and t != SHT_NOBITS:
+                sec.compression = self._compression_type(sec)
+            self.sections.append(sec)
+        self._read_phdrs()
+
+    # -- helpers -------------------------------------------------------------------------------
+    def _strtab_get(self, base: int, size: int, off: int) -> str:
+        if off >= size:
+            return "" if off == 0 else f"<bad name offset {off:#x}>"
+        end = self.data.find(b"\0", base + off, base + size)
+        if end < 0:
+            end = base + size
+        return self.data[base + off:end].decode("utf-8", "surrogateescape")
+
+    def _read_phdrs(self):
+        self.segments = []
+        if not self.e_phoff or not self.e_phnum:
+            return
+        st = struct.Struct(self.endian + ("IIQQQQQQ" if self.is64 else "IIIIIIII"))
+        if self.e_phoff + self.e_phnum * st.size > len(self.data):
+            return
+        for i in range(self.e_phnum):
+            v = st.unpack_from(self.data, self.e_phoff + i * st.size)
+            if self.is64:
+                p_type, p_flags, p_offset, p_vaddr, p_paddr, p_filesz, p_memsz, p_align = v
+            else:
+                p_type, p_offset, p_vaddr, p_paddr, p_filesz, p_memsz, p_flags, p_align = v
+            self.segments.append(dict(type=p_type, flags=p_flags, offset=p_offset, vaddr=p_vaddr,
+                                      paddr=p_paddr, filesz=p_filesz, memsz=p_memsz, align=p_align))
+
+    def _compression_type(self, sec: Section) -> str:
+        if sec.size < 4:
+            raise DecodeError("compressed section too small for its header", file=self.path,
+                              member=self.member, section_index=sec.index, section_name=sec.name, offset=sec.offset)
+        ch_type = struct.unpack_from(self.endian + "I", self.data, sec.offset)[0]
+        return {1: "zlib", 2: "zstd"}.get(ch_type, f"unknown({ch_type})")
+
+    def _load(self, sec: Section) -> bytes:
+        if sec.type == SHT_NOBITS:
+            return b""
+        raw = self.data[sec.offset:sec.offset + sec.size]
+        if not sec.flags & SHF_COMPRESSED:
+            return raw
+        loc = dict(file=self.path, member=self.member, section_index=sec.index, section_name=sec.name)
+        if self.is64:
+            hsize = 24
+            if len(raw) < hsize:
+                raise DecodeError("truncated compression header (expected 24 bytes)", offset=0, **loc)
+            ch_type, _res, ch_size, _al = struct.unpack_from(self.endian + "IIQQ", raw, 0)
+        else:
+            hsize = 12
+            if len(raw) < hsize:
+                raise DecodeError("truncated compression header (expected 12 bytes)", offset=0, **loc)
+            ch_type, ch_size, _al = struct.unpack_from(self.endian + "III", raw, 0)
+        body = raw[hsize:]
+        try:
+            if ch_type == 1:
+                d = zlib.decompressobj()
+                out = d.decompress(body, ch_size + 1)
+            elif ch_type == 2:
+                try:
+                    import zstandard
+                except ImportError:  # pragma: no cover - declared dependency
+                    raise DecodeError("zstd-compressed section needs the 'zstandard' package", offset=0, **loc)
+                out = zstandard.ZstdDecompressor().decompressobj().decompress(body)
+                out = out[:ch_size + 1]
+            else:
+                raise DecodeError(f"unknown compression type {ch_type} (expected 1 zlib or 2 zstd)", offset=0,
+                                  **loc)
+        except DecodeError:
+            raise
+        except Exception as exc:
+            raise DecodeError(f"cannot decompress ({sec.compression}): {exc}", offset=hsize, **loc) from None
+        if len(out) != ch_size:
+            raise DecodeError(f"decompressed size {len(out)} does not match ch_size {ch_size}", offset=hsize,
+                              **loc)
+        return out
+
+    # -- symbols and relocations ---------------------------------------------------------------
+    @property
+    def format_name(self) -> str:
+        return f"elf{64 if self.is64 else 32}-{'little' if self.endian == '<' else 'big'}-{self.machine_name}"
+
+    def _symtab_section(self):
+        for t in (SHT_SYMTAB, SHT_DYNSYM):
+            for s in self.sections:
+                if s.type == t:
+                    return s
+        return None
+
+    @property
+    def symbols(self) -> list:
+        """The static symbol table (.symtab), else the dynamic one; index 0 is the null symbol."""
+        if self._symbols is None:
+            self._symbols = self.read_symbols(self._symtab_section())
+        return self._symbols
+
+    def read_symbols(self, symtab: Section | None) -> list:
+        if symtab is None:
+            return []
+        loc = dict(file=self.path, member=self.member, section_index=symtab.index, section_name=symtab.name)
+        data = symtab.data()
+        st = struct.Struct(self.endian + ("IBBHQQ" if self.is64 else "IIIBBH"))
+        n = len(data) // st.size
+        strsec = self.sections[symtab.link] if 0 < symtab.link < len(self.sections) else None
+        strdata = strsec.data() if strsec is not None else b""
+        shndx_data = None
+        for s in self.sections:
+            if s.type == SHT_SYMTAB_SHNDX and s.link == symtab.index:
+                shndx_data = s.data()
+        out = []
+        find = strdata.find
+        for i, v in enumerate(st.iter_unpack(data[:n * st.size])):
+            if self.is64:
+                nm, info, other, shndx, value, size = v
+            else:
+                nm, value, size, info, other, shndx = v
+            if nm:
+                if nm >= len(strdata):
+                    raise DecodeError(f"symbol {i} name offset {nm:#x} is past the string table "
+                                      f"({len(strdata):#x} bytes)", offset=i * st.size, **loc)
+                e = find(b"\0", nm)
+                name = strdata[nm:e if e >= 0 else len(strdata)].decode("utf-8", "surrogateescape")
+            else:
+                name = ""
+            if shndx == SHN_XINDEX and shndx_data is not None and 4 * i + 4 <= len(shndx_data):
+                shndx = struct.unpack_from(self.endian + "I", shndx_data, 4 * i)[0]
+            out.append(Symbol(i, name, value, size, info & 0xF, info >> 4, other, shndx))
+        # A section symbol has no name of its own: use its section's name, as readelf does.
+        for s in out:
+            if s.type == 3 and not s.name and 0 < s.shndx < len(self.sections):
+                s.name = self.sections[s.shndx].name
+        return out
+
+    def relocation_sections_for(self, section: Section) -> list:
+        if self._relocs is None:
+            self._relocs = {}
+            for s in self.sections:
+                if s.type in (SHT_REL, SHT_RELA, SHT_CREL) and s.info:
+                    self._relocs.setdefault(s.info, []).append(s)
+        return self._relocs.get(section.index, [])
+
+    def relocations_for(self, section: Section) -> list:
+        """The relocations (REL and RELA) whose target is ``section``, in file order."""
+        out = []
+        for rs in self.relocation_sections_for(section):
+            out.extend(self.read_relocations(rs))
+        return out
+
+    def read_relocations(self, rs: Section) -> list:
+        loc = dict(file=self.path, member=self.member, section_index=rs.index, section_name=rs.name)
+        if rs.type == SHT_CREL:
+            raise DecodeError("SHT_CREL relocations are not supported yet", offset=0, **loc)
+        rela = rs.type == SHT_RELA
+        if self.is64:
+            st = struct.Struct(self.endian + ("QQq" if rela else "QQ"))
+        else:
+            st = struct.Struct(self.endian + ("IIi" if rela else "II"))
+        data = rs.data()
+        if len(data) % st.size:
+            raise DecodeError(f"size {len(data)} is not a multiple of the entry size {st.size}",
+                              offset=len(data) - len(data) % st.size, **loc)
+        # Symbols of the symbol table this relocation section links to.
+        symtab = self.sections[rs.link] if 0 < rs.link < len(self.sections) else None
+        syms = self.symbols if symtab is self._symtab_section() else self.read_symbols(symtab)
+        nsyms = len(syms)
+        out = []
+        shift, mask = (32, 0xFFFFFFFF) if self.is64 else (8, 0xFF)
+        for i, v in enumerate(st.iter_unpack(data)):
+            off, info = v[0], v[1]
+            sym, typ = info >> shift, info & mask
+            if sym >= nsyms and sym:
+                raise DecodeError(f"relocation {i} refers to symbol {sym}, past the symbol table "
+                                  f"({nsyms} symbols)", offset=i * st.size, **loc)
+            out.append(Relocation(off, typ, sym, v[2] if rela else None, syms[sym] if sym else None))
+        return out
+
+    def section_for_address(self, addr: int):
+        """The allocated section containing ``addr`` (linked files)."""
+        for s in self.sections:
+            if s.flags & SHF_ALLOC and s.addr <= addr < s.addr + s.size and s.type != 0:
+                return s
+        return None
+
+    def symbol_at(self, shndx: int | None, value: int):
+        """Function/object symbols defined exactly at ``value`` (in section ``shndx`` when given)."""
+        return [s for s in self.symbols
+                if s.value == value and s.type in (1, 2) and (shndx is None or s.shndx == shndx)]
