@@ -33,9 +33,9 @@ class ObjectDump:
         return [d.error for d in self.sections if d.error is not None]
 
 
-def llvm_sections(obj) -> list:
+def llvm_sections(obj, options=None) -> list:
     """The LLVM-specific sections of an object, in section order."""
-    return [s for s in obj.sections if registry.is_llvm_section(s, obj)]
+    return [s for s in obj.sections if registry.is_llvm_section(s, obj, options)]
 
 
 def dump_object(obj, kinds=None, options=None) -> ObjectDump:
@@ -45,9 +45,9 @@ def dump_object(obj, kinds=None, options=None) -> ObjectDump:
         for k in kinds:
             registry.get(k)   # unknown kinds are a usage error
     out = ObjectDump(obj)
-    for s in llvm_sections(obj):
+    for s in llvm_sections(obj, options):
         if kinds is not None:
-            c = registry.find_codec(s, obj)
+            c = registry.find_codec(s, obj, options)
             if c is None or c.kind not in kinds:
                 continue
         out.sections.append(registry.decode_section(obj, s, options))
@@ -79,8 +79,8 @@ def decode(path: str, kind: str, options=None) -> list:
 
 
 # -- views -------------------------------------------------------------------------------------
-def section_info(s, obj) -> dict:
-    c = registry.find_codec(s, obj)
+def section_info(s, obj, options=None) -> dict:
+    c = registry.find_codec(s, obj, options)
     return {"index": s.index, "name": s.name, "type": section_type_name(s.type) if obj.format == "elf" else None,
             "type_value": s.type, "size": s.size, "flags": flag_string(s.flags) if obj.format == "elf" else "",
             "codec": c.kind if c else None}

@@ -49,7 +49,9 @@ class Codec:
     formats: tuple = ("elf",)      # containers the codec applies to
     priority: int = 0              # among name matches, the higher wins
 
-    def matches_name(self, section, obj) -> bool:
+    def matches_name(self, section, obj, options=None) -> bool:
+        """Name-based recognition (after the type did not decide).  ``options`` are the dump options,
+        for codecs whose section names are given by the user (e.g. PC sections)."""
         return obj.format in self.formats and section.name in self.names
 
     def decode(self, data: bytes, ctx: SectionContext):
@@ -118,7 +120,7 @@ def get(kind: str) -> Codec:
         raise ObjllvmError(f"unknown section kind {kind!r} (known: {', '.join(sorted(_CODECS))})") from None
 
 
-def find_codec(section, obj) -> Codec | None:
+def find_codec(section, obj, options=None) -> Codec | None:
     """The codec for ``section`` of ``obj``: by type first, then by name."""
     _load_all()
     if obj.format == "elf" and section.type is not None:
@@ -127,7 +129,7 @@ def find_codec(section, obj) -> Codec | None:
             return c
     best = None
     for c in _CODECS.values():
-        if c.matches_name(section, obj) and (best is None or c.priority > best.priority):
+        if c.matches_name(section, obj, options) and (best is None or c.priority > best.priority):
             best = c
     return best
 
@@ -146,7 +148,7 @@ def decode_section(obj, section, options=None) -> Decoded:
     """Decode ``section`` with its codec; errors become a Decoded with status 'error'
     (and the partial model when the codec had one)."""
     from .containers.elf import LLVM_SECTION_TYPES, is_llvm_type
-    codec = find_codec(section, obj)
+    codec = find_codec(section, obj, options)
     if codec is None:
         if is_llvm_type(section.type):
             return Decoded(section, None, "undecoded" if section.type in LLVM_SECTION_TYPES else "unknown")
@@ -164,7 +166,7 @@ def decode_section(obj, section, options=None) -> Decoded:
                        DecodeError("input nests too deeply", **loc))
 
 
-def is_llvm_section(section, obj) -> bool:
+def is_llvm_section(section, obj, options=None) -> bool:
     """LLVM-specific: an LLVM section type, or a section a codec recognises."""
     from .containers.elf import is_llvm_type
-    return is_llvm_type(section.type) or find_codec(section, obj) is not None
+    return is_llvm_type(section.type) or find_codec(section, obj, options) is not None

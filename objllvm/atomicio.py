@@ -1,0 +1,54 @@
+"""Write files atomically: a temporary file in the target directory, then rename.
+
+A failure at any point leaves the target as it was (absent or old) and no temporary file behind.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+
+from .errors import ObjllvmError
+
+
+def atomic_write(path: str, data, *, force: bool = True, mode: int | None = None) -> None:
+    """Write ``data`` (bytes, or an iterable of bytes chunks) to ``path`` atomically.
+
+    ``force=False`` refuses to replace an existing file.  ``mode`` sets the permissions (default: those of the
+    file being replaced, else 0o666 & ~umask).
+    """
+    path = os.fspath(path)
+    if not force and os.path.lexists(path):
+        raise ObjllvmError(f"{path}: exists (use --force to overwrite)")
+    directory = os.path.dirname(os.path.abspath(path))
+    if mode is None:
+        try:
+            mode = os.stat(path).st_mode & 0o7777
+        except OSError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".objllvm-", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise ObjllvmError(f"{path}: cannot create a temporary file in {directory}: {exc.strerror}") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            if isinstance(data, (bytes, bytearray, memoryview)):
+                f.write(data)
+            else:
+                for chunk in data:
+                    f.write(chunk)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        if not force and os.path.lexists(path):
+            raise ObjllvmError(f"{path}: exists (use --force to overwrite)")
+        os.replace(tmp, path)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            raise ObjllvmError(f"{path}: cannot write: {exc.strerror or exc}") from None
+        raise
