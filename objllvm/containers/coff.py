@@ -1,0 +1,171 @@
+"""COFF object files (regular and /bigobj), read with ``struct`` only.
+
+Sections are numbered from 1 as COFF (and ``llvm-readobj --sections``) number them.  Long section names
+(``/123`` decimal or ``//BASE64`` offsets into the string table) are resolved.  The reader checks every
+offset and count against the file size before it uses it, so a hostile file ends in a
+:class:`~objllvm.errors.DecodeError` naming the byte offset, never in a large allocation.
+"""
+from __future__ import annotations
+
+import struct
+
+from ..errors import DecodeError
+from .base import ObjectFile, Section, Symbol
+
+MACHINE_NAMES = {
+    0x14C: "i386", 0x8664: "x86-64", 0xAA64: "arm64", 0x1C0: "arm", 0x1C4: "thumb",
+    0xA641: "arm64ec", 0xA64E: "arm64x", 0x0: "unknown",
+}
+IMAGE_FILE_EXECUTABLE_IMAGE = 0x0002
+IMAGE_FILE_DLL = 0x2000
+IMAGE_SCN_CNT_UNINITIALIZED_DATA = 0x80
+IMAGE_SCN_ALIGN_MASK = 0x00F00000
+# /bigobj: sig1 = 0, sig2 = 0xFFFF, version >= 2, then this class GUID.
+BIGOBJ_CLASS_ID = bytes.fromhex("c7a1bad1eebaa94baf20faf66aa4dcb8")
+
+_HDR = struct.Struct("<HHIIIHH")            # 20 bytes
+_BIGHDR = struct.Struct("<HHHHI16sIIIIIII")  # 56 bytes
+_SHDR = struct.Struct("<8sIIIIIIHHI")       # 40 bytes
+_SYM = struct.Struct("<8sIhHBB")            # 18 bytes
+_BIGSYM = struct.Struct("<8sIiHBB")         # 20 bytes
+_B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
+
+def open_objects(data: bytes, path: str, member: str | None = None):
+    """The one object in ``data`` (a generator, as every container opener)."""
+    yield CoffFile(data, path, member)
+
+
+class CoffFile(ObjectFile):
+    format = "coff"
+    endian = "<"
+
+    def __init__(self, data: bytes, path: str = "", member: str | None = None):
+        self.data = data
+        self.path = path
+        self.member = member
+        n = len(data)
+        if n >= _BIGHDR.size and data[:4] == b"\x00\x00\xff\xff" and data[12:28] == BIGOBJ_CLASS_ID:
+            (_s1, _s2, version, machine, _ts, _cls, _sz, _fl, _mds, _mdo, nsects, symptr,
+             nsyms) = _BIGHDR.unpack_from(data, 0)
+            self.bigobj = True
+            self.characteristics = 0
+            hdr_end = _BIGHDR.size
+            self._sym = _BIGSYM
+        else:
+            if n < _HDR.size:
+                raise self._err(f"truncated COFF header (expected {_HDR.size} bytes, file has {n})", n)
+            if data[:4] == b"\x00\x00\xff\xff":
+                raise self._err("import library member or unknown anonymous object (sig1=0, sig2=0xFFFF, "
+                                "class GUID is not /bigobj's): not an object with sections", 12)
+            machine, nsects, _ts, symptr, nsyms, opt_size, self.characteristics = _HDR.unpack_from(data, 0)
+            self.bigobj = False
+            hdr_end = _HDR.size + opt_size
+            self._sym = _SYM
+        self.machine = machine
+        self.machine_name = MACHINE_NAMES.get(machine, f"machine-{machine:#x}")
+        self.addr_size = 4 if machine in (0x14C, 0x1C0, 0x1C4) else 8
+        if self.characteristics & IMAGE_FILE_DLL:
+            self.file_type = "IMAGE_FILE_DLL"
+        elif self.characteristics & IMAGE_FILE_EXECUTABLE_IMAGE:
+            self.file_type = "IMAGE_FILE_EXECUTABLE_IMAGE"
+        else:
+            self.file_type = "IMAGE_FILE (object)"
+        self.is_relocatable = self.file_type == "IMAGE_FILE (object)"
+        self.symbol_table_offset = symptr
+        self.number_of_symbols = nsyms
+        # The string table follows the symbol table; its first u32 is its size (including that u32).
+        self._strtab = b""
+        if symptr:
+            strpos = symptr + nsyms * self._sym.size
+            if strpos > n:
+                raise self._err(f"symbol table ({nsyms} symbols at {symptr:#x}) runs past the end of the "
+                                f"file ({n:#x} bytes)", 8 if not self.bigobj else 48)
+            if strpos + 4 <= n:
+                strsize = struct.unpack_from("<I", data, strpos)[0]
+                if strsize < 4 or strpos + strsize > n:
+                    raise self._err(f"string table size {strsize} at {strpos:#x} is bad (expected at least "
+                                    f"4 and to end inside the file, {n:#x} bytes)", strpos)
+                self._strtab = data[strpos:strpos + strsize]
+        if hdr_end + nsects * _SHDR.size > n:
+            raise self._err(f"section table ({nsects} sections at {hdr_end:#x}) runs past the end of the "
+                            f"file ({n:#x} bytes)", hdr_end)
+        self.sections = []
+        for i in range(nsects):
+            pos = hdr_end + i * _SHDR.size
+            (raw_name, vsize, vaddr, rsize, rptr, relptr, _lnptr, nrel, _nln,
+             chars) = _SHDR.unpack_from(data, pos)
+            name = self._section_name(raw_name, pos)
+            if chars & IMAGE_SCN_CNT_UNINITIALIZED_DATA or rptr == 0:
+                stored = 0
+            else:
+                stored = rsize
+                if rptr + rsize > n:
+                    raise self._err(f"section {i + 1} {name}: raw data ({rsize:#x} bytes at {rptr:#x}) runs past "
+                                    f"the end of the file ({n:#x} bytes)", pos + 16)
+            align_code = (chars & IMAGE_SCN_ALIGN_MASK) >> 20
+            sec = Section(i + 1, name, None, chars, vaddr, rptr, stored, 0, nrel,
+                          (1 << (align_code - 1)) if align_code else 0, 0, _loader=self._load)
+            sec.virtual_size = vsize
+            sec.relocations_offset = relptr
+            sec.header_offset = pos
+            self.sections.append(sec)
+        self._symbols = None
+
+    def _err(self, msg, off):
+        return DecodeError(msg, file=self.path, member=self.member, offset=off)
+
+    def _string_at(self, off: int, where: int) -> str:
+        if off < 4 or off >= len(self._strtab):
+            raise self._err(f"name offset {off} is outside the string table ({len(self._strtab)} bytes)", where)
+        end = self._strtab.find(b"\0", off)
+        if end < 0:
+            end = len(self._strtab)
+        return self._strtab[off:end].decode("utf-8", "surrogateescape")
+
+    def _section_name(self, raw: bytes, pos: int) -> str:
+        if raw[:2] == b"//":             # base64 offset (very large string tables)
+            off = 0
+            for ch in raw[2:].rstrip(b"\0").decode("latin-1"):
+                k = _B64.find(ch)
+                if k < 0:
+                    raise self._err(f"bad base64 section name {raw!r}", pos)
+                off = off * 64 + k
+            return self._string_at(off, pos)
+        if raw[:1] == b"/" and raw[1:].rstrip(b"\0").isdigit():
+            return self._string_at(int(raw[1:].rstrip(b"\0")), pos)
+        return raw.rstrip(b"\0").decode("utf-8", "surrogateescape")
+
+    def _load(self, sec: Section) -> bytes:
+        return self.data[sec.offset:sec.offset + sec.size]
+
+    @property
+    def format_name(self) -> str:
+        return f"coff-{self.machine_name}" + ("-bigobj" if self.bigobj else "")
+
+    @property
+    def symbols(self) -> list:
+        """Symbol table entries (auxiliary records skipped; ``index`` is the COFF symbol index).
+
+        ``shndx`` is the COFF section number (1-based; 0 undefined, -1 absolute, -2 debug), ``type`` the
+        COFF type word, ``bind`` the storage class."""
+        if self._symbols is None:
+            out = []
+            st = self._sym
+            base, n = self.symbol_table_offset, self.number_of_symbols
+            i = 0
+            if base:
+                while i < n:
+                    name8, value, secno, typ, sclass, naux = st.unpack_from(self.data, base + i * st.size)
+                    if name8[:4] == b"\0\0\0\0":
+                        off = struct.unpack_from("<I", name8, 4)[0]
+                        try:
+                            name = self._string_at(off, base + i * st.size)
+                        except DecodeError:
+                            name = f"<bad name offset {off:#x}>"
+                    else:
+                        name = name8.rstrip(b"\0").decode("utf-8", "surrogateescape")
+                    out.append(Symbol(i, name, value, 0, typ, sclass, 0, secno))
+                    i += 1 + naux
+            self._symbols = out
+        return self._symbols
