@@ -1,0 +1,110 @@
+"""The command line: output, exit statuses, one-line errors, never a traceback."""
+import json
+import subprocess
+import sys
+
+from objllvm.containers import open_object
+
+from conftest import ROOT, TESTDATA, run_objllvm
+
+ELF = TESTDATA / "elf"
+
+
+def _corrupt_deplibs(tmp_path):
+    """deplibs.o with the final NUL of .deplibs replaced: a malformed section beside a good .llvm_addrsig."""
+    obj = open_object(str(ELF / "deplibs.o"))
+    sec = obj.section_by_name(".deplibs")
+    data = bytearray((ELF / "deplibs.o").read_bytes())
+    data[sec.offset + sec.size - 1] = ord("X")
+    p = tmp_path / "bad-deplibs.o"
+    p.write_bytes(bytes(data))
+    return p, sec
+
+
+def test_dump_text_shows_every_kind():
+    rc, out, err = run_objllvm("dump", *(ELF / n for n in ("deplibs.o", "linker-options.o", "cg-profile-asm.o",
+                                                            "sympart.o", "embed.o", "cg-profile-old.o")))
+    assert rc == 0, err
+    for word in ("deplibs", "linker-options", "addrsig", "cg-profile", "sympart", "llvmcmd", "pthread",
+                 "/opt/vendor/lib", "libpart.so", "old_a (1)", "warm (2)"):
+        assert word in out
+
+
+def test_malformed_section_one_line_error_and_the_rest_dumped(tmp_path):
+    p, sec = _corrupt_deplibs(tmp_path)
+    rc, out, err = run_objllvm("dump", p, ELF / "linker-options.o")
+    assert rc == 1
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in err
+    line = lines[0]
+    # the line names the file, the section (index and name), the offset of the string with no NUL, what was expected
+    assert str(p) in line and f"section [{sec.index}] .deplibs" in line and "offset 0xa" in line
+    assert "terminating NUL" in line
+    assert "square" in out                    # .llvm_addrsig of the same file still dumped
+    assert "/opt/vendor/lib" in out           # and the next file too
+
+
+def test_json_schema(tmp_path):
+    p, _ = _corrupt_deplibs(tmp_path)
+    rc, out, _ = run_objllvm("dump", "--json", ELF / "libgnu.a", p)
+    doc = json.loads(out)
+    assert rc == 1
+    assert doc["schema"] == "objllvm-dump" and doc["version"] == 1
+    assert [f["member"] for f in doc["files"][:3]] == ["a-member-with-a-long-name-over-sixteen.o",
+                                                         "linker-options.o", "cg-profile-asm.o"]
+    for f in doc["files"]:
+        assert set(f) == {"file", "member", "format", "type", "sections"}
+        for s in f["sections"]:
+            assert set(s) == {"index", "name", "type", "type_value", "size", "flags", "codec", "kind", "status",
+                              "error", "content"}
+            assert s["status"] in ("decoded", "error", "undecoded", "unknown")
+    bad = [s for f in doc["files"] for s in f["sections"] if s["status"] == "error"]
+    assert len(bad) == 1 and bad[0]["content"] is None and doc["errors"] == [bad[0]["error"]]
+
+
+def test_section_filter():
+    rc, out, _ = run_objllvm("dump", "--json", "--section", "addrsig", ELF / "deplibs.o")
+    kinds = {s["kind"] for f in json.loads(out)["files"] for s in f["sections"]}
+    assert rc == 0 and kinds == {"addrsig"}
+
+
+def test_sections_command():
+    rc, out, _ = run_objllvm("sections", "--json", ELF / "unknown-types.o")
+    secs = json.loads(out)["files"][0]["sections"]
+    assert rc == 0
+    assert [(s["name"], s["type"], s["codec"]) for s in secs] == [
+        (".llvm.odrtab", "SHT_LLVM_ODRTAB", None), (".llvm.part.ehdr", "SHT_LLVM_PART_EHDR", None),
+        (".llvm.future", "SHT_LLVM_UNKNOWN(0x6fff4c7f)", None), (".deplibs", "SHT_LLVM_DEPENDENT_LIBRARIES", "deplibs")]
+
+
+def test_bad_inputs_exit_1_with_one_line(tmp_path):
+    junk = tmp_path / "junk.bin"
+    junk.write_bytes(b"\x7fELF\x02\x01" + b"\xff" * 20)
+    for args in (["dump", tmp_path / "missing.o"], ["dump", junk], ["sections", junk], ["dump", TESTDATA / "src"]):
+        rc, out, err = run_objllvm(*args)
+        assert rc == 1, args
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+
+
+def test_bad_usage_exits_2():
+    rc, _, err = run_objllvm("dump", "--section", "no-such-kind", ELF / "deplibs.o")
+    assert rc == 2 and "Traceback" not in err
+    rc, _, err = run_objllvm("no-such-command")
+    assert rc == 2
+
+
+def test_internal_error_is_reported_briefly(monkeypatch, capsys):
+    from objllvm import cli, registry
+    codec = registry.get("deplibs")
+    monkeypatch.setattr(codec, "decode", lambda data, ctx: 1 / 0)
+    # an unexpected exception inside a codec is a bug: short report, exit 3, no traceback without --debug
+    assert cli.main(["dump", str(ELF / "deplibs.o")]) == 3
+    err = capsys.readouterr().err
+    assert "internal error (ZeroDivisionError" in err and "--debug" in err and "Traceback" not in err
+
+
+def test_importing_objllvm_is_cheap():
+    code = ("import sys, objllvm; heavy = [m for m in ('lief', 'elftools', 'tabulate', 'objllvm.registry', "
+            "'objllvm.containers') if m in sys.modules]; print(heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT).stdout
+    assert out.strip() == "[]"

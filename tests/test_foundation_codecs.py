@@ -1,0 +1,219 @@
+"""Per-codec tests for the foundation kinds: real sections from the corpus and malformed bytes."""
+import struct
+import subprocess
+
+import pytest
+
+from objllvm import registry
+from objllvm.binary import Reader, uleb_encode
+from objllvm.containers import open_object
+from objllvm.containers.base import Relocation, Symbol
+from objllvm.errors import DecodeError
+from objllvm.registry import SectionContext
+
+from conftest import TESTDATA, need_tool
+
+ELF = TESTDATA / "elf"
+
+
+def decode_kind(path, kind):
+    obj = open_object(str(path))
+    out = []
+    for s in obj.sections:
+        c = registry.find_codec(s, obj)
+        if c is not None and c.kind == kind:
+            d = registry.decode_section(obj, s)
+            assert d.error is None, str(d.error)
+            out.append(d.model)
+    return out
+
+
+def ctx(symbols=(), relocations=(), section_type=None, addr_size=8, endian="<"):
+    from objllvm.containers.base import Section
+    return SectionContext(endian=endian, addr_size=addr_size, symbols=list(symbols), relocations=list(relocations),
+                          section=Section(1, "s", section_type))
+
+
+def syms(*names):
+    return [Symbol(0, "", 0)] + [Symbol(i + 1, n, 0x10 * i, 4, 2, 1, 0, 1) for i, n in enumerate(names)]
+
+
+# -- linker options -----------------------------------------------------------------------------
+def test_linker_options_from_llc_match_the_ir():
+    # The IR in testdata/src/foundation/linker-options.ll lists these four pairs.
+    ir = (TESTDATA / "src/foundation/linker-options.ll").read_text()
+    import re
+    want = re.findall(r'!\{!"([^"]*)", !"([^"]*)"\}', ir)
+    (m,) = decode_kind(ELF / "linker-options.o", "linker-options")
+    assert [(o.key, o.value) for o in m.options] == want
+
+
+@pytest.mark.parametrize("data,offset,words", [
+    (b"lib\0z\0libpath\0", 6, "odd number of strings"),
+    (b"lib\0z", 4, "no terminating NUL"),
+])
+def test_linker_options_malformed(data, offset, words):
+    c = registry.get("linker-options")
+    with pytest.raises(DecodeError) as ei:
+        c.decode(data, ctx())
+    assert ei.value.offset == offset and words in ei.value.message
+
+
+def test_linker_options_odd_keeps_the_pairs_before():
+    c = registry.get("linker-options")
+    with pytest.raises(DecodeError) as ei:
+        c.decode(b"lib\0z\0libpath\0", ctx())
+    assert [(o.key, o.value) for o in ei.value.partial.options] == [("lib", "z")]
+
+
+# -- deplibs ------------------------------------------------------------------------------------
+def test_deplibs_match_the_pragmas():
+    import re
+    src = (TESTDATA / "src/foundation/deplibs.c").read_text()
+    want = re.findall(r'#pragma comment\(lib, "([^"]*)"\)', src)
+    (m,) = decode_kind(ELF / "deplibs.o", "deplibs")
+    assert m.libraries == want and len(want) == 3
+    (mz,) = decode_kind(ELF / "deplibs-zlib.o", "deplibs")
+    assert mz.libraries == want
+
+
+def test_deplibs_unterminated():
+    with pytest.raises(DecodeError) as ei:
+        registry.get("deplibs").decode(b"m\0pthr", ctx())
+    assert ei.value.offset == 2
+
+
+def test_non_utf8_library_names_survive_a_round_trip():
+    c = registry.get("deplibs")
+    data = b"caf\xe9\0ok\0"
+    m = c.decode(data, ctx())
+    assert c.encode(m, ctx()) == data
+
+
+# -- addrsig ------------------------------------------------------------------------------------
+def test_addrsig_names_the_address_taken_functions():
+    (m,) = decode_kind(ELF / "deplibs.o", "addrsig")
+    assert {s.name for s in m.symbols} == {"square", "twice"}
+    obj = open_object(str(ELF / "deplibs.o"))
+    for s in m.symbols:   # the indices point at those symbols in the real symbol table
+        assert obj.symbols[s.index].name == s.name
+
+
+def test_addrsig_index_past_symbol_table():
+    data = uleb_encode(1) + uleb_encode(300)
+    with pytest.raises(DecodeError) as ei:
+        registry.get("addrsig").decode(data, ctx(syms("a", "b")))
+    assert ei.value.offset == 1 and "past the symbol table" in ei.value.message
+    assert [s.name for s in ei.value.partial.symbols] == ["a"]
+
+
+def test_addrsig_truncated_uleb():
+    with pytest.raises(DecodeError) as ei:
+        registry.get("addrsig").decode(b"\x01\x81", ctx(syms("a")))
+    assert ei.value.offset == 1 and "truncated" in ei.value.message
+
+
+def test_addrsig_empty_means_no_symbol():
+    assert registry.get("addrsig").decode(b"", ctx()).symbols == []
+
+
+# -- call-graph profile -------------------------------------------------------------------------
+def test_cg_profile_new_layout_from_assembler_directives():
+    import re
+    src = (TESTDATA / "src/foundation/cg-profile.s").read_text()
+    want = [(a, b, int(w)) for a, b, w in re.findall(r"\.cg_profile (\w+), (\w+), (\d+)", src)]
+    for name in ("cg-profile-asm.o", "cg-profile-i386.o", "cg-profile-ppc64be.o"):
+        (m,) = decode_kind(ELF / name, "cg-profile")
+        assert m.layout == "relocations"
+        assert [(e.source.name, e.target.name, e.weight) for e in m.edges] == want, name
+
+
+def test_cg_profile_old_layout_16_byte_entries():
+    (m,) = decode_kind(ELF / "cg-profile-old.o", "cg-profile")
+    assert m.layout == "symbol-indices"
+    assert [(e.source.name, e.target.name, e.weight) for e in m.edges] == [
+        ("old_a", "old_b", 100), ("old_b", "old_c", 7), ("old_c", "old_a", 0xFFFFFFFFFFFF0000)]
+
+
+def test_cg_profile_from_a_real_pgo_build_has_the_hot_edge():
+    (m,) = decode_kind(ELF / "cg-profile-pgo.o", "cg-profile")
+    edges = {(e.source.name, e.target.name): e.weight for e in m.edges}
+    # pgo.c: step calls mix far more often than rare (x % 97 == 0 picks rare).
+    assert edges[("step", "mix")] > 50 * edges[("step", "rare")] > 0
+    assert ("main", "step") in edges
+
+
+def test_cg_profile_relocation_count_mismatch():
+    c = registry.get("cg-profile")
+    rel = [Relocation(0, 0, 1, 0, Symbol(1, "a", 0))]
+    with pytest.raises(DecodeError) as ei:
+        c.decode(struct.pack("<Q", 5), ctx(syms("a"), rel, 0x6FFF4C09))
+    assert "need 2 relocations" in ei.value.message
+
+
+def test_cg_profile_size_not_multiple_of_8():
+    with pytest.raises(DecodeError) as ei:
+        registry.get("cg-profile").decode(b"\0" * 12, ctx(section_type=0x6FFF4C09))
+    assert ei.value.offset == 8
+
+
+def test_cg_profile_old_truncated_entry_keeps_earlier_edges():
+    data = struct.pack("<IIQ", 1, 2, 9) + struct.pack("<II", 2, 1)
+    with pytest.raises(DecodeError) as ei:
+        registry.get("cg-profile").decode(data, ctx(syms("a", "b"), section_type=0x6FFF4C02))
+    assert ei.value.offset == 24 and len(ei.value.partial.edges) == 1
+
+
+# -- sympart ------------------------------------------------------------------------------------
+def test_sympart_object_symbol_comes_from_the_relocation():
+    got = {(m.partition, m.symbol.name) for m in decode_kind(ELF / "sympart.o", "sympart")}
+    assert got == {("libpart.so", "part_local"), ("libpart.so", "part_exported")}
+    # Ground truth: llvm-readelf's view of the relocations of each .llvm_sympart.
+    out = subprocess.run([need_tool("llvm-readelf-19"), "-r", str(ELF / "sympart.o")], capture_output=True,
+                         text=True).stdout
+    for _, name in got:
+        assert f" {name} + 0" in out
+
+
+def test_sympart_linked_file_uses_the_address():
+    (m,) = decode_kind(ELF / "sympart-linked.so", "sympart")
+    assert (m.partition, m.symbol.name, m.address) == ("libpart.so", "in_part", 0x1004)
+
+
+def test_sympart_malformed():
+    c = registry.get("sympart")
+    with pytest.raises(DecodeError) as ei:
+        c.decode(b"libpart.so\0\x01\x02", ctx())
+    assert ei.value.offset == 11 and "8 bytes" in ei.value.message
+    with pytest.raises(DecodeError):
+        c.decode(b"no-nul-here", ctx())
+
+
+# -- llvmcmd ------------------------------------------------------------------------------------
+def test_llvmcmd_matches_the_raw_section():
+    (m,) = decode_kind(ELF / "embed.o", "llvmcmd")
+    raw = subprocess.run([need_tool("llvm-objcopy-19"), "--dump-section=.llvmcmd=/dev/stdout",
+                          str(ELF / "embed.o"), "/dev/null"], capture_output=True).stdout
+    assert m.arguments == raw.rstrip(b"\0").decode().split("\0")
+    assert "-fembed-bitcode=all" in m.arguments or any(a.startswith("-triple") for a in m.arguments)
+
+
+# -- unknown types ------------------------------------------------------------------------------
+def test_unknown_llvm_types_are_listed_not_errors():
+    from objllvm import api
+    (d,) = api.dump(str(ELF / "unknown-types.o"))
+    status = {x.section.name: x.status for x in d.sections}
+    assert status == {".llvm.odrtab": "undecoded", ".llvm.part.ehdr": "undecoded", ".llvm.future": "unknown",
+                      ".deplibs": "decoded"}
+
+
+# -- the byte reader ----------------------------------------------------------------------------
+def test_reader_uleb_limits():
+    assert Reader(uleb_encode(2**32 - 1)).uleb(max_bits=32) == 2**32 - 1
+    with pytest.raises(DecodeError) as ei:
+        Reader(uleb_encode(2**32)).uleb("block count", max_bits=32)
+    assert "does not fit in 32 bits" in ei.value.message
+    with pytest.raises(DecodeError):
+        Reader(b"\x80" * 11 + b"\x00").uleb()
+    r = Reader(b"\x7f\x80\x7f")
+    assert r.sleb() == -1 and r.sleb() == -128
