@@ -106,6 +106,7 @@ def dump_to_dict(items) -> dict:
         secs = []
         for d in it.sections:
             e = section_info(d.section, it.obj)
+            del e["codec"]
             e["kind"] = d.codec.kind if d.codec else None
             e["status"] = d.status
             e["error"] = str(d.error) if d.error else None
@@ -137,8 +138,8 @@ def dump_to_text(items, options=None) -> list:
             if d.model is not None:
                 out.extend(d.codec.tables(d.model, options))
             if d.error is not None:
-                out.append(Text(f"error: {d.error.message}" + (f" at offset {d.error.offset:#x}"
-                                                                 if d.error.offset is not None else "")))
+                at = f" at offset {d.error.offset:#x}" if d.error.offset is not None else ""
+                out.append(Text(f"error{at}: {d.error.message}"))
             elif d.status == "undecoded":
                 out.append(Text("known LLVM section type, not decoded"))
             elif d.status == "unknown":

@@ -55,7 +55,7 @@ def test_json_schema(tmp_path):
     for f in doc["files"]:
         assert set(f) == {"file", "member", "format", "type", "sections"}
         for s in f["sections"]:
-            assert set(s) == {"index", "name", "type", "type_value", "size", "flags", "codec", "kind", "status",
+            assert set(s) == {"index", "name", "type", "type_value", "size", "flags", "kind", "status",
                               "error", "content"}
             assert s["status"] in ("decoded", "error", "undecoded", "unknown")
     bad = [s for f in doc["files"] for s in f["sections"] if s["status"] == "error"]

@@ -15,8 +15,8 @@ def split_nul_strings(data: bytes, what: str = "string") -> tuple[list, list]:
     while pos < n:
         end = data.find(b"\0", pos)
         if end < 0:
-            raise DecodeError(f"{what} at offset {pos:#x} has no terminating NUL (expected one before the end "
-                              f"of the section)", offset=pos)
+            raise DecodeError(f"{what} has no terminating NUL (expected one before the end of the section)",
+                              offset=pos)
         out.append(decode_text(data[pos:end]))
         offs.append(pos)
         pos = end + 1
