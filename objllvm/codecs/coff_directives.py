@@ -73,7 +73,7 @@ def unquote(token: str) -> str:
 
 def quote(value: str) -> str:
     """The inverse of :func:`unquote`: quote a value when it holds white space or quotes."""
-    if value and not any(c in value for c in ' \t"'):
+    if value and not any(c in value for c in _WS + '"'):
         return value
     out = ['"']
     nbs = 0
