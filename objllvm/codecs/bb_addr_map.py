@@ -1,0 +1,832 @@
+"""Basic-block address maps: SHT_LLVM_BB_ADDR_MAP (0x6fff4c0a, versions 0-5) and the older
+SHT_LLVM_BB_ADDR_MAP_V0 type (0x6fff4c08, LLVM <= 15: no version byte).
+
+Layout (see shared/notes/formats.md).  Per function: ``version u8`` and ``feature`` (u8 for versions
+0-4, u16 for version 5; absent in the V0 type), then one range ``[address word][blocks ULEB][blocks]``
+or, with MultiBBRange, ``ranges ULEB`` and that many ranges.  A block: ``ID`` (version >= 2),
+``offset`` (version >= 1: from the end of the previous block of the range; before: from the range
+start), call sites (``n`` then ``n`` deltas, with CallsiteEndOffsets), ``size`` (minus the last call
+site end), ``metadata``, ``hash u64`` (BBHash).  PGO analysis follows the ranges: entry count, then
+per block frequency, post-link frequency, successors (ID, probability, post-link frequency).
+
+In relocatable objects the address words are zero and the relocations of the map give the
+addresses (symbol value + addend: the section offset, as llvm-readobj shows it).
+
+The model is lazy: a range keeps its blocks as columns until someone asks for ``blocks``, so the
+JSON view of a big map does not build one object per block.
+"""
+from __future__ import annotations
+
+from itertools import accumulate
+from operator import add, sub
+
+from ..binary import uleb_encode
+from ..errors import DecodeError
+from ..registry import Codec, Table, register
+
+SHT_LLVM_BB_ADDR_MAP_V0 = 0x6FFF4C08
+SHT_LLVM_BB_ADDR_MAP = 0x6FFF4C0A
+TYPE_NAMES = {SHT_LLVM_BB_ADDR_MAP_V0: "SHT_LLVM_BB_ADDR_MAP_V0", SHT_LLVM_BB_ADDR_MAP: "SHT_LLVM_BB_ADDR_MAP"}
+
+# Feature bits.
+FUNC_ENTRY_COUNT, BB_FREQ, BR_PROB, MULTI_BB_RANGE = 0x1, 0x2, 0x4, 0x8
+OMIT_BB_ENTRIES, CALLSITE_END_OFFSETS, BB_HASH, POST_LINK_CFG = 0x10, 0x20, 0x40, 0x80
+FEATURE_NAMES = ("FuncEntryCount", "BBFreq", "BrProb", "MultiBBRange", "OmitBBEntries", "CallsiteEndOffsets",
+                 "BBHash", "PostLinkCfg")
+KNOWN_FEATURES = 0xFF
+# The lowest version each feature bit may appear in.
+FEATURE_MIN_VERSION = {CALLSITE_END_OFFSETS: 3, BB_HASH: 4, POST_LINK_CFG: 5}
+MAX_VERSION = 5
+
+# Block metadata bits.
+HAS_RETURN, HAS_TAIL_CALL, IS_EH_PAD, CAN_FALL_THROUGH, HAS_INDIRECT_BRANCH = 0x1, 0x2, 0x4, 0x8, 0x10
+METADATA_NAMES = ("HasReturn", "HasTailCall", "IsEHPad", "CanFallThrough", "HasIndirectBranch")
+KNOWN_METADATA = 0x1F
+# Flag-name lists per metadata value, shared by every block (read only).
+_FLAG_LISTS = tuple([n for b, n in enumerate(METADATA_NAMES) if v >> b & 1] for v in range(32))
+_FLAG_SHORT = tuple(",".join(s for b, s in enumerate(("ret", "tail", "eh", "ft", "ind")) if v >> b & 1)
+                    for v in range(32))
+
+PROB_DENOMINATOR = 0x80000000
+_U32 = 0xFFFFFFFF
+
+
+def feature_names(feature: int) -> list:
+    return [n for b, n in enumerate(FEATURE_NAMES) if feature >> b & 1]
+
+
+# -- model --------------------------------------------------------------------------------------
+class Block:
+    """One basic block.  ``address`` is absolute (range base + ``offset``); ``offset`` is from the
+    start of its range (the function start for single-range functions)."""
+    __slots__ = ("id", "address", "offset", "size", "metadata", "callsite_end_offsets", "hash")
+
+    def __init__(self, id, offset, size, metadata=0, address=None, callsite_end_offsets=None, hash=None):
+        self.id = id
+        self.offset = offset
+        self.size = size
+        self.metadata = metadata
+        self.address = offset if address is None else address
+        self.callsite_end_offsets = [] if callsite_end_offsets is None else callsite_end_offsets
+        self.hash = hash
+
+    has_return = property(lambda self: bool(self.metadata & HAS_RETURN))
+    has_tail_call = property(lambda self: bool(self.metadata & HAS_TAIL_CALL))
+    is_eh_pad = property(lambda self: bool(self.metadata & IS_EH_PAD))
+    can_fall_through = property(lambda self: bool(self.metadata & CAN_FALL_THROUGH))
+    has_indirect_branch = property(lambda self: bool(self.metadata & HAS_INDIRECT_BRANCH))
+
+    @property
+    def end(self) -> int:
+        return self.address + self.size
+
+    @property
+    def flags(self) -> list:
+        return list(_FLAG_LISTS[self.metadata & KNOWN_METADATA])
+
+    def _key(self):
+        return (self.id, self.address, self.offset, self.size, self.metadata, list(self.callsite_end_offsets),
+                self.hash)
+
+    def __eq__(self, other):
+        return isinstance(other, Block) and self._key() == other._key()
+
+    def __repr__(self):
+        return (f"Block(id={self.id}, address={self.address:#x}, offset={self.offset:#x}, size={self.size}, "
+                f"metadata={self.metadata:#x}" + (f", callsite_end_offsets={self.callsite_end_offsets}"
+                                                  if self.callsite_end_offsets else "")
+                + (f", hash={self.hash:#x}" if self.hash is not None else "") + ")")
+
+
+class BBRange:
+    """A contiguous run of blocks starting at ``base_address``.
+
+    ``stored_address`` is the address word as stored in the section (zero or an implicit addend in
+    relocatable objects) when it differs from ``base_address``; the encoder writes it back.
+    ``num_blocks`` is the stored block count (with OmitBBEntries, the only trace of the blocks)."""
+    __slots__ = ("base_address", "stored_address", "_num_blocks", "_blocks", "_cols")
+
+    def __init__(self, base_address, blocks=None, stored_address=None, num_blocks=None, _cols=None):
+        self.base_address = base_address
+        self.stored_address = stored_address
+        self._num_blocks = num_blocks
+        self._blocks = blocks if blocks is not None or _cols is not None else []
+        self._cols = _cols      # (ids, offsets, sizes, metadata[, callsites, hashes]) until materialised
+
+    @property
+    def blocks(self) -> list:
+        if self._blocks is None:
+            base = self.base_address
+            c = self._cols
+            ids, offs, sizes, mds = c[0], c[1], c[2], c[3]
+            if len(c) > 4:
+                cs, hs = c[4], c[5]
+                self._blocks = [Block(ids[i], offs[i], sizes[i], mds[i], base + offs[i],
+                                      list(cs[i]) if cs is not None else [], hs[i] if hs is not None else None)
+                                for i in range(len(sizes))]
+            else:
+                self._blocks = [Block(i, o, s, m, base + o) for i, o, s, m in zip(ids, offs, sizes, mds)]
+            self._cols = None
+        return self._blocks
+
+    @blocks.setter
+    def blocks(self, value):
+        self._blocks = value
+        self._cols = None
+
+    @property
+    def num_blocks(self) -> int:
+        if self._num_blocks is not None:
+            return self._num_blocks
+        return len(self._cols[2]) if self._blocks is None else len(self._blocks)
+
+    @num_blocks.setter
+    def num_blocks(self, value):
+        self._num_blocks = value
+
+    def __eq__(self, other):
+        return (isinstance(other, BBRange) and self.base_address == other.base_address
+                and self.num_blocks == other.num_blocks and self.blocks == other.blocks)
+
+    def __repr__(self):
+        return f"BBRange(base_address={self.base_address:#x}, {self.num_blocks} blocks)"
+
+
+class Successor:
+    __slots__ = ("id", "probability", "post_link_frequency")
+
+    def __init__(self, id, probability, post_link_frequency=None):
+        self.id = id
+        self.probability = probability                  # numerator over 0x80000000
+        self.post_link_frequency = post_link_frequency  # None without PostLinkCfg
+
+    @property
+    def percent(self) -> float:
+        return self.probability * 100.0 / PROB_DENOMINATOR
+
+    def __eq__(self, other):
+        return isinstance(other, Successor) and (self.id, self.probability, self.post_link_frequency) == (
+            other.id, other.probability, other.post_link_frequency)
+
+    def __repr__(self):
+        return f"Successor(id={self.id}, probability={self.probability:#x}, post_link_frequency={self.post_link_frequency})"
+
+
+class PGOBlock:
+    __slots__ = ("frequency", "post_link_frequency", "successors")
+
+    def __init__(self, frequency=None, post_link_frequency=None, successors=None):
+        self.frequency = frequency                      # None without BBFreq
+        self.post_link_frequency = post_link_frequency  # None without PostLinkCfg
+        self.successors = [] if successors is None else successors
+
+    def __eq__(self, other):
+        return isinstance(other, PGOBlock) and (self.frequency, self.post_link_frequency, self.successors) == (
+            other.frequency, other.post_link_frequency, other.successors)
+
+    def __repr__(self):
+        return f"PGOBlock(frequency={self.frequency}, post_link_frequency={self.post_link_frequency}, " \
+               f"successors={self.successors})"
+
+
+class FunctionMap:
+    """The map of one function.  ``version`` is None for the V0 section type (no version byte)."""
+    __slots__ = ("name", "version", "feature", "ranges", "entry_count", "pgo_blocks", "section_index",
+                 "offset", "_raw", "_canon")
+
+    def __init__(self, name=None, version=2, feature=0, ranges=None, entry_count=None, pgo_blocks=None,
+                 section_index=None, offset=None):
+        self.name = name
+        self.version = version
+        self.feature = feature
+        self.ranges = [] if ranges is None else ranges
+        self.entry_count = entry_count
+        self.pgo_blocks = pgo_blocks
+        self.section_index = section_index    # the text section (objects: sh_link of the map)
+        self.offset = offset                  # where the entry starts in the map section
+        self._raw = None                      # the stored bytes when they are not the canonical encoding
+        self._canon = None
+
+    @property
+    def address(self) -> int:
+        return self.ranges[0].base_address if self.ranges else 0
+
+    @property
+    def blocks(self) -> list:
+        if len(self.ranges) == 1:
+            return self.ranges[0].blocks
+        return [b for r in self.ranges for b in r.blocks]
+
+    @property
+    def features(self) -> list:
+        return feature_names(self.feature)
+
+    def __eq__(self, other):
+        return isinstance(other, FunctionMap) and (
+            self.name, self.version, self.feature, self.ranges, self.entry_count, self.pgo_blocks) == (
+            other.name, other.version, other.feature, other.ranges, other.entry_count, other.pgo_blocks)
+
+    def __repr__(self):
+        return (f"FunctionMap(name={self.name!r}, address={self.address:#x}, version={self.version}, "
+                f"feature={self.feature:#x}, {len(self.ranges)} ranges)")
+
+
+class BBAddrMap:
+    """A whole map section."""
+    __slots__ = ("functions", "section_type", "pretty")
+
+    def __init__(self, functions=None, section_type=SHT_LLVM_BB_ADDR_MAP, pretty=False):
+        self.functions = [] if functions is None else functions
+        self.section_type = section_type
+        self.pretty = pretty          # --pretty-pgo: the JSON view adds relative figures
+
+    def __eq__(self, other):
+        return isinstance(other, BBAddrMap) and self.functions == other.functions \
+            and self.section_type == other.section_type
+
+    def __repr__(self):
+        return f"BBAddrMap({len(self.functions)} functions, {TYPE_NAMES.get(self.section_type)})"
+
+
+# -- decoding -----------------------------------------------------------------------------------
+class _Fail(Exception):
+    """Internal: a decoding problem at an offset (turned into DecodeError with the partial model)."""
+
+    def __init__(self, message, offset):
+        super().__init__(message)
+        self.message = message
+        self.offset = offset
+
+
+def _uleb(data, pos, end, what, bits=32):
+    """(value, new position, minimal?) of the ULEB128 at ``pos``."""
+    if pos < end:
+        b = data[pos]
+        if b < 0x80:
+            return b, pos + 1, True
+    start = pos
+    result = shift = 0
+    while True:
+        if pos >= end:
+            raise _Fail(f"truncated ULEB128 {what}: ran off the end of the section", start)
+        b = data[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        shift += 7
+        if b < 0x80:
+            break
+        if shift >= 70:
+            raise _Fail(f"ULEB128 {what} is too long (over 10 bytes)", start)
+    if result >> bits:
+        raise _Fail(f"ULEB128 {what} {result:#x} does not fit in {bits} bits", start)
+    return result, pos, b != 0
+
+
+def _name_finder(ctx):
+    """address -> function symbol name, as llvm-readobj finds it (STT_FUNC symbols at the address;
+    in relocatable objects only those in the map's linked text section; the first in table order)."""
+    shndx = ctx.section.link if (ctx.is_relocatable and ctx.section is not None) else None
+    arm = ctx.machine == "arm"
+    names = {}
+    for s in ctx.symbols:
+        if s.type != 2 or (shndx is not None and s.shndx != shndx):
+            continue
+        v = s.value & ~1 if arm else s.value
+        if v not in names:
+            names[v] = s.name
+    return names.get
+
+
+def _relocated_words(ctx):
+    """offset in the map -> address from its relocation (objects only)."""
+    if not ctx.is_relocatable:
+        return None
+    out = {}
+    for r in ctx.relocations:
+        sym = r.symbol
+        s = sym.value if (sym is not None and sym.shndx and not sym.is_section) else 0
+        out[r.offset] = s + (r.addend or 0)
+    return out
+
+
+def decode_map(data, ctx) -> BBAddrMap:
+    """Decode a whole section (raises DecodeError with ``partial`` = the functions decoded before)."""
+    stype = ctx.section.type if ctx.section is not None and ctx.section.type in TYPE_NAMES else SHT_LLVM_BB_ADDR_MAP
+    pretty = bool((ctx.options or {}).get("pretty_pgo"))
+    out = BBAddrMap([], stype, pretty)
+    try:
+        _decode_into(bytes(data), ctx, stype, out.functions)
+    except _Fail as f:
+        raise DecodeError(f"{f.message} (function {len(out.functions)})", offset=f.offset, partial=out) from None
+    return out
+
+
+def _decode_into(data, ctx, stype, functions):
+    end = len(data)
+    asz = ctx.addr_size
+    order = "little" if ctx.endian == "<" else "big"
+    from_bytes = int.from_bytes
+    names = _name_finder(ctx)
+    relocs = _relocated_words(ctx)
+    text_index = ctx.section.link if (ctx.section is not None and ctx.is_relocatable) else None
+    legacy = stype == SHT_LLVM_BB_ADDR_MAP_V0
+    pos = 0
+    while pos < end:
+        fstart = pos
+        minimal = True
+        if legacy:
+            version, feature = None, 0
+        else:
+            version = data[pos]
+            if version > MAX_VERSION:
+                raise _Fail(f"unsupported version {version} (expected 0 to {MAX_VERSION})", pos)
+            if version < 5:
+                if pos + 2 > end:
+                    raise _Fail(f"truncated entry: expected the feature byte after version {version}", pos + 1)
+                feature = data[pos + 1]
+                pos += 2
+            else:
+                if pos + 3 > end:
+                    raise _Fail("truncated entry: expected the 16-bit feature field of version 5", pos + 1)
+                feature = from_bytes(data[pos + 1:pos + 3], order)
+                pos += 3
+            if feature & ~KNOWN_FEATURES:
+                raise _Fail(f"unknown feature bits {feature & ~KNOWN_FEATURES:#x} in feature {feature:#x} "
+                            f"(known: {', '.join(FEATURE_NAMES)})", fstart + 1)
+            if feature and version < 2:
+                raise _Fail(f"feature {feature:#x} ({', '.join(feature_names(feature))}) needs version 2 or "
+                            f"later, found version {version}", fstart)
+            for bit, need in FEATURE_MIN_VERSION.items():
+                if feature & bit and version < need:
+                    raise _Fail(f"feature {FEATURE_NAMES[bit.bit_length() - 1]} needs version {need} or later, "
+                                f"found version {version}", fstart)
+        has_ids = version is not None and version >= 2
+        relative = version is not None and version >= 1
+        callsites = bool(feature & CALLSITE_END_OFFSETS)
+        hashes = bool(feature & BB_HASH)
+        omit = bool(feature & OMIT_BB_ENTRIES)
+        postlink = bool(feature & POST_LINK_CFG)
+        per_block = (4 if has_ids else 3) + (1 if callsites else 0) + (8 if hashes else 0)
+        if feature & MULTI_BB_RANGE:
+            nranges, p2, mn = _uleb(data, pos, end, "range count")
+            minimal &= mn
+            if nranges == 0:
+                raise _Fail("zero ranges (MultiBBRange needs at least one)", pos)
+            if nranges * (asz + 1) > end - p2:
+                raise _Fail(f"range count {nranges} needs at least {nranges * (asz + 1)} bytes, only "
+                            f"{end - p2} left", pos)
+            pos = p2
+        else:
+            nranges = 1
+        ranges = []
+        total = 0
+        for _ in range(nranges):
+            if pos + asz > end:
+                raise _Fail(f"truncated entry: expected a {asz}-byte address, only {end - pos} bytes left", pos)
+            stored = from_bytes(data[pos:pos + asz], order)
+            if relocs is not None:
+                base = relocs.get(pos, stored)
+            else:
+                base = stored
+            cpos = pos
+            pos += asz
+            nblocks, p2, mn = _uleb(data, pos, end, "block count")
+            minimal &= mn
+            if omit:
+                pos = p2
+                ranges.append(BBRange(base, stored_address=stored if stored != base else None,
+                                      num_blocks=nblocks))
+                continue
+            if nblocks * per_block > end - p2:
+                raise _Fail(f"block count {nblocks} needs at least {nblocks * per_block} bytes, only "
+                            f"{end - p2} left", pos)
+            pos = p2
+            cols = None
+            if not callsites and not hashes:
+                # Fast path: every ULEB128 of the range is one byte.
+                k = 4 if has_ids else 3
+                span = k * nblocks
+                chunk = data[pos:pos + span]
+                if nblocks and len(chunk) == span and max(chunk) < 0x80:
+                    if has_ids:
+                        ids, d, sizes, mds = chunk[0::4], chunk[1::4], chunk[2::4], chunk[3::4]
+                    else:
+                        ids, d, sizes, mds = range(nblocks), chunk[0::3], chunk[1::3], chunk[2::3]
+                    if max(mds) <= KNOWN_METADATA:
+                        offs = list(map(sub, accumulate(map(add, d, sizes)), sizes)) if relative else d
+                        cols = (ids, offs, sizes, mds)
+                        pos += span
+            if cols is None:
+                cols, pos, mn = _decode_blocks(data, pos, end, nblocks, has_ids, relative, callsites, hashes,
+                                               order)
+                minimal &= mn
+            total += nblocks
+            ranges.append(BBRange(base, None, stored if stored != base else None, None, cols))
+        fn = FunctionMap(names(ranges[0].base_address), version, feature, ranges, section_index=text_index,
+                         offset=fstart)
+        if feature & (FUNC_ENTRY_COUNT | BB_FREQ | BR_PROB):
+            if feature & FUNC_ENTRY_COUNT:
+                fn.entry_count, pos, mn = _uleb(data, pos, end, "function entry count", 64)
+                minimal &= mn
+            if feature & (BB_FREQ | BR_PROB):
+                fn.pgo_blocks, pos, mn = _decode_pgo(data, pos, end, total, feature, postlink)
+                minimal &= mn
+        if not minimal:
+            fn._raw = data[fstart:pos]
+            fn._canon = encode_function(fn, ctx.endian, asz)
+        functions.append(fn)
+
+
+def _decode_blocks(data, pos, end, nblocks, has_ids, relative, callsites, hashes, order):
+    ids, offs, sizes, mds = [], [], [], []
+    cs = [] if callsites else None
+    hs = [] if hashes else None
+    minimal = True
+    prev_end = 0
+    from_bytes = int.from_bytes
+    for i in range(nblocks):
+        bstart = pos
+        if has_ids:
+            bid, pos, mn = _uleb(data, pos, end, "block ID")
+            minimal &= mn
+        else:
+            bid = i
+        off, pos, mn = _uleb(data, pos, end, "block offset")
+        minimal &= mn
+        last = 0
+        if callsites:
+            n, p2, mn = _uleb(data, pos, end, "call-site count")
+            minimal &= mn
+            if n > end - p2:
+                raise _Fail(f"call-site count {n} is larger than the {end - p2} bytes left", pos)
+            pos = p2
+            ends = []
+            for _ in range(n):
+                delta, pos, mn = _uleb(data, pos, end, "call-site offset")
+                minimal &= mn
+                last += delta
+                ends.append(last)
+            cs.append(ends)
+        size, pos, mn = _uleb(data, pos, end, "block size")
+        minimal &= mn
+        mpos = pos
+        md, pos, mn = _uleb(data, pos, end, "block metadata")
+        minimal &= mn
+        if md & ~KNOWN_METADATA:
+            raise _Fail(f"block {i} (ID {bid}) has unknown metadata bits {md & ~KNOWN_METADATA:#x} in {md:#x} "
+                        f"(known: {', '.join(METADATA_NAMES)})", mpos)
+        if hashes:
+            if pos + 8 > end:
+                raise _Fail(f"truncated block {i}: expected an 8-byte hash, only {end - pos} bytes left", pos)
+            hs.append(from_bytes(data[pos:pos + 8], order))
+            pos += 8
+        size += last
+        if relative:
+            off += prev_end
+            prev_end = off + size
+        ids.append(bid)
+        offs.append(off)
+        sizes.append(size)
+        mds.append(md)
+    if callsites or hashes:
+        return (ids, offs, sizes, mds, cs, hs), pos, minimal
+    return (ids, offs, sizes, mds), pos, minimal
+
+
+def _decode_pgo(data, pos, end, total, feature, postlink):
+    freq = bool(feature & BB_FREQ)
+    prob = bool(feature & BR_PROB)
+    minimal = True
+    need = (1 if freq else 0) + (1 if postlink else 0) + (1 if prob else 0)
+    if total * need > end - pos:
+        raise _Fail(f"PGO data for {total} blocks needs at least {total * need} bytes, only {end - pos} left", pos)
+    out = []
+    per_succ = 3 if postlink else 2
+    for _ in range(total):
+        f = pl = None
+        succs = []
+        if freq:
+            f, pos, mn = _uleb(data, pos, end, "block frequency", 64)
+            minimal &= mn
+        if postlink:
+            pl, pos, mn = _uleb(data, pos, end, "post-link block frequency")
+            minimal &= mn
+        if prob:
+            n, p2, mn = _uleb(data, pos, end, "successor count", 64)
+            minimal &= mn
+            if n * per_succ > end - p2:
+                raise _Fail(f"successor count {n} needs at least {n * per_succ} bytes, only {end - p2} left", pos)
+            pos = p2
+            for _ in range(n):
+                sid, pos, mn = _uleb(data, pos, end, "successor ID")
+                minimal &= mn
+                p, pos, mn2 = _uleb(data, pos, end, "branch probability")
+                minimal &= mn and mn2
+                spl = None
+                if postlink:
+                    spl, pos, mn = _uleb(data, pos, end, "post-link edge frequency")
+                    minimal &= mn
+                succs.append(Successor(sid, p, spl))
+        out.append(PGOBlock(f, pl, succs))
+    return out, pos, minimal
+
+
+# -- encoding -----------------------------------------------------------------------------------
+def _range_cols(r):
+    """(ids, offsets, sizes, metadata, callsites or None, hashes or None) of a range."""
+    if r._blocks is None:
+        c = r._cols
+        return (c[0], c[1], c[2], c[3]) + ((c[4], c[5]) if len(c) > 4 else (None, None))
+    bl = r._blocks
+    return ([b.id for b in bl], [b.offset for b in bl], [b.size for b in bl], [b.metadata for b in bl],
+            [b.callsite_end_offsets for b in bl], [b.hash for b in bl])
+
+
+def encode_function(fn, endian="<", addr_size=8) -> bytes:
+    """The canonical (minimal ULEB128) encoding of one function entry."""
+    order = "little" if endian == "<" else "big"
+    out = bytearray()
+    u = uleb_encode
+    feature = fn.feature
+    version = fn.version
+    if version is not None:
+        out.append(version)
+        out += feature.to_bytes(2 if version >= 5 else 1, order)
+    has_ids = version is not None and version >= 2
+    relative = version is not None and version >= 1
+    callsites = bool(feature & CALLSITE_END_OFFSETS)
+    hashes = bool(feature & BB_HASH)
+    omit = bool(feature & OMIT_BB_ENTRIES)
+    if feature & MULTI_BB_RANGE:
+        out += u(len(fn.ranges))
+    for r in fn.ranges:
+        word = r.stored_address if r.stored_address is not None else r.base_address
+        out += (word & ((1 << (8 * addr_size)) - 1)).to_bytes(addr_size, order)
+        if omit:
+            out += u(r.num_blocks)
+            continue
+        ids, offs, sizes, mds, cs, hs = _range_cols(r)
+        out += u(len(sizes))
+        prev_end = 0
+        for i in range(len(sizes)):
+            if has_ids:
+                out += u(ids[i])
+            off, size = offs[i], sizes[i]
+            out += u(off - prev_end if relative else off)
+            last = 0
+            if callsites:
+                ends = cs[i] if cs is not None else []
+                out += u(len(ends))
+                for e in ends:
+                    out += u(e - last)
+                    last = e
+            out += u(size - last)
+            out += u(mds[i])
+            if hashes:
+                h = hs[i] if hs is not None else None
+                out += (h or 0).to_bytes(8, order)
+            if relative:
+                prev_end = off + size
+    if feature & FUNC_ENTRY_COUNT:
+        out += u(fn.entry_count or 0)
+    if feature & (BB_FREQ | BR_PROB):
+        postlink = feature & POST_LINK_CFG
+        for pb in fn.pgo_blocks or ():
+            if feature & BB_FREQ:
+                out += u(pb.frequency or 0)
+            if postlink:
+                out += u(pb.post_link_frequency or 0)
+            if feature & BR_PROB:
+                out += u(len(pb.successors))
+                for s in pb.successors:
+                    out += u(s.id)
+                    out += u(s.probability)
+                    if postlink:
+                        out += u(s.post_link_frequency or 0)
+    return bytes(out)
+
+
+def encode_map(model, endian="<", addr_size=8) -> bytes:
+    parts = []
+    for fn in model.functions:
+        enc = encode_function(fn, endian, addr_size)
+        if fn._raw is not None and enc == fn._canon:
+            enc = fn._raw          # keep a non-minimal encoding the model does not change
+        parts.append(enc)
+    return b"".join(parts)
+
+
+# -- views --------------------------------------------------------------------------------------
+def _relative_frequencies(fn):
+    """Block frequencies relative to the entry block (llvm-readobj --pretty-pgo-analysis-map)."""
+    pgo = fn.pgo_blocks
+    if not pgo or pgo[0].frequency in (None, 0):
+        return None
+    entry = pgo[0].frequency
+    return [None if p.frequency is None else p.frequency / entry for p in pgo]
+
+
+def function_to_dict(fn, pretty=False) -> dict:
+    feature = fn.feature
+    ranges = []
+    callsites = bool(feature & CALLSITE_END_OFFSETS)
+    hashes = bool(feature & BB_HASH)
+    flags = _FLAG_LISTS
+    for r in fn.ranges:
+        base = r.base_address
+        rd = {"base_address": base}
+        if r.stored_address is not None:
+            rd["stored_address"] = r.stored_address
+        if feature & OMIT_BB_ENTRIES:
+            rd["num_blocks"] = r.num_blocks
+            rd["blocks"] = []
+        elif r._blocks is None and len(r._cols) == 4:
+            ids, offs, sizes, mds = r._cols
+            rd["blocks"] = [{"id": i, "address": base + o, "offset": o, "size": s, "metadata": m,
+                             "flags": flags[m]} for i, o, s, m in zip(ids, offs, sizes, mds)]
+        else:
+            out = []
+            for b in r.blocks:
+                d = {"id": b.id, "address": b.address, "offset": b.offset, "size": b.size,
+                     "metadata": b.metadata, "flags": flags[b.metadata & KNOWN_METADATA]}
+                if callsites:
+                    d["callsite_end_offsets"] = list(b.callsite_end_offsets)
+                if hashes:
+                    d["hash"] = f"{b.hash or 0:#018x}"
+                out.append(d)
+            rd["blocks"] = out
+        ranges.append(rd)
+    d = {"name": fn.name, "address": fn.address, "version": fn.version, "feature": feature,
+         "features": feature_names(feature), "ranges": ranges}
+    if feature & FUNC_ENTRY_COUNT:
+        d["entry_count"] = fn.entry_count
+    if feature & (BB_FREQ | BR_PROB):
+        rel = _relative_frequencies(fn) if pretty else None
+        pl = []
+        for i, p in enumerate(fn.pgo_blocks or ()):
+            e = {}
+            if feature & BB_FREQ:
+                e["frequency"] = p.frequency
+                if rel is not None:
+                    e["relative_frequency"] = rel[i]
+            if feature & POST_LINK_CFG:
+                e["post_link_frequency"] = p.post_link_frequency
+            if feature & BR_PROB:
+                ss = []
+                for s in p.successors:
+                    sd = {"id": s.id, "probability": s.probability}
+                    if pretty:
+                        sd["probability_percent"] = s.percent
+                    if feature & POST_LINK_CFG:
+                        sd["post_link_frequency"] = s.post_link_frequency
+                    ss.append(sd)
+                e["successors"] = ss
+            pl.append(e)
+        d["pgo_blocks"] = pl
+    return d
+
+
+def function_from_dict(d, section_index=None) -> FunctionMap:
+    feature = int(d.get("feature", 0))
+    version = d.get("version", 2)
+    ranges = []
+    for rd in d.get("ranges", []):
+        base = int(rd["base_address"])
+        blocks = []
+        for b in rd.get("blocks", []):
+            h = b.get("hash")
+            if isinstance(h, str):
+                h = int(h, 0)
+            blocks.append(Block(int(b["id"]), int(b["offset"]), int(b["size"]), int(b.get("metadata", 0)),
+                                base + int(b["offset"]), [int(x) for x in b.get("callsite_end_offsets", [])],
+                                h if feature & BB_HASH else None))
+        stored = rd.get("stored_address")
+        r = BBRange(base, blocks, None if stored is None else int(stored))
+        if feature & OMIT_BB_ENTRIES:
+            r.num_blocks = int(rd.get("num_blocks", 0))
+        ranges.append(r)
+    fn = FunctionMap(d.get("name"), None if version is None else int(version), feature, ranges,
+                     section_index=section_index)
+    if feature & FUNC_ENTRY_COUNT:
+        fn.entry_count = int(d.get("entry_count") or 0)
+    if feature & (BB_FREQ | BR_PROB):
+        fn.pgo_blocks = [PGOBlock(p.get("frequency"), p.get("post_link_frequency"),
+                                  [Successor(int(s["id"]), int(s["probability"]), s.get("post_link_frequency"))
+                                   for s in p.get("successors", [])]) for p in d.get("pgo_blocks", [])]
+    return fn
+
+
+def _check_encodable(model):
+    """Values the format cannot hold are a usage problem, not a crash."""
+    for fn in model.functions:
+        v = fn.version
+        if model.section_type == SHT_LLVM_BB_ADDR_MAP and (v is None or not 0 <= v <= MAX_VERSION):
+            raise DecodeError(f"function {fn.name or hex(fn.address)}: version {v} cannot be encoded "
+                              f"(expected 0 to {MAX_VERSION})")
+        if not 0 <= fn.feature <= (0xFFFF if (v or 0) >= 5 else 0xFF):
+            raise DecodeError(f"function {fn.name or hex(fn.address)}: feature {fn.feature:#x} does not fit")
+
+
+@register
+class BBAddrMapCodec(Codec):
+    kind = "bb-addr-map"
+    description = "basic-block address maps (-fbasic-block-sections=labels / -basic-block-address-map), PGO analysis"
+    sh_types = (SHT_LLVM_BB_ADDR_MAP_V0, SHT_LLVM_BB_ADDR_MAP)
+    names = (".llvm_bb_addr_map",)
+
+    @classmethod
+    def add_arguments(cls, parser):
+        parser.add_argument("--pretty-pgo", action="store_true",
+                            help="bb-addr-map: show block frequencies relative to the entry block and branch "
+                                 "probabilities as percentages")
+
+    def decode(self, data, ctx):
+        return decode_map(data, ctx)
+
+    def encode(self, model, ctx):
+        _check_encodable(model)
+        return encode_map(model, ctx.endian, ctx.addr_size)
+
+    def to_dict(self, model):
+        pretty = model.pretty
+        return {"section_type": TYPE_NAMES.get(model.section_type, hex(model.section_type)),
+                "functions": [function_to_dict(f, pretty) for f in model.functions]}
+
+    def from_dict(self, d, ctx):
+        st = d.get("section_type")
+        stype = {v: k for k, v in TYPE_NAMES.items()}.get(st)
+        if stype is None:
+            stype = ctx.section.type if ctx.section is not None and ctx.section.type in TYPE_NAMES \
+                else SHT_LLVM_BB_ADDR_MAP
+        text = ctx.section.link if (ctx.section is not None and ctx.is_relocatable) else None
+        try:
+            fns = [function_from_dict(f, text) for f in d.get("functions", [])]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise DecodeError(f"bad bb-addr-map JSON: {type(exc).__name__}: {exc}") from None
+        if stype == SHT_LLVM_BB_ADDR_MAP_V0:
+            for f in fns:
+                f.version = None
+        return BBAddrMap(fns, stype)
+
+    def tables(self, model, options):
+        pretty = bool((options or {}).get("pretty_pgo"))
+        return [function_table(f, pretty) for f in model.functions]
+
+
+def function_table(fn, pretty=False) -> Table:
+    feature = fn.feature
+    vtxt = "V0 type" if fn.version is None else f"version {fn.version}"
+    title = f"function {fn.name or '<?>'} at {fn.address:#x} ({vtxt}"
+    if feature:
+        title += ", " + ", ".join(feature_names(feature))
+    title += ")"
+    if feature & FUNC_ENTRY_COUNT:
+        title += f", entry count {fn.entry_count}"
+    multi = len(fn.ranges) > 1
+    headers = (["range"] if multi else []) + ["id", "address", "offset", "size", "flags"]
+    if feature & CALLSITE_END_OFFSETS:
+        headers.append("call-site ends")
+    if feature & BB_HASH:
+        headers.append("hash")
+    pgo = fn.pgo_blocks if feature & (BB_FREQ | BR_PROB) else None
+    if pgo is not None:
+        if feature & BB_FREQ:
+            headers.append("rel. freq" if pretty else "frequency")
+        if feature & POST_LINK_CFG:
+            headers.append("post-link freq")
+        if feature & BR_PROB:
+            headers.append("successors (id:probability" + (":post-link" if feature & POST_LINK_CFG else "") + ")")
+    rel = _relative_frequencies(fn) if pretty and pgo is not None else None
+    rows = []
+    k = 0
+    for ri, r in enumerate(fn.ranges):
+        if feature & OMIT_BB_ENTRIES:
+            rows.append(([ri] if multi else []) + ["", f"{r.base_address:#x}", "", "",
+                                                   f"({r.num_blocks} blocks omitted)"]
+                        + [""] * (len(headers) - (6 if multi else 5)))
+            continue
+        for b in r.blocks:
+            row = ([ri] if multi else []) + [b.id, f"{b.address:#x}", f"{b.offset:#x}", b.size,
+                                            _FLAG_SHORT[b.metadata & KNOWN_METADATA]]
+            if feature & CALLSITE_END_OFFSETS:
+                row.append(" ".join(f"{x:#x}" for x in b.callsite_end_offsets))
+            if feature & BB_HASH:
+                row.append(f"{b.hash or 0:016x}")
+            if pgo is not None:
+                p = pgo[k] if k < len(pgo) else None
+                if feature & BB_FREQ:
+                    if p is None:
+                        row.append("")
+                    elif rel is not None:
+                        row.append(f"{rel[k]:.6g}")
+                    else:
+                        row.append(p.frequency)
+                if feature & POST_LINK_CFG:
+                    row.append("" if p is None else p.post_link_frequency)
+                if feature & BR_PROB:
+                    row.append("" if p is None else ", ".join(
+                        (f"{s.id}:{s.percent:.2f}%" if pretty else f"{s.id}:{s.probability:#x}")
+                        + (f":{s.post_link_frequency}" if feature & POST_LINK_CFG else "") for s in p.successors))
+            rows.append(row)
+            k += 1
+    return Table(headers, rows, title=title)
