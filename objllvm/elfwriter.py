@@ -1,0 +1,498 @@
+"""A small ELF writer: remove, resize, replace or add non-allocated sections without moving anything loadable.
+
+It works on ET_REL, ET_EXEC and ET_DYN files, 32/64-bit, both byte orders::
+
+    w = ElfWriter(ElfFile(data, path))
+    w.remove(w.index_of(".llvm_addrsig"))        # also drops the relocation sections that target it
+    w.set_content(w.index_of(".deplibs"), b"m\\0")
+    out = w.write()                              # bytes of the new file (the input is not touched)
+
+What ``write`` keeps consistent when sections disappear or indices shift: section header indices,
+``sh_link``/``sh_info``, ``st_shndx`` of every symbol in every symbol table (through SHT_SYMTAB_SHNDX when
+extended), SHT_GROUP member lists (a removed member leaves its group; a group left empty goes too),
+``e_shstrndx`` and extended numbering (``e_shnum``/``e_shstrndx`` in section 0).
+
+Layout: the ELF header, the program headers, every segment's bytes and every allocated section stay at
+their file offsets (files with program headers).  Relocatable objects have no segments: their sections are
+packed in their original file order, each at its alignment.  Other sections keep their original order and
+the padding that preceded them; where nothing changed before a section, it keeps its exact offset, so a
+rewrite with no change is byte-identical.  Sections that are not touched (SHF_COMPRESSED ones too) are
+copied as they are.
+
+Refused with an :class:`~objllvm.errors.ObjllvmError`: changing the size of an allocated section or of a
+section inside a segment, removing a section that a kept section links to, that defines a (non-section)
+symbol, or whose section symbol a kept relocation uses; removing the section name table or a symbol table
+that something uses.
+"""
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+from .containers.elf import (SHF_ALLOC, SHF_COMPRESSED, SHN_LORESERVE, SHN_XINDEX, SHT_CREL, SHT_DYNSYM,
+                             SHT_GROUP, SHT_NOBITS, SHT_REL, SHT_RELA, SHT_SYMTAB, SHT_SYMTAB_SHNDX, ElfFile)
+from .errors import ObjllvmError
+
+SHF_INFO_LINK = 0x40
+SHF_LINK_ORDER = 0x80
+SHF_EXCLUDE = 0x80000000
+STT_SECTION = 3
+
+
+@dataclass
+class WSection:
+    """One section header as the writer holds it (``orig`` is the index in the input, None when added)."""
+    orig: int | None
+    name_off: int
+    name: str
+    type: int
+    flags: int
+    addr: int
+    offset: int
+    size: int
+    link: int
+    info: int
+    addralign: int
+    entsize: int
+    content: bytes | None = None     # new stored bytes (None: the input's bytes, as they are)
+    removed: bool = False
+
+    @property
+    def alloc(self) -> bool:
+        return bool(self.flags & SHF_ALLOC)
+
+
+def _align(x: int, a: int) -> int:
+    return x if a <= 1 else (x + a - 1) // a * a
+
+
+class ElfWriter:
+    """Edit the section table of one ELF file and produce the new file's bytes."""
+
+    def __init__(self, elf: ElfFile):
+        if not isinstance(elf, ElfFile):
+            raise ObjllvmError("only ELF files can be rewritten", file=getattr(elf, "path", None))
+        self.elf = elf
+        self.data = elf.data
+        self.path = elf.path
+        e = elf.endian
+        self.is64 = elf.is64
+        self._shdr = elf._shdr
+        self._u32 = struct.Struct(e + "I")
+        self.sections: list[WSection] = []
+        for s in elf.sections:
+            raw = self._shdr.unpack_from(self.data, elf.e_shoff + s.index * self._shdr.size)
+            self.sections.append(WSection(s.index, raw[0], s.name, *raw[1:]))
+        self.shstrndx = elf.e_shstrndx
+
+    # -- queries -------------------------------------------------------------------------------
+    def _err(self, msg, index=None, offset=None):
+        name = self.sections[index].name if index is not None and index < len(self.sections) else None
+        return ObjllvmError(msg, file=self.path, member=self.elf.member, section_index=index,
+                            section_name=name, offset=offset)
+
+    def index_of(self, name: str) -> int:
+        for i, s in enumerate(self.sections):
+            if s.name == name and not s.removed:
+                return i
+        raise self._err(f"no section named {name!r}")
+
+    def content(self, index: int) -> bytes:
+        """The stored bytes of a section (its new content when set)."""
+        s = self.sections[index]
+        if s.content is not None:
+            return s.content
+        if s.type == SHT_NOBITS or s.orig is None:
+            return b""
+        return self.data[s.offset:s.offset + s.size]
+
+    def relocation_sections_for(self, index: int) -> list:
+        return [i for i, s in enumerate(self.sections)
+                if not s.removed and s.type in (SHT_REL, SHT_RELA, SHT_CREL) and s.info == index
+                and (s.flags & SHF_INFO_LINK or s.type in (SHT_REL, SHT_RELA, SHT_CREL)) and i != 0]
+
+    # -- edits ---------------------------------------------------------------------------------
+    def remove(self, index: int, *, with_relocations: bool = True) -> list:
+        """Mark a section (and the relocation sections that target it) removed; returns the indices."""
+        if not 0 < index < len(self.sections):
+            raise self._err(f"no section with index {index}")
+        out = [index]
+        self.sections[index].removed = True
+        if with_relocations:
+            for r in self.relocation_sections_for(index):
+                self.sections[r].removed = True
+                out.append(r)
+        return out
+
+    def set_content(self, index: int, data: bytes) -> None:
+        """Replace a section's bytes (stored as given: an SHF_COMPRESSED section is written uncompressed)."""
+        s = self.sections[index]
+        if s.type == SHT_NOBITS:
+            raise self._err("SHT_NOBITS section has no contents to replace", index)
+        if s.alloc and len(data) != s.size:
+            raise self._err(f"allocated section: changing its size ({s.size} -> {len(data)} bytes) would move "
+                            f"loaded code or data (refused)", index)
+        s.content = bytes(data)
+        if s.flags & SHF_COMPRESSED:
+            s.flags &= ~SHF_COMPRESSED
+
+    def add_section(self, name: str, sh_type: int, data: bytes, *, flags: int = 0, addralign: int = 1,
+                    entsize: int = 0, link: int = 0, info: int = 0) -> int:
+        """Append a non-allocated section (its name goes at the end of the section name table)."""
+        if flags & SHF_ALLOC:
+            raise self._err(f"cannot add allocated section {name!r}: that would need a new segment")
+        if not 0 < self.shstrndx < len(self.sections):
+            raise self._err("the file has no section name table: cannot name a new section")
+        strtab = bytearray(self.content(self.shstrndx))
+        name_off = len(strtab)
+        strtab += name.encode("utf-8", "surrogateescape") + b"\0"
+        self.set_content(self.shstrndx, bytes(strtab))
+        self.sections.append(WSection(None, name_off, name, sh_type, flags, 0, 0, len(data), link, info,
+                                      addralign, entsize, bytes(data)))
+        return len(self.sections) - 1
+
+    def encode_relocations(self, index: int, relocs) -> bytes:
+        """The bytes of REL/RELA section ``index`` holding ``relocs`` (objects with offset/type/sym/addend)."""
+        s = self.sections[index]
+        rela = s.type == SHT_RELA
+        if s.type not in (SHT_REL, SHT_RELA):
+            raise self._err("not a REL or RELA section", index)
+        e = self.elf.endian
+        if self.is64:
+            st, shift = struct.Struct(e + ("QQq" if rela else "QQ")), 32
+        else:
+            st, shift = struct.Struct(e + ("IIi" if rela else "II")), 8
+        out = []
+        for r in relocs:
+            info = (r.sym << shift) | r.type
+            out.append(st.pack(r.offset, info, r.addend or 0) if rela else st.pack(r.offset, info))
+        return b"".join(out)
+
+    # -- write ---------------------------------------------------------------------------------
+    def _closure(self):
+        """Finish the removal set: relocation sections of removed targets, groups left empty."""
+        secs = self.sections
+        changed = True
+        while changed:
+            changed = False
+            for i, s in enumerate(secs):
+                if i == 0 or s.removed:
+                    continue
+                if s.type in (SHT_REL, SHT_RELA, SHT_CREL) and 0 < s.info < len(secs) and secs[s.info].removed:
+                    s.removed = changed = True
+                elif s.type == SHT_GROUP:
+                    members = self._group_members(i)
+                    if members and all(secs[m].removed for m in members if m < len(secs)):
+                        s.removed = changed = True
+
+    def _group_members(self, i: int) -> list:
+        b = self.content(i)
+        n = len(b) // 4
+        return [self._u32.unpack_from(b, 4 * k)[0] for k in range(1, n)]
+
+    def write(self) -> bytes:
+        secs = self.sections
+        self._closure()
+        if secs and secs[0].removed:
+            raise self._err("section 0 cannot be removed", 0)
+        newidx, n = {}, 0
+        for i, s in enumerate(secs):
+            if not s.removed:
+                newidx[i] = n
+                n += 1
+        removed = {i for i, s in enumerate(secs) if s.removed}
+        if removed:
+            self._check_and_fix_references(newidx, removed)
+        if self.shstrndx in removed:
+            raise self._err("the section name table cannot be removed", self.shstrndx)
+        kept = [i for i, s in enumerate(secs) if not s.removed]
+        return self._layout(kept, newidx)
+
+    def _check_and_fix_references(self, newidx, removed):
+        secs = self.sections
+        for i, s in enumerate(secs):
+            if s.removed or i == 0:
+                continue
+            if s.link and s.link in removed:
+                what = "links to" if not s.flags & SHF_LINK_ORDER else "is ordered after (SHF_LINK_ORDER)"
+                raise self._err(f"section [{i}] {s.name} {what} section [{s.link}] {secs[s.link].name}, which "
+                                f"would be removed (remove it too, or keep the target)", s.link)
+            if s.info and s.info in removed and (s.flags & SHF_INFO_LINK):
+                raise self._err(f"section [{i}] {s.name} refers (sh_info) to section [{s.info}] "
+                                f"{secs[s.info].name}, which would be removed", s.info)
+        # Symbols defined in removed sections.
+        for i, s in enumerate(secs):
+            if s.removed or s.type not in (SHT_SYMTAB, SHT_DYNSYM):
+                continue
+            self._fix_symbols(i, newidx, removed)
+        # Group member lists.
+        for i, s in enumerate(secs):
+            if s.removed or s.type != SHT_GROUP:
+                continue
+            b = self.content(i)
+            if len(b) < 4:
+                continue
+            members = self._group_members(i)
+            new = [newidx[m] for m in members if m in newidx]
+            if new != members:
+                e = self.elf.endian
+                s.content = b[:4] + struct.pack(f"{e}{len(new)}I", *new)
+
+    def _fix_symbols(self, si, newidx, removed):
+        secs = self.sections
+        e = self.elf.endian
+        st = struct.Struct(e + ("IBBHQQ" if self.is64 else "IIIBBH"))
+        data = self.content(si)
+        nsyms = len(data) // st.size
+        shndx_sec = next((k for k, x in enumerate(secs) if not x.removed and x.type == SHT_SYMTAB_SHNDX
+                          and x.link == si), None)
+        ext = bytearray(self.content(shndx_sec)) if shndx_sec is not None else None
+        shndx_pos = 6 if self.is64 else 14    # st_shndx offset inside an entry
+        # Fast path: no symbol refers to a section at or after the first removed one.
+        low = min(removed)
+        only = struct.Struct(e + (f"{shndx_pos}xH{st.size - shndx_pos - 2}x"))
+        if all(x == 0 or (x < low) or x >= SHN_LORESERVE and x != SHN_XINDEX
+               for (x,) in only.iter_unpack(data[:nsyms * st.size])):
+            return
+        out = None
+        neutral = []
+        for k, v in enumerate(st.iter_unpack(data[:nsyms * st.size])):
+            if self.is64:
+                nm, info, other, shndx, value, size = v
+            else:
+                nm, value, size, info, other, shndx = v
+            real = shndx
+            if shndx == SHN_XINDEX:
+                if ext is None or 4 * k + 4 > len(ext):
+                    continue
+                real = self._u32.unpack_from(ext, 4 * k)[0]
+            elif shndx == 0 or shndx >= SHN_LORESERVE:
+                continue
+            if real in removed:
+                if info & 0xF == STT_SECTION:
+                    neutral.append(k)
+                    continue
+                name = self._symbol_name(si, nm)
+                raise self._err(f"symbol {name!r} (index {k}) is defined in section [{real}] {secs[real].name}, "
+                                f"which would be removed (refused: the symbol would dangle)", real)
+            nr = newidx.get(real, real)
+            if nr == real:
+                continue
+            if out is None:
+                out = bytearray(data)
+            if shndx == SHN_XINDEX:
+                self._u32.pack_into(ext, 4 * k, nr)
+            else:
+                struct.pack_into(e + "H", out, k * st.size + shndx_pos, nr)
+        if neutral:
+            used = self._symbols_used_by_relocations(si)
+            for k in neutral:
+                if k in used:
+                    raise self._err(f"the section symbol (index {k}) of a removed section is used by a kept "
+                                    f"relocation (refused)", si)
+                if out is None:
+                    out = bytearray(data)
+                # A local section symbol whose section is gone becomes a null local symbol (no index shifts).
+                out[k * st.size:(k + 1) * st.size] = bytes(st.size)
+                if ext is not None and 4 * k + 4 <= len(ext):
+                    self._u32.pack_into(ext, 4 * k, 0)
+        if out is not None:
+            secs[si].content = bytes(out)
+        if ext is not None and bytes(ext) != self.content(shndx_sec):
+            secs[shndx_sec].content = bytes(ext)
+
+    def _symbols_used_by_relocations(self, si) -> set:
+        used = set()
+        for i, s in enumerate(self.sections):
+            if s.removed or s.type not in (SHT_REL, SHT_RELA) or s.link != si:
+                continue
+            b = self.content(i)
+            if self.is64:
+                st = struct.Struct(self.elf.endian + ("QQq" if s.type == SHT_RELA else "QQ"))
+                used.update(v[1] >> 32 for v in st.iter_unpack(b[:len(b) // st.size * st.size]))
+            else:
+                st = struct.Struct(self.elf.endian + ("IIi" if s.type == SHT_RELA else "II"))
+                used.update(v[1] >> 8 for v in st.iter_unpack(b[:len(b) // st.size * st.size]))
+        for i, s in enumerate(self.sections):
+            if not s.removed and s.type == SHT_GROUP and s.link == si:
+                used.add(s.info)
+        return used
+
+    def _symbol_name(self, si, nm) -> str:
+        link = self.sections[si].link
+        if not 0 < link < len(self.sections):
+            return f"#{nm}"
+        b = self.content(link)
+        end = b.find(b"\0", nm)
+        return b[nm:end if end >= 0 else len(b)].decode("utf-8", "replace")
+
+    def _fixed_ranges(self):
+        """Byte ranges of the input that must stay where they are."""
+        elf = self.elf
+        ehsize = 64 if self.is64 else 52
+        ranges = [(0, ehsize)]
+        if elf.e_phoff and elf.e_phnum:
+            ranges.append((elf.e_phoff, elf.e_phoff + elf.e_phnum * elf.e_phentsize))
+        for seg in getattr(elf, "segments", []):
+            if seg["filesz"]:
+                ranges.append((seg["offset"], seg["offset"] + seg["filesz"]))
+        has_segments = len(ranges) > 1
+        if has_segments:
+            for s in self.sections:
+                if s.orig is not None and s.alloc and s.type != SHT_NOBITS and s.size:
+                    ranges.append((s.offset, s.offset + s.size))
+        ranges.sort()
+        merged = []
+        for a, b in ranges:
+            if merged and a <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], b)
+            else:
+                merged.append([a, b])
+        return merged
+
+    def _layout(self, kept, newidx) -> bytes:
+        secs = self.sections
+        elf = self.elf
+        data = self.data
+        fixed = self._fixed_ranges()
+        has_segments = len(fixed) > 1 or bool(elf.e_phnum)
+
+        def in_fixed(a, b):
+            for fa, fb in fixed:
+                if a < fb and b > fa:
+                    return (fa, fb)
+            return None
+
+        shnum = len(kept)
+        shsize = shnum * self._shdr.size
+        # Walk items in input file order: (orig_offset, orig_size, index); -1 is the section header table.
+        walk = []
+        for i, s in enumerate(secs):
+            if i == 0 or s.orig is None:
+                continue
+            walk.append((s.offset, 0 if s.type == SHT_NOBITS else s.size, i))
+        sh_in = elf.e_shoff if elf.e_shoff else len(data)
+        walk.append((sh_in, len(elf.sections) * self._shdr.size, -1))
+        walk.sort(key=lambda t: (t[0], t[1] > 0, t[2]))
+        fixed_sec = set()
+        if has_segments:
+            for off, size, i in walk:
+                if i < 0 or not size or secs[i].removed:
+                    continue
+                if in_fixed(off, off + size) is not None:
+                    s = secs[i]
+                    fixed_sec.add(i)
+                    newsize = len(s.content) if s.content is not None else s.size
+                    if newsize != s.size:
+                        raise self._err(f"section lies inside a segment or is allocated: its size cannot change "
+                                        f"({s.size} -> {newsize} bytes)", i)
+        chunks, late = [], []        # (offset, bytes); ``late`` ones win (the fixed ranges)
+        for fa, fb in fixed:
+            late.append((fa, data[fa:fb]))
+        pos = prev_end = fixed[0][1]     # just after the ELF header
+        new_off = {}
+        shoff = None
+        for off, size, ref in walk:
+            if ref < 0:
+                shoff = self._place(off if elf.e_shoff else None, shsize, 8 if self.is64 else 4, pos, prev_end,
+                                    in_fixed)
+                pos = max(pos, shoff + shsize)
+                prev_end = max(prev_end, off + size)
+                continue
+            s = secs[ref]
+            if s.removed:
+                prev_end = max(prev_end, off + size)
+                continue
+            if ref in fixed_sec:
+                new_off[ref] = off
+                if s.content is not None:
+                    late.append((off, s.content))
+                pos = max(pos, off + size)
+                prev_end = max(prev_end, off + size)
+                continue
+            if has_segments and s.alloc and (s.type == SHT_NOBITS or not size):
+                new_off[ref] = off        # allocated sections never move in a file with segments
+                continue
+            body = s.content if s.content is not None else (b"" if s.type == SHT_NOBITS else data[off:off + size])
+            cand = self._place(off, len(body), s.addralign, pos, prev_end, in_fixed)
+            new_off[ref] = cand
+            if body:
+                gap = off - prev_end
+                if gap > 0 and cand == pos + gap and in_fixed(pos, cand) is None:
+                    chunks.append((pos, data[prev_end:off]))     # the input's padding, as it was
+                chunks.append((cand, body))
+            pos = max(pos, cand + len(body))
+            prev_end = max(prev_end, off + size)
+        for ref, s in enumerate(secs):
+            if s.orig is not None or s.removed:
+                continue
+            cand = self._place(None, len(s.content), s.addralign, pos, prev_end, in_fixed)
+            new_off[ref] = cand
+            chunks.append((cand, s.content))
+            pos = max(pos, cand + len(s.content))
+        if shoff is None or any(o < shoff + shsize and o + len(b) > shoff for o, b in chunks if b):
+            shoff = self._place(None, shsize, 8 if self.is64 else 4, pos, prev_end, in_fixed)
+        # Section headers.
+        e = elf.endian
+        raw_shnum, raw_shstrndx = struct.unpack_from(e + "HH", data, 0x3C if self.is64 else 0x30)
+        ns = newidx.get(self.shstrndx, 0)
+        shdrs = []
+        for i in kept:
+            s = secs[i]
+            link, info, size = s.link, s.info, s.size
+            if i == 0:
+                if shnum >= SHN_LORESERVE:
+                    size = shnum
+                elif raw_shnum == 0:
+                    size = 0
+                if ns >= SHN_LORESERVE:
+                    link = ns
+                elif raw_shstrndx == SHN_XINDEX:
+                    link = 0
+                shdrs.append(self._shdr.pack(s.name_off, s.type, s.flags, s.addr, s.offset, size, link, info,
+                                             s.addralign, s.entsize))
+                continue
+            if link:
+                link = newidx.get(link, link)
+            if info and (s.type in (SHT_REL, SHT_RELA, SHT_CREL) or s.flags & SHF_INFO_LINK):
+                info = newidx.get(info, info)
+            if s.content is not None:
+                size = len(s.content)
+            shdrs.append(self._shdr.pack(s.name_off, s.type, s.flags, s.addr, new_off.get(i, s.offset), size, link,
+                                         info, s.addralign, s.entsize))
+        chunks.append((shoff, b"".join(shdrs)))
+        allc = chunks + late
+        total = max(o + len(b) for o, b in allc)
+        out = bytearray(total)
+        for o, b in allc:
+            out[o:o + len(b)] = b
+        e_shnum = shnum if shnum < SHN_LORESERVE else 0
+        e_shstrndx = ns if ns < SHN_LORESERVE else SHN_XINDEX
+        if self.is64:
+            struct.pack_into(e + "Q", out, 0x28, shoff)
+            struct.pack_into(e + "HH", out, 0x3C, e_shnum, e_shstrndx)
+        else:
+            struct.pack_into(e + "I", out, 0x20, shoff)
+            struct.pack_into(e + "HH", out, 0x30, e_shnum, e_shstrndx)
+        return bytes(out)
+
+    @staticmethod
+    def _place(orig_off, size, align, pos, prev_end, in_fixed) -> int:
+        """Where an item goes: its input offset while the output is still in step with the input, else after
+        ``pos`` (keeping the input's padding), aligned, and clear of the fixed ranges."""
+        align = max(align or 1, 1)
+        if orig_off is not None and pos == prev_end and orig_off >= pos:
+            cand = orig_off
+        else:
+            gap = max(0, orig_off - prev_end) if orig_off is not None else 0
+            cand = _align(pos + gap, align)
+        while size:
+            f = in_fixed(cand, cand + size)
+            if f is None:
+                break
+            cand = _align(f[1], align)
+        if not size:
+            f = in_fixed(cand, cand + 1)
+            if f is not None and orig_off is None:
+                cand = _align(f[1], align)
+        return cand

@@ -1,0 +1,712 @@
+"""Rewrite the LLVM-specific sections of an ELF file: the operations and the Python API behind
+``objllvm rewrite``.
+
+    >>> from objllvm import rewrite as rw
+    >>> result = rw.rewrite_file("main.o", "main-stripped.o", [rw.DropDeplib("m"), rw.Remove("addrsig")])
+    >>> [(c.name, c.action) for c in result.changes]
+    [('.deplibs', 'changed'), ('.llvm_addrsig', 'removed')]
+
+Every operation goes through the codec registry (``registry.find_codec`` / ``codec.decode`` /
+``codec.encode``), the same path ``objllvm dump`` uses, and the file is produced by the ELF writer of
+:mod:`objllvm.elfwriter`.  Before anything is written the new file is read back and every section that
+changed is decoded again: a rewrite that would not decode is refused.  Files are written with
+:func:`objllvm.atomicio.atomic_write` (a temporary file in the target directory, then a rename): an error
+leaves the input untouched and no partial output.
+"""
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+from dataclasses import dataclass, field
+
+from . import registry
+from .containers import sniff
+from .containers.base import Relocation
+from .containers.elf import SHF_ALLOC, SHT_REL, SHT_RELA, ElfFile, is_llvm_type, section_type_name
+from .elfwriter import SHF_EXCLUDE, ElfWriter
+from .errors import ObjllvmError, UsageError
+
+SHT_LLVM_LINKER_OPTIONS = 0x6FFF4C01
+SHT_LLVM_DEPENDENT_LIBRARIES = 0x6FFF4C04
+SHT_LLVM_ADDRSIG = 0x6FFF4C03
+SHT_LLVM_LTO = 0x6FFF4C0C
+BITCODE_NAMES = (".llvmbc", ".llvmcmd", ".llvm.lto")
+SHF_MERGE, SHF_STRINGS = 0x10, 0x20
+
+
+@dataclass
+class Change:
+    """One section the rewrite adds, removes or changes."""
+    index: int | None          # index in the input (None: added)
+    name: str
+    action: str                # 'removed', 'changed', 'resized', 'added'
+    old_size: int | None
+    new_size: int | None
+    kind: str | None = None
+    before: object = None      # codec.to_dict of the old contents (changed sections)
+    after: object = None       # codec.to_dict of the new contents
+
+    def to_dict(self) -> dict:
+        return {"index": self.index, "name": self.name, "action": self.action, "kind": self.kind,
+                "old_size": self.old_size, "new_size": self.new_size, "before": self.before, "after": self.after}
+
+
+@dataclass
+class RewriteResult:
+    input: str
+    output: str | None         # None for a dry run
+    changes: list = field(default_factory=list)
+    data: bytes = b""          # the new file's bytes
+    written: bool = False
+
+
+class Session:
+    """The state of one rewrite: the parsed input, the writer, the models being edited."""
+
+    def __init__(self, elf: ElfFile, options=None):
+        self.elf = elf
+        self.writer = ElfWriter(elf)
+        self.options = dict(options or {})
+        self.models = {}          # section index -> (codec, model) being edited
+        self.before = {}          # section index -> to_dict of the original model
+        self.removed_by_op = {}   # section index -> operation text
+
+    # -- lookups -------------------------------------------------------------------------------
+    def err(self, msg, section=None, offset=None):
+        return ObjllvmError(msg, file=self.elf.path, member=self.elf.member,
+                            section_index=section.index if section is not None else None,
+                            section_name=section.name if section is not None else None, offset=offset)
+
+    def alive(self, section) -> bool:
+        return not self.writer.sections[section.index].removed
+
+    def codec_of(self, section):
+        return registry.find_codec(section, self.elf, self.options)
+
+    def of_kind(self, kind: str) -> list:
+        return [s for s in self.elf.sections if s.index and self.alive(s)
+                and (c := self.codec_of(s)) is not None and c.kind == kind]
+
+    def by_kind_or_name(self, what: str, op: str) -> list:
+        kinds = registry.codecs()
+        if what in kinds:
+            secs = self.of_kind(what)
+        else:
+            secs = [s for s in self.elf.sections if s.index and s.name == what and self.alive(s)]
+        if not secs:
+            known = "a section kind" if what in kinds else "a section name"
+            raise self.err(f"{op}: no {what!r} section in this file ({known}; see `objllvm sections --all`)")
+        return secs
+
+    def is_llvm(self, section) -> bool:
+        return (section.name in BITCODE_NAMES or is_llvm_type(section.type)
+                or registry.is_llvm_section(section, self.elf, self.options))
+
+    # -- models --------------------------------------------------------------------------------
+    def ctx(self, section):
+        if section is None:     # a section being added
+            e = self.elf
+            return registry.SectionContext(endian=e.endian, addr_size=e.addr_size, is_relocatable=e.is_relocatable,
+                                           file_type=e.file_type, machine=e.machine_name, format=e.format, obj=e,
+                                           symbols=e.symbols, options=dict(self.options))
+        return registry.SectionContext.for_section(self.elf, section, self.options)
+
+    def model(self, section, expect_kind: str | None = None):
+        """The (codec, model) of ``section``, decoded once and then edited in place by the operations."""
+        if section.index in self.models:
+            return self.models[section.index]
+        d = registry.decode_section(self.elf, section, self.options)
+        if d.codec is None:
+            raise self.err("no codec decodes this section", section)
+        if expect_kind and d.codec.kind != expect_kind:
+            raise self.err(f"expected a {expect_kind} section, found {d.codec.kind}", section)
+        if d.status != "decoded":
+            raise d.error
+        self.models[section.index] = (d.codec, d.model)
+        self.before[section.index] = _to_plain(d.codec.to_dict(d.model))
+        return self.models[section.index]
+
+    def replace_model(self, section, codec, model):
+        if section.index not in self.before:
+            self.model(section)
+        self.models[section.index] = (codec, model)
+
+    def remove(self, section, op: str):
+        if not self.alive(section):
+            return
+        for i in self.writer.remove(section.index):
+            self.removed_by_op[i] = op
+        self.models.pop(section.index, None)
+
+    # -- finish --------------------------------------------------------------------------------
+    def finish(self):
+        """Encode the edited models, fix the relocations that depend on them, write, verify."""
+        w = self.writer
+        changed = []
+        for idx, (codec, model) in sorted(self.models.items()):
+            if w.sections[idx].removed:
+                continue
+            section = self.elf.sections[idx]
+            ctx = self.ctx(section)
+            try:
+                data = codec.encode(model, ctx)
+            except ObjllvmError as exc:
+                raise exc.located(file=self.elf.path, member=self.elf.member, section_index=idx,
+                                  section_name=section.name)
+            except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
+                raise self.err(f"cannot encode the new {codec.kind} contents: {_exc_text(exc)}", section) from None
+            fixer = _RELOC_FIXERS.get(codec.kind)
+            rels = w.relocation_sections_for(idx)
+            if rels:
+                if fixer is not None:
+                    fixer(self, section, codec, model, data, rels)
+                elif data != section.data():
+                    raise self.err(f"the section has relocations (section [{rels[0]}]) that objllvm cannot "
+                                   f"update for a {codec.kind} section: refused", section)
+            if data != section.data() or w.sections[idx].content is not None:
+                if section.compression and data == section.data():
+                    continue          # unchanged compressed section: keep the stored bytes
+                try:
+                    w.set_content(idx, data)
+                except ObjllvmError as exc:
+                    raise exc.located(file=self.elf.path, member=self.elf.member)
+                changed.append(idx)
+        out = w.write()
+        self.verify(out, changed)
+        return out, self.changes(changed)
+
+    def verify(self, out: bytes, changed):
+        """Read the new file back; every changed section must decode again."""
+        try:
+            new = ElfFile(out, self.elf.path, self.elf.member)
+            _ = new.symbols
+        except ObjllvmError as exc:
+            raise self.err(f"internal check failed: the rewritten file would not read back ({exc.message}); "
+                           f"nothing written")
+        newidx = {}
+        n = 0
+        for i, s in enumerate(self.writer.sections):
+            if not s.removed:
+                newidx[i] = n
+                n += 1
+        for idx in changed:
+            ns = new.sections[newidx[idx]]
+            d = registry.decode_section(new, ns, self.options)
+            if d.status == "error":
+                raise self.err(f"the new contents would not decode ({d.error.message}); nothing written",
+                               self.elf.sections[idx])
+            self.after_models = getattr(self, "after_models", {})
+            self.after_models[idx] = _to_plain(d.codec.to_dict(d.model)) if d.codec and d.model is not None else None
+
+    def changes(self, changed) -> list:
+        w = self.writer
+        out = []
+        for i, s in enumerate(w.sections):
+            if s.orig is None and not s.removed:
+                c = registry.find_codec(_fake_section(s, i), self.elf, self.options)
+                out.append(Change(None, s.name, "added", None, len(s.content), c.kind if c else None,
+                                  None, getattr(self, "after_models", {}).get(i)))
+            elif s.removed and s.orig is not None:
+                sec = self.elf.sections[i]
+                c = self.codec_of(sec)
+                out.append(Change(i, s.name, "removed", sec.size, None, c.kind if c else None))
+        for i in changed:
+            sec = self.elf.sections[i]
+            if self.writer.sections[i].orig is None:
+                continue
+            c = self.codec_of(sec)
+            new_size = len(w.sections[i].content)
+            out.append(Change(i, sec.name, "changed" if new_size == sec.size else "resized", sec.size, new_size,
+                              c.kind if c else None, self.before.get(i), getattr(self, "after_models", {}).get(i)))
+        # relocation sections rewritten alongside
+        for i, s in enumerate(w.sections):
+            if s.orig is not None and not s.removed and s.content is not None and i not in changed \
+                    and s.type in (SHT_REL, SHT_RELA):
+                sec = self.elf.sections[i]
+                out.append(Change(i, sec.name, "changed" if len(s.content) == sec.size else "resized", sec.size,
+                                  len(s.content)))
+        out.sort(key=lambda c: (c.index is None, c.index or 0))
+        return out
+
+
+def _fake_section(ws, i):
+    from .containers.base import Section
+    return Section(i, ws.name, ws.type, ws.flags, 0, 0, ws.size, ws.link, ws.info, ws.addralign, ws.entsize,
+                   _data=ws.content)
+
+
+def _to_plain(x):
+    return json.loads(json.dumps(x, default=lambda o: o.hex() if isinstance(o, (bytes, bytearray)) else str(o)))
+
+
+def _exc_text(exc) -> str:
+    if isinstance(exc, KeyError):
+        return f"missing key {exc.args[0]!r}"
+    return f"{type(exc).__name__}: {exc}"
+
+
+# -- relocation fixers: sections whose relocations follow their contents --------------------------
+def _fix_cg_profile(sess, section, codec, model, data, rels):
+    """New-layout call-graph profile: relocation 2i names the caller of edge i, 2i+1 the callee."""
+    if model.layout != "relocations":
+        return
+    w = sess.writer
+    if len(rels) != 1:
+        raise sess.err("expected one relocation section for the call-graph profile", section)
+    rel = rels[0]
+    old = sess.elf.read_relocations(sess.elf.sections[rel])
+    rtype = old[0].type if old else 0
+    syms = sess.elf.symbols
+
+    def index(ref, what, i):
+        if ref.index is not None:
+            if not 0 < ref.index < len(syms):
+                raise sess.err(f"edge {i}: {what} symbol index {ref.index} is not in the symbol table "
+                               f"({len(syms)} symbols)", section)
+            return ref.index
+        hits = [s.index for s in syms if s.name == ref.name and s.type != 3]
+        if not hits:
+            raise sess.err(f"edge {i}: no symbol named {ref.name!r} for the {what}", section)
+        return hits[0]
+    new = []
+    for i, e in enumerate(model.edges):
+        new.append(Relocation(8 * i, rtype, index(e.source, "caller", i), 0))
+        new.append(Relocation(8 * i, rtype, index(e.target, "callee", i), 0))
+    b = w.encode_relocations(rel, new)
+    if b != w.content(rel):
+        w.sections[rel].content = b
+
+
+def _fix_sympart(sess, section, codec, model, data, rels):
+    """The one relocation of a symbol partition sits on the address word after the name."""
+    w = sess.writer
+    word_off = len(data) - sess.elf.addr_size
+    for rel in rels:
+        old = sess.elf.read_relocations(sess.elf.sections[rel])
+        new = [Relocation(word_off, r.type, r.sym, r.addend) for r in old]
+        b = w.encode_relocations(rel, new)
+        if b != w.content(rel):
+            w.sections[rel].content = b
+
+
+def _fix_bb_addr_map(sess, section, codec, model, data, rels):
+    """Function address fields move when earlier functions change size: map each relocation from its
+    function in the old encoding to the same place in the new one."""
+    if data == section.data():
+        return
+    fn = getattr(codec, "function_offsets", None)
+    if fn is None:
+        raise sess.err("the bb-addr-map codec cannot tell where functions start: relocations cannot be "
+                       "updated (refused)", section)
+    ctx = sess.ctx(section)
+    old_model = codec.decode(section.data(), ctx)
+    old_starts = fn(old_model, ctx) + [len(section.data())]
+    new_starts = fn(model, ctx) + [len(data)]
+    if len(old_starts) != len(new_starts):
+        raise sess.err("functions were added or removed: relocations cannot be updated (refused)", section)
+    w = sess.writer
+    import bisect
+    for rel in rels:
+        old = sess.elf.read_relocations(sess.elf.sections[rel])
+        new = []
+        for r in old:
+            k = bisect.bisect_right(old_starts, r.offset) - 1
+            new.append(Relocation(new_starts[k] + r.offset - old_starts[k], r.type, r.sym, r.addend))
+        w.sections[rel].content = w.encode_relocations(rel, new)
+
+
+_RELOC_FIXERS = {"cg-profile": _fix_cg_profile, "sympart": _fix_sympart, "bb-addr-map": _fix_bb_addr_map}
+
+
+# -- operations ------------------------------------------------------------------------------------
+class Operation:
+    """Base of every rewrite operation: ``apply(session)`` edits the session; ``text`` is the CLI form."""
+    text = ""
+
+    def apply(self, sess: Session) -> None:
+        raise NotImplementedError
+
+    def __repr__(self):
+        return f"<{self.text}>"
+
+
+class Remove(Operation):
+    """Remove every section of a kind (``bb-addr-map``) or with a name (``.llvm_addrsig``), and the
+    relocation sections that target it."""
+
+    def __init__(self, what: str):
+        self.what = what
+        self.text = f"--remove {what}"
+
+    def apply(self, sess):
+        for s in sess.by_kind_or_name(self.what, self.text):
+            sess.remove(s, self.text)
+
+
+class StripLLVM(Operation):
+    """Remove every LLVM-specific section that is not allocated."""
+    text = "--strip-llvm"
+
+    def apply(self, sess):
+        for s in sess.elf.sections:
+            if s.index and sess.alive(s) and not s.flags & SHF_ALLOC and sess.is_llvm(s):
+                sess.remove(s, self.text)
+
+
+class DropLinkerOption(Operation):
+    def __init__(self, spec: str):
+        if "=" not in spec:
+            raise UsageError(f"--drop-linker-option {spec!r}: expected KEY=GLOB (e.g. lib=z*)")
+        self.key, self.glob = spec.split("=", 1)
+        self.text = f"--drop-linker-option {spec}"
+
+    def apply(self, sess):
+        hit = 0
+        for s in sess.by_kind_or_name("linker-options", self.text):
+            codec, m = sess.model(s, "linker-options")
+            keep = [o for o in m.options if not (fnmatch.fnmatchcase(o.key, self.key)
+                                                 and fnmatch.fnmatchcase(o.value, self.glob))]
+            hit += len(m.options) - len(keep)
+            m.options = keep
+        if not hit:
+            raise sess.err(f"{self.text}: no linker option matches")
+
+
+class AddLinkerOption(Operation):
+    def __init__(self, spec: str):
+        if "=" not in spec:
+            raise UsageError(f"--add-linker-option {spec!r}: expected KEY=VALUE (e.g. lib=z)")
+        self.key, self.value = spec.split("=", 1)
+        self.text = f"--add-linker-option {spec}"
+
+    def apply(self, sess):
+        from .codecs.linker_options import LinkerOption, LinkerOptions
+        secs = sess.of_kind("linker-options")
+        if secs:
+            codec, m = sess.model(secs[0], "linker-options")
+            m.options.append(LinkerOption(self.key, self.value))
+            return
+        codec = registry.get("linker-options")
+        data = codec.encode(LinkerOptions([LinkerOption(self.key, self.value)]), sess.ctx(None))
+        sess.writer.add_section(".linker-options", SHT_LLVM_LINKER_OPTIONS, data, flags=SHF_EXCLUDE)
+
+
+class DropDeplib(Operation):
+    def __init__(self, glob: str):
+        self.glob = glob
+        self.text = f"--drop-deplib {glob}"
+
+    def apply(self, sess):
+        hit = 0
+        for s in sess.by_kind_or_name("deplibs", self.text):
+            codec, m = sess.model(s, "deplibs")
+            keep = [x for x in m.libraries if not fnmatch.fnmatchcase(x, self.glob)]
+            hit += len(m.libraries) - len(keep)
+            m.libraries = keep
+            m.offsets = []
+        if not hit:
+            raise sess.err(f"{self.text}: no dependent library matches")
+
+
+class AddDeplib(Operation):
+    def __init__(self, name: str):
+        if not name or "\0" in name:
+            raise UsageError(f"--add-deplib {name!r}: expected a library name")
+        self.name = name
+        self.text = f"--add-deplib {name}"
+
+    def apply(self, sess):
+        from .codecs.deplibs import DependentLibraries
+        secs = sess.of_kind("deplibs")
+        if secs:
+            codec, m = sess.model(secs[0], "deplibs")
+            m.libraries.append(self.name)
+            m.offsets = []
+            return
+        codec = registry.get("deplibs")
+        data = codec.encode(DependentLibraries([self.name]), sess.ctx(None))
+        sess.writer.add_section(".deplibs", SHT_LLVM_DEPENDENT_LIBRARIES, data, flags=SHF_MERGE | SHF_STRINGS,
+                                entsize=1)
+
+
+class DropAddrsig(Operation):
+    text = "--drop-addrsig"
+
+    def apply(self, sess):
+        for s in sess.by_kind_or_name("addrsig", self.text):
+            sess.remove(s, self.text)
+
+
+class DropCGEdge(Operation):
+    def __init__(self, spec: str):
+        if ":" not in spec:
+            raise UsageError(f"--drop-cg-edge {spec!r}: expected FROM:TO (symbol names or globs)")
+        self.src, self.dst = spec.split(":", 1)
+        self.text = f"--drop-cg-edge {spec}"
+
+    def apply(self, sess):
+        hit = 0
+        for s in sess.by_kind_or_name("cg-profile", self.text):
+            codec, m = sess.model(s, "cg-profile")
+            if any(e.source.name is None for e in m.edges):
+                raise sess.err(f"{self.text}: this call-graph profile has no relocations (linked file): edges "
+                               f"have no symbols to match", s)
+            keep = [e for e in m.edges if not (fnmatch.fnmatchcase(e.source.name or "", self.src)
+                                               and fnmatch.fnmatchcase(e.target.name or "", self.dst))]
+            hit += len(m.edges) - len(keep)
+            m.edges = keep
+        if not hit:
+            raise sess.err(f"{self.text}: no call-graph edge matches")
+
+
+class ScaleCGWeights(Operation):
+    def __init__(self, factor):
+        try:
+            self.factor = float(factor)
+        except ValueError:
+            raise UsageError(f"--scale-cg-weights {factor!r}: expected a number") from None
+        if not self.factor >= 0 or self.factor == float("inf"):
+            raise UsageError(f"--scale-cg-weights {factor!r}: expected a finite number >= 0")
+        self.text = f"--scale-cg-weights {factor}"
+
+    def apply(self, sess):
+        for s in sess.by_kind_or_name("cg-profile", self.text):
+            codec, m = sess.model(s, "cg-profile")
+            for e in m.edges:
+                w = int(round(e.weight * self.factor))
+                if w >= 1 << 64:
+                    raise sess.err(f"{self.text}: weight {e.weight} x {self.factor} does not fit in 64 bits", s)
+                e.weight = w
+
+
+class StripBitcode(Operation):
+    text = "--strip-bitcode"
+
+    def apply(self, sess):
+        secs = [s for s in sess.elf.sections if s.index and sess.alive(s)
+                and (s.name in BITCODE_NAMES or s.type == SHT_LLVM_LTO)]
+        if not secs:
+            raise sess.err(f"{self.text}: no embedded bitcode (.llvmbc, .llvmcmd, .llvm.lto) in this file")
+        for s in secs:
+            sess.remove(s, self.text)
+
+
+def check_bitcode(data: bytes, path: str) -> None:
+    """Raise ObjllvmError unless ``data`` is LLVM bitcode (raw or wrapped) that the bitstream reader reads."""
+    if data[:4] not in (b"BC\xc0\xde", b"\xde\xc0\x17\x0b"):
+        raise ObjllvmError(f"not LLVM bitcode: magic {data[:4].hex(' ') or '(empty file)'} (expected "
+                           f"42 43 c0 de, or the wrapper de c0 17 0b)", file=path, offset=0)
+    try:
+        from . import bitcode as bc
+    except ImportError:      # the bitstream reader is optional here
+        return
+    try:
+        bc.summarize(data)
+    except ObjllvmError as exc:
+        raise exc.located(file=path)
+
+
+class ReplaceBitcode(Operation):
+    def __init__(self, path: str):
+        self.path = path
+        self.text = f"--replace-bitcode {path}"
+
+    def apply(self, sess):
+        try:
+            with open(self.path, "rb") as f:
+                data = f.read()
+        except OSError as exc:
+            raise ObjllvmError(f"cannot read: {exc.strerror}", file=self.path) from None
+        check_bitcode(data, self.path)
+        secs = [s for s in sess.elf.sections if s.index and sess.alive(s)
+                and (s.name in (".llvmbc", ".llvm.lto") or s.type == SHT_LLVM_LTO)]
+        if not secs:
+            raise sess.err(f"{self.text}: no .llvmbc or .llvm.lto section to replace")
+        for s in secs:
+            codec, m = sess.model(s)
+            sess.replace_model(s, codec, type(m)(data, None) if codec.kind == "bitcode" else data)
+
+
+class DropOffload(Operation):
+    def __init__(self, spec: str):
+        self.triple, _, self.arch = spec.partition(":")
+        self.text = f"--drop-offload {spec}"
+
+    def apply(self, sess):
+        if "offloading" not in registry.codecs():
+            raise UsageError(f"{self.text}: the offloading codec is not available")
+        hit = 0
+        for s in sess.by_kind_or_name("offloading", self.text):
+            codec, m = sess.model(s, "offloading")
+            dropped = codec.drop_images(m, self.triple, self.arch or None)
+            hit += dropped
+            if not codec.image_count(m):
+                sess.remove(s, self.text)
+        if not hit:
+            raise sess.err(f"{self.text}: no offloading image matches")
+
+
+class StripPGOAnalysis(Operation):
+    text = "--strip-pgo-analysis"
+
+    def apply(self, sess):
+        if "bb-addr-map" not in registry.codecs():
+            raise UsageError(f"{self.text}: the bb-addr-map codec is not available")
+        secs = sess.by_kind_or_name("bb-addr-map", self.text)
+        for s in secs:
+            codec, m = sess.model(s, "bb-addr-map")
+            codec.strip_pgo_analysis(m)
+
+
+class SetSection(Operation):
+    """Replace a section's contents with edited ``objllvm dump --json`` output (``codec.from_dict`` then
+    ``codec.encode``)."""
+
+    def __init__(self, spec: str):
+        if "=" not in spec:
+            raise UsageError(f"--set-section {spec!r}: expected KIND=FILE.json")
+        self.kind, self.path = spec.split("=", 1)
+        self.text = f"--set-section {spec}"
+
+    def apply(self, sess):
+        codec = registry.get(self.kind)
+        try:
+            with open(self.path, encoding="utf-8") as f:
+                doc = json.load(f)
+        except OSError as exc:
+            raise ObjllvmError(f"cannot read: {exc.strerror}", file=self.path) from None
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise ObjllvmError(f"not JSON: {exc}", file=self.path) from None
+        want = None
+        if isinstance(doc, dict) and doc.get("schema") == "objllvm-dump":
+            found = [(f, s) for f in doc.get("files") or [] for s in f.get("sections") or []
+                     if isinstance(s, dict) and s.get("kind") == self.kind]
+            if len(found) != 1:
+                raise ObjllvmError(f"the dump document has {len(found)} {self.kind} sections (expected exactly "
+                                   f"one; keep only the one to set, or give its \"content\" object)", file=self.path)
+            want = found[0][1]
+            content = want.get("content")
+            if not isinstance(content, dict):
+                raise ObjllvmError(f"the {self.kind} section in the dump has no \"content\" object", file=self.path)
+        else:
+            content = doc
+        if not isinstance(content, dict):
+            raise ObjllvmError(f"expected a JSON object (the section's \"content\"), found {type(content).__name__}",
+                               file=self.path)
+        secs = sess.by_kind_or_name(self.kind, self.text)
+        if want is not None and len(secs) > 1:
+            secs = [s for s in secs if s.name == want.get("name") and s.index == want.get("index")] or secs
+        if len(secs) > 1:
+            raise sess.err(f"{self.text}: {len(secs)} {self.kind} sections ("
+                           + ", ".join(f"[{s.index}] {s.name}" for s in secs)
+                           + "): give the dump document of the one to set (it names the section index)")
+        s = secs[0]
+        sess.model(s, self.kind)
+        ctx = sess.ctx(s)
+        try:
+            model = codec.from_dict(content, ctx)
+        except ObjllvmError as exc:
+            raise exc.located(file=self.path)
+        except NotImplementedError as exc:
+            raise UsageError(str(exc)) from None
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError) as exc:
+            raise ObjllvmError(f"the JSON does not match the {self.kind} schema: {_exc_text(exc)} (expected "
+                               f"what `objllvm dump --json -s {self.kind}` prints as \"content\")",
+                               file=self.path) from None
+        sess.replace_model(s, codec, model)
+
+
+# -- API ---------------------------------------------------------------------------------------------
+def rewrite_object(elf: ElfFile, operations, options=None):
+    """Apply ``operations`` to an opened ELF file; returns (new bytes, [Change])."""
+    sess = Session(elf, options)
+    for op in operations:
+        op.apply(sess)
+    return sess.finish()
+
+
+def rewrite_bytes(data: bytes, operations, path: str = "<bytes>", options=None):
+    kind = sniff(data)
+    if kind == "archive":
+        raise ObjllvmError("archives cannot be rewritten (extract the member, rewrite it, and put it back "
+                           "with llvm-ar-19 r)", file=path)
+    if kind != "elf":
+        raise ObjllvmError(f"only ELF files can be rewritten (this is {kind or 'not an object file'})", file=path,
+                           offset=0)
+    return rewrite_object(ElfFile(data, path), operations, options)
+
+
+def rewrite_file(path: str, output: str | None = None, operations=(), *, in_place: bool = False,
+                 dry_run: bool = False, force: bool = True, options=None) -> RewriteResult:
+    """Rewrite ``path`` into ``output`` (or into itself with ``in_place``).  ``dry_run`` computes the
+    changes and writes nothing.  The output is written atomically with the input's permissions."""
+    path = os.fspath(path)
+    if in_place:
+        if output is not None and os.path.abspath(output) != os.path.abspath(path):
+            raise UsageError("give either an output file or --in-place, not both")
+        output = path
+    elif output is None and not dry_run:
+        raise UsageError("no output file: give -o OUT, or --in-place to replace the input, or --dry-run")
+    elif output is not None and not dry_run and os.path.exists(output) and os.path.samefile(output, path):
+        raise UsageError(f"{output}: the output is the input; use --in-place to replace it")
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+        st = os.stat(path)
+    except OSError as exc:
+        raise ObjllvmError(f"cannot read: {exc.strerror}", file=path) from None
+    new, changes = rewrite_bytes(data, list(operations), path, options)
+    res = RewriteResult(path, None if dry_run else output, changes, new)
+    if not dry_run:
+        from .atomicio import atomic_write
+        atomic_write(output, new, force=force or in_place, mode=st.st_mode & 0o7777)
+        res.written = True
+    return res
+
+
+def describe_changes(result: RewriteResult) -> list:
+    """Render items (Table, Text) saying what the rewrite changes: sections and the decoded diff."""
+    import difflib
+    from .render import Heading, Table, Text
+    items = [Heading(f"{result.input}: {len(result.changes)} section change(s)"
+                     + ("" if result.output is None else f" -> {result.output}"))]
+    items.append(Table(["index", "name", "kind", "action", "old size", "new size"],
+                       [["" if c.index is None else c.index, c.name, c.kind or "", c.action,
+                         "" if c.old_size is None else c.old_size, "" if c.new_size is None else c.new_size]
+                        for c in result.changes]))
+    for c in result.changes:
+        if c.before is None and c.after is None:
+            continue
+        a, b = _diff_lines(c.before), _diff_lines(c.after)
+        diff = list(difflib.unified_diff(a, b, f"[{c.index}] {c.name} (before)", f"{c.name} (after)", lineterm="",
+                                         n=1))
+        if diff:
+            items.append(Text("\n".join(diff)))
+    return items
+
+
+def _diff_lines(d) -> list:
+    """One line per scalar field, one compact JSON line per list element: a readable decoded diff."""
+    if d is None:
+        return []
+    if not isinstance(d, dict):
+        return [json.dumps(d, sort_keys=True)]
+    out = []
+    for k, v in d.items():
+        if isinstance(v, list):
+            out.extend(f"{k}[]: {json.dumps(x, sort_keys=True, separators=(',', ':'))}" for x in v)
+        else:
+            out.append(f"{k}: {json.dumps(v, sort_keys=True, separators=(',', ':'))}")
+    return out
+
+
+def operations_from_args(args) -> list:
+    """The operations of a parsed ``objllvm rewrite`` command line, in command-line order."""
+    return list(getattr(args, "operations", None) or [])
+
+
+__all__ = ["rewrite_file", "rewrite_bytes", "rewrite_object", "describe_changes", "Change", "RewriteResult",
+           "Remove", "StripLLVM", "DropLinkerOption", "AddLinkerOption", "DropDeplib", "AddDeplib", "DropAddrsig",
+           "DropCGEdge", "ScaleCGWeights", "StripBitcode", "ReplaceBitcode", "DropOffload", "StripPGOAnalysis",
+           "SetSection", "section_type_name"]
