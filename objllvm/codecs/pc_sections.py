@@ -41,7 +41,7 @@ class PC:
     symbol: str | None = None      # the function containing the PC (or the relocation's undefined symbol)
     symbol_offset: int | None = None
     relocation: str | None = None  # relocatable objects: the relocation type
-    block: dict | None = None      # {'function', 'id', 'address'} from the basic-block map, when present
+    block: dict | None = None      # {'function', 'id', 'address', 'size'} from the basic-block map, when present
 
     def where(self) -> str:
         if self.symbol is not None:
@@ -402,15 +402,15 @@ def _annotate_blocks(model: PCSection, obj):
                 hit = None
             if hit:
                 fm, b = hit
-                p.block = {"function": fm.name, "id": b.id, "address": b.address}
+                p.block = {"function": fm.name, "id": b.id, "address": b.address, "size": b.size}
 
 
 def _lookup_relocatable(index, p: PC):
-    """Relocatable objects: addresses are section offsets; ask the index for the PC's section if it can."""
-    fn = getattr(index, "lookup_in_section", None)
-    if fn is not None:
-        return fn(p.section_index, p.address)
-    return index.lookup(p.address)
+    """Relocatable objects: addresses are offsets in their text section; ask for that section."""
+    try:
+        return index.lookup(p.address, section=p.section_index)
+    except TypeError:       # an index without per-section lookups
+        return index.lookup(p.address)
 
 
 @register

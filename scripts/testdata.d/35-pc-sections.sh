@@ -1,0 +1,38 @@
+# PC sections (!pcsections): sanitizer binary metadata from clang-19 and hand-written metadata through llc-19.
+# Sources: testdata/src/pc-sections/.  Outputs: testdata/pc-sections/.
+# Needs clang-19, llc-19, lld-19 (ld.lld-19) and llvm-strip-19.
+S="$SRC/pc-sections"
+O="$TD/pc-sections"
+rm -rf "$O"; mkdir -p "$O"
+CC="clang-19 -O2 -fno-ident -fno-asynchronous-unwind-tables"
+SANMD="-fexperimental-sanitize-metadata=atomics,uar"
+LINK="-fuse-ld=lld -Wl,--build-id=none"
+A64="--target=aarch64-linux-gnu"
+
+# x86-64: object, shared object, executable (the callbacks are weak: no runtime needed), an executable
+# that defines the callbacks, -mcmodel=large (pointer-sized PCs, sections sanmd_*65538).
+$CC $SANMD -c "$S/sanmd.c" -o "$O/sanmd-x86_64.o"
+$CC $SANMD -fPIC -shared $LINK "$S/sanmd.c" -o "$O/sanmd-x86_64.so"
+$CC $SANMD $LINK "$S/sanmd.c" "$S/main.c" -o "$O/sanmd-x86_64.exe"
+$CC $SANMD $LINK "$S/sanmd.c" "$S/main.c" "$S/sanmd-hooks.c" -o "$O/sanmd-hooks-x86_64.exe"
+$CC $SANMD -mcmodel=large -c "$S/sanmd.c" -o "$O/sanmd-large-x86_64.o"
+$CC $SANMD -mcmodel=large $LINK "$S/sanmd.c" "$S/main.c" -o "$O/sanmd-large-x86_64.exe"
+# With a basic-block address map beside it (for the block column).
+$CC $SANMD -fbasic-block-sections=labels -c "$S/sanmd.c" -o "$O/sanmd-bbmap-x86_64.o"
+$CC $SANMD -fbasic-block-sections=labels -ffunction-sections -c "$S/sanmd.c" -o "$O/sanmd-bbmap-fs-x86_64.o"
+$CC $SANMD -fbasic-block-sections=labels $LINK "$S/sanmd.c" "$S/main.c" -o "$O/sanmd-bbmap-x86_64.exe"
+
+# AArch64 (no libc here: freestanding links).
+$CC $A64 $SANMD -c "$S/sanmd.c" -o "$O/sanmd-aarch64.o"
+$CC $A64 $SANMD -fno-pic -mcmodel=large -c "$S/sanmd.c" -o "$O/sanmd-large-aarch64.o"
+$CC $A64 $SANMD -fPIC -shared -nostdlib $LINK "$S/sanmd.c" -o "$O/sanmd-aarch64.so"
+$CC $A64 $SANMD -static -nostdlib -DNOLIBC $LINK -Wl,-e,_start "$S/sanmd.c" "$S/main.c" -o "$O/sanmd-aarch64.exe"
+
+# Hand-written metadata: objects and shared objects for both targets.
+llc-19 -O2 -filetype=obj "$S/custom.ll" -o "$O/custom-x86_64.o"
+ld.lld-19 -shared --build-id=none "$O/custom-x86_64.o" -o "$O/custom-x86_64.so"
+sed 's/^target triple = .*/target triple = "aarch64-unknown-linux-gnu"/' "$S/custom.ll" | \
+  llc-19 -O2 -filetype=obj -o "$O/custom-aarch64.o"
+ld.lld-19 -shared --build-id=none "$O/custom-aarch64.o" -o "$O/custom-aarch64.so"
+
+llvm-strip-19 --strip-debug "$O"/*.exe "$O"/*.so
