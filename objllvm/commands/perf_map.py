@@ -1,0 +1,80 @@
+"""objllvm perf-map: map perf samples to the basic blocks of a binary."""
+from __future__ import annotations
+
+NAME = "perf-map"
+HELP = ("map the samples of a perf.data file (or perf script text) to the functions and basic blocks of a binary "
+        "with its basic-block address map; optionally write a layout cluster file for clang")
+
+
+def add_arguments(p):
+    from ._common import add_json_flag
+    p.add_argument("binary", metavar="BINARY", help="the profiled executable or shared object (with a bb map)")
+    p.add_argument("perf_data", metavar="PERF.DATA", nargs="?", help="perf.data file (read directly, no perf needed)")
+    p.add_argument("--perf-script", metavar="FILE",
+                   help="read the text of `perf script -F comm,pid,ip --show-mmap-events` instead ('-': stdin)")
+    p.add_argument("--top", type=int, default=20, metavar="N", help="rows in the function and block tables (20)")
+    p.add_argument("--clusters", metavar="OUT.txt",
+                   help="write a basic-block cluster file for clang -fbasic-block-sections=list=OUT.txt")
+    p.add_argument("--min-share", type=float, default=0.005, metavar="F",
+                   help="functions with at least this share of the mapped samples get a cluster (0.005)")
+    p.add_argument("--no-branches", action="store_true", help="ignore branch stacks (LBR)")
+    add_json_flag(p)
+
+
+def run(args) -> int:
+    from ..errors import UsageError
+    from ..perf import clusters as cl
+    from ..perf.mapping import UNMAPPED_REASONS, profile
+    from ..render import Heading, Table, Text, render_json, render_text, report_warning
+    if (args.perf_data is None) == (args.perf_script is None):
+        raise UsageError("give either PERF.DATA or --perf-script FILE")
+    if args.top < 0:
+        raise UsageError("--top must be >= 0")
+    prof = profile(args.binary, args.perf_data, perf_script=args.perf_script, with_branches=not args.no_branches)
+    clusters = None
+    if args.clusters:
+        clusters = cl.build_clusters(prof, min_share=args.min_share)
+        cl.write_clusters(args.clusters, clusters,
+                          comment=f"objllvm perf-map {args.binary} {prof.source}: {prof.mapped_samples} samples "
+                                  f"mapped\nuse: clang -fbasic-block-sections=list={args.clusters}")
+    for w in prof.warnings:
+        report_warning(w)
+    if args.json:
+        d = prof.to_dict(args.top)
+        if clusters is not None:
+            d["clusters"] = {"file": args.clusters, "functions": [
+                {"function": c.function, "blocks": c.block_ids, "samples": c.samples, "edges": c.edge_source}
+                for c in clusters]}
+        render_json(d)
+        return 0
+    pct = lambda n: f"{100 * prof.share(n):.2f}%"  # noqa: E731
+    items = [Heading(f"{args.binary}: {prof.total_samples} samples in {prof.source}"
+                     + (f" (build-id {prof.build_id})" if prof.build_id else ""))]
+    rows = [["total", prof.total_samples, "100.00%" if prof.total_samples else "-"],
+            ["in the binary", prof.binary_samples, pct(prof.binary_samples)],
+            ["mapped to blocks", prof.mapped_samples, pct(prof.mapped_samples)]]
+    rows += [[f"unmapped: {r}", prof.unmapped.get(r, 0), pct(prof.unmapped.get(r, 0))] for r in UNMAPPED_REASONS]
+    items.append(Table(["samples", "count", "share"], rows))
+    items.append(Heading("Functions", 2))
+    items.append(Table(["function", "address", "samples", "share", "blocks hit"],
+                       [[f.name, f"{f.function.address:#x}", f.samples, pct(f.samples),
+                         f"{len(f.blocks)}/{len(f.function.blocks)}"] for f in prof.functions[:args.top]]))
+    items.append(Heading("Hottest blocks", 2))
+    items.append(Table(["function", "block", "address", "size", "samples", "share"],
+                       [[fn.name, b.id, f"{b.address:#x}", b.size, c, pct(c)]
+                        for fn, b, c in prof.hottest_blocks(args.top)]))
+    if prof.branch_samples:
+        items.append(Heading(f"Branch stacks: {prof.branch_samples} samples", 2))
+        items.append(Table(["what", "count"], sorted(prof.branch_stats.items())))
+        for title, edges in (("taken edges", prof.taken_edges), ("fall-through edges", prof.fallthrough_edges)):
+            top = sorted(edges.items(), key=lambda t: (-t[1], t[0]))[:args.top]
+            items.append(Table(["function", "from", "to", "count"],
+                               [[prof._fname(fa), a, b, c] for (fa, a, b), c in top], title=title))
+    if clusters is not None:
+        items.append(Heading(f"Clusters written to {args.clusters}: {len(clusters)} functions", 2))
+        items.append(Table(["function", "samples", "hot blocks", "edges from"],
+                           [[c.function, c.samples, len(c.block_ids), c.edge_source] for c in clusters[:args.top]]))
+    if prof.unknown_records:
+        items.append(Text(f"skipped {prof.unknown_records} records of unknown type"))
+    render_text(items)
+    return 0

@@ -1,0 +1,519 @@
+"""Read Linux ``perf.data`` files directly (no ``perf`` binary needed).
+
+The layout is the one documented in the Linux sources
+(tools/perf/Documentation/perf.data-file-format.txt and include/uapi/linux/perf_event.h):
+
+* a file header (``PERFILE2`` magic, header size, attribute entry size, the attribute, data and event-type
+  sections, and a 256-bit feature bitmap), or the 16-byte header of "pipe mode" files;
+* the event attributes (``perf_event_attr`` + the section of sample ids that belong to it);
+* the data section: records, each ``{u32 type, u16 misc, u16 size}`` + payload;
+* after the data section, one ``{u64 offset, u64 size}`` per feature bit set (``HEADER_BUILD_ID`` is bit 2).
+
+Records are read with ``struct.unpack_from`` over an ``mmap`` of the file, one at a time: memory does not grow with
+the number of records.  Every count read from the file is checked against the bytes that hold it before anything is
+allocated or sliced by it.  Unknown record types are skipped and counted.
+"""
+from __future__ import annotations
+
+import mmap
+import os
+import struct
+from dataclasses import dataclass, field
+
+from ..errors import DecodeError, ObjllvmError
+
+MAGIC = b"PERFILE2"
+
+# perf_event_header.type
+RECORD_MMAP, RECORD_LOST, RECORD_COMM, RECORD_EXIT = 1, 2, 3, 4
+RECORD_THROTTLE, RECORD_UNTHROTTLE, RECORD_FORK, RECORD_READ, RECORD_SAMPLE, RECORD_MMAP2 = 5, 6, 7, 8, 9, 10
+RECORD_HEADER_ATTR, RECORD_HEADER_BUILD_ID, RECORD_FINISHED_ROUND = 64, 67, 68
+RECORD_AUXTRACE, RECORD_COMPRESSED, RECORD_COMPRESSED2 = 71, 81, 83
+RECORD_NAMES = {
+    1: "MMAP", 2: "LOST", 3: "COMM", 4: "EXIT", 5: "THROTTLE", 6: "UNTHROTTLE", 7: "FORK", 8: "READ",
+    9: "SAMPLE", 10: "MMAP2", 11: "AUX", 12: "ITRACE_START", 13: "LOST_SAMPLES", 14: "SWITCH",
+    15: "SWITCH_CPU_WIDE", 16: "NAMESPACES", 17: "KSYMBOL", 18: "BPF_EVENT", 19: "CGROUP", 20: "TEXT_POKE",
+    21: "AUX_OUTPUT_HW_ID",
+    64: "HEADER_ATTR", 65: "HEADER_EVENT_TYPE", 66: "HEADER_TRACING_DATA", 67: "HEADER_BUILD_ID",
+    68: "FINISHED_ROUND", 69: "ID_INDEX", 70: "AUXTRACE_INFO", 71: "AUXTRACE", 72: "AUXTRACE_ERROR",
+    73: "THREAD_MAP", 74: "CPU_MAP", 75: "STAT_CONFIG", 76: "STAT", 77: "STAT_ROUND", 78: "EVENT_UPDATE",
+    79: "TIME_CONV", 80: "HEADER_FEATURE", 81: "COMPRESSED", 82: "FINISHED_INIT", 83: "COMPRESSED2",
+}
+KNOWN_RECORD_TYPES = frozenset(RECORD_NAMES)
+
+# perf_event_attr.sample_type bits
+SAMPLE_IP, SAMPLE_TID, SAMPLE_TIME, SAMPLE_ADDR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
+SAMPLE_READ, SAMPLE_CALLCHAIN, SAMPLE_ID, SAMPLE_CPU = 1 << 4, 1 << 5, 1 << 6, 1 << 7
+SAMPLE_PERIOD, SAMPLE_STREAM_ID, SAMPLE_RAW, SAMPLE_BRANCH_STACK = 1 << 8, 1 << 9, 1 << 10, 1 << 11
+SAMPLE_IDENTIFIER = 1 << 16
+SAMPLE_NAMES = ["IP", "TID", "TIME", "ADDR", "READ", "CALLCHAIN", "ID", "CPU", "PERIOD", "STREAM_ID", "RAW",
+                "BRANCH_STACK", "REGS_USER", "STACK_USER", "WEIGHT", "DATA_SRC", "IDENTIFIER", "TRANSACTION",
+                "REGS_INTR", "PHYS_ADDR", "AUX", "CGROUP", "DATA_PAGE_SIZE", "CODE_PAGE_SIZE", "WEIGHT_STRUCT"]
+# read_format bits
+READ_TOTAL_TIME_ENABLED, READ_TOTAL_TIME_RUNNING, READ_ID, READ_GROUP, READ_LOST = 1, 2, 4, 8, 16
+# branch_sample_type bit: the branch stack carries a u64 hw_idx before the entries
+BRANCH_HW_INDEX = 1 << 17
+# perf_event_attr flag bits (the u64 bit field at offset 40)
+ATTR_FLAG_SAMPLE_ID_ALL = 1 << 18
+# perf_event_header.misc bits
+MISC_CPUMODE_MASK = 7
+MISC_KERNEL, MISC_USER = 1, 2
+MISC_COMM_EXEC = 1 << 13
+MISC_MMAP_DATA = 1 << 13
+MISC_MMAP_BUILD_ID = 1 << 14
+MISC_BUILD_ID_SIZE = 1 << 15
+PROT_EXEC = 4
+
+HEADER_BUILD_ID = 2       # feature bit
+ATTR_MIN_SIZE = 64        # PERF_ATTR_SIZE_VER0
+FILE_HEADER_SIZE = 104
+PIPE_HEADER_SIZE = 16
+
+
+@dataclass
+class EventAttr:
+    """One event's ``perf_event_attr`` (the fields objllvm needs) and the sample ids that belong to it."""
+    type: int
+    size: int
+    config: int
+    sample_type: int
+    read_format: int
+    flags: int
+    branch_sample_type: int = 0
+    ids: list = field(default_factory=list)
+
+    @property
+    def sample_id_all(self) -> bool:
+        return bool(self.flags & ATTR_FLAG_SAMPLE_ID_ALL)
+
+    @property
+    def sample_type_names(self) -> list:
+        return [n for i, n in enumerate(SAMPLE_NAMES) if self.sample_type >> i & 1] + \
+            [f"bit{i}" for i in range(len(SAMPLE_NAMES), 64) if self.sample_type >> i & 1]
+
+    def to_dict(self) -> dict:
+        return {"type": self.type, "config": self.config, "sample_type": self.sample_type_names,
+                "read_format": self.read_format, "sample_id_all": self.sample_id_all,
+                "branch_sample_type": self.branch_sample_type, "ids": len(self.ids)}
+
+
+@dataclass
+class BuildIdEntry:
+    pid: int
+    build_id: bytes
+    filename: str
+
+
+@dataclass
+class Mmap:
+    """An executable mapping: ``filename`` mapped at ``start`` for ``length`` bytes from file offset ``pgoff``."""
+    pid: int
+    tid: int
+    start: int
+    length: int
+    pgoff: int
+    filename: str
+    build_id: bytes | None = None     # MMAP2 with the build-id flag
+    prot: int | None = None           # MMAP2 only
+    record: str = "MMAP"
+
+
+@dataclass
+class Sample:
+    """The fields of a PERF_RECORD_SAMPLE that are present (None otherwise)."""
+    ip: int | None = None
+    pid: int | None = None
+    tid: int | None = None
+    time: int | None = None
+    addr: int | None = None
+    id: int | None = None
+    stream_id: int | None = None
+    cpu: int | None = None
+    period: int | None = None
+    branches: list | None = None     # [(from, to, flags)], most recent first
+    misc: int = 0
+
+
+class _SampleLayout:
+    """Where the fields of a sample of one attribute live; built once per attribute."""
+
+    def __init__(self, attr: EventAttr, endian: str):
+        st = attr.sample_type
+        self.attr = attr
+        self.st = st
+        self.endian = endian
+        off = 8                                   # after perf_event_header
+        self.identifier_off = None
+        if st & SAMPLE_IDENTIFIER:
+            self.identifier_off = off
+            off += 8
+        self.ip_off = None
+        if st & SAMPLE_IP:
+            self.ip_off = off
+            off += 8
+        self.tid_off = None
+        if st & SAMPLE_TID:
+            self.tid_off = off
+            off += 8
+        # Size of the sample_id trailer of non-sample records (sample_id_all).
+        n = 0
+        for bit in (SAMPLE_TID, SAMPLE_TIME, SAMPLE_ID, SAMPLE_STREAM_ID, SAMPLE_CPU, SAMPLE_IDENTIFIER):
+            if st & bit:
+                n += 8
+        self.trailer_size = n if attr.sample_id_all else 0
+        rf = attr.read_format
+        self.read_single = 8 * (1 + bool(rf & READ_TOTAL_TIME_ENABLED) + bool(rf & READ_TOTAL_TIME_RUNNING)
+                                + bool(rf & READ_ID) + bool(rf & READ_LOST))
+        self.read_group_head = 8 * (1 + bool(rf & READ_TOTAL_TIME_ENABLED) + bool(rf & READ_TOTAL_TIME_RUNNING))
+        self.read_group_entry = 8 * (1 + bool(rf & READ_ID) + bool(rf & READ_LOST))
+
+
+class PerfData:
+    """A ``perf.data`` file opened for reading.
+
+    ``attrs`` (list of :class:`EventAttr`), ``build_ids`` (from the HEADER_BUILD_ID feature and, in pipe mode,
+    HEADER_BUILD_ID records), ``features`` (set bits), ``pipe_mode``.  Iterate the data section with
+    :meth:`records` (raw) or :meth:`samples` (decoded).  ``stats`` counts records per type name after a pass, and
+    ``unknown_records`` counts records of types objllvm does not know (skipped).
+    """
+
+    def __init__(self, path: str):
+        self.path = os.fspath(path)
+        try:
+            self._f = open(self.path, "rb")
+        except OSError as exc:
+            raise ObjllvmError(f"cannot read: {exc.strerror}", file=self.path) from None
+        size = os.fstat(self._f.fileno()).st_size
+        if size == 0:
+            self._f.close()
+            raise DecodeError("empty file (expected a perf.data header starting with 'PERFILE2')", file=self.path,
+                              offset=0)
+        self.buf = mmap.mmap(self._f.fileno(), 0, access=mmap.ACCESS_READ)
+        self.size = size
+        self.attrs: list[EventAttr] = []
+        self.build_ids: list[BuildIdEntry] = []
+        self.features: set[int] = set()
+        self.stats: dict[str, int] = {}
+        self.unknown_records = 0
+        self._parse_header()
+
+    # -- errors ---------------------------------------------------------------------------------------------
+    def _err(self, message: str, offset: int) -> DecodeError:
+        return DecodeError(message, file=self.path, offset=offset)
+
+    def close(self):
+        try:
+            self.buf.close()
+        finally:
+            self._f.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # -- header ---------------------------------------------------------------------------------------------
+    def _parse_header(self):
+        b = self.buf
+        if self.size < PIPE_HEADER_SIZE:
+            raise self._err(f"truncated perf.data header: {self.size} bytes (expected at least 16)", 0)
+        magic = b[:8]
+        if magic == MAGIC:
+            self.endian = "<"
+        elif magic == MAGIC[::-1]:
+            self.endian = ">"
+        else:
+            raise self._err(f"not a perf.data file: magic {bytes(magic)!r} (expected b'PERFILE2')", 0)
+        e = self.endian
+        self._u64 = struct.Struct(e + "Q")
+        self._hdr = struct.Struct(e + "IHH")
+        hsize = self._u64.unpack_from(b, 8)[0]
+        self.pipe_mode = hsize == PIPE_HEADER_SIZE
+        if self.pipe_mode:
+            self.data_offset, self.data_size = PIPE_HEADER_SIZE, self.size - PIPE_HEADER_SIZE
+            return
+        if hsize < FILE_HEADER_SIZE:
+            raise self._err(f"bad header size {hsize} (expected 104, or 16 for a pipe-mode file)", 8)
+        if self.size < FILE_HEADER_SIZE:
+            raise self._err(f"truncated perf.data header: {self.size} bytes (expected 104)", self.size)
+        (attr_size, attrs_off, attrs_size, data_off, data_size, _et_off, _et_size) = \
+            struct.unpack_from(e + "7Q", b, 16)
+        bits = struct.unpack_from(e + "4Q", b, 72)
+        for w, word in enumerate(bits):
+            for i in range(64):
+                if word >> i & 1:
+                    self.features.add(64 * w + i)
+        self._check_range(attrs_off, attrs_size, "attribute section", 32)
+        self._check_range(data_off, data_size, "data section", 48)
+        self.data_offset, self.data_size = data_off, data_size
+        if attr_size < ATTR_MIN_SIZE + 16:
+            raise self._err(f"bad attribute entry size {attr_size} (expected at least {ATTR_MIN_SIZE + 16})", 16)
+        if attrs_size % attr_size:
+            raise self._err(f"attribute section size {attrs_size} is not a multiple of the entry size "
+                            f"{attr_size}", 32)
+        for i in range(attrs_size // attr_size):
+            off = attrs_off + i * attr_size
+            attr = self._parse_attr(off, attr_size - 16)
+            ids_off, ids_size = struct.unpack_from(e + "QQ", b, off + attr_size - 16)
+            self._check_range(ids_off, ids_size, f"id section of attribute {i}", off + attr_size - 16)
+            n = ids_size // 8
+            attr.ids = list(struct.unpack_from(f"{e}{n}Q", b, ids_off)) if n else []
+            self.attrs.append(attr)
+        if not self.attrs:
+            raise self._err("no event attributes in the header (expected at least one)", 24)
+        self._parse_features()
+
+    def _check_range(self, off: int, size: int, what: str, where: int):
+        if off + size > self.size:
+            raise self._err(f"{what} ({size:#x} bytes at {off:#x}) runs past the end of the file "
+                            f"({self.size:#x} bytes): truncated perf.data?", where)
+
+    def _parse_attr(self, off: int, avail: int) -> EventAttr:
+        e, b = self.endian, self.buf
+        if avail < ATTR_MIN_SIZE or off + ATTR_MIN_SIZE > self.size:
+            raise self._err(f"truncated perf_event_attr (expected at least {ATTR_MIN_SIZE} bytes)", off)
+        typ, size, config, _period, sample_type, read_format, flags = struct.unpack_from(e + "IIQQQQQ", b, off)
+        bst = 0
+        if size >= 80 and avail >= 80:
+            bst = self._u64.unpack_from(b, off + 72)[0]
+        return EventAttr(typ, size, config, sample_type, read_format, flags, bst)
+
+    def _parse_features(self):
+        """Read the feature section table after the data section; decode HEADER_BUILD_ID."""
+        if HEADER_BUILD_ID not in self.features:
+            return
+        table = self.data_offset + self.data_size
+        index = sorted(f for f in self.features if f < HEADER_BUILD_ID)
+        pos = table + 16 * len(index)
+        if pos + 16 > self.size:
+            raise self._err("feature section table runs past the end of the file: truncated perf.data?", pos)
+        off, size = struct.unpack_from(self.endian + "QQ", self.buf, pos)
+        self._check_range(off, size, "HEADER_BUILD_ID feature", pos)
+        end = off + size
+        while off + 8 <= end:
+            _t, misc, rsize = self._hdr.unpack_from(self.buf, off)
+            if rsize < 36 or off + rsize > end:
+                raise self._err(f"bad build-id entry size {rsize} (expected 36..{end - off})", off)
+            self.build_ids.append(self._build_id_entry(off, rsize, misc))
+            off += rsize
+
+    def _build_id_entry(self, off: int, rsize: int, misc: int) -> BuildIdEntry:
+        b = self.buf
+        pid = struct.unpack_from(self.endian + "i", b, off + 8)[0]
+        raw = bytes(b[off + 12:off + 32])
+        if misc & MISC_BUILD_ID_SIZE:
+            n = b[off + 32]
+            bid = raw[:min(n, 20)]
+        else:
+            bid = raw.rstrip(b"\0") if raw[16:] == b"\0\0\0\0" else raw
+        name = bytes(b[off + 36:off + rsize]).split(b"\0", 1)[0].decode("utf-8", "surrogateescape")
+        return BuildIdEntry(pid, bid, name)
+
+    # -- records --------------------------------------------------------------------------------------------
+    def records(self):
+        """Yield ``(type, misc, offset, size)`` for every record of the data section (file order)."""
+        b, hdr = self.buf, self._hdr.unpack_from
+        off, end = self.data_offset, self.data_offset + self.data_size
+        stats = {}
+        unknown = 0
+        while off < end:
+            if off + 8 > end:
+                raise self._err(f"truncated record header ({end - off} bytes left, expected 8)", off)
+            typ, misc, size = hdr(b, off)
+            if size < 8:
+                raise self._err(f"bad record size {size} (expected at least 8)", off + 6)
+            step = size
+            if typ == RECORD_AUXTRACE and size >= 16:        # the AUX data follows the record
+                step += self._u64.unpack_from(b, off + 8)[0]
+            if off + step > end:
+                raise self._err(f"record of type {RECORD_NAMES.get(typ, typ)} ({step} bytes) runs past the end "
+                                f"of the data section: truncated perf.data?", off)
+            stats[typ] = stats.get(typ, 0) + 1
+            if typ not in KNOWN_RECORD_TYPES:
+                unknown += 1
+            elif typ == RECORD_HEADER_ATTR:
+                self._pipe_attr(off, size)
+            elif typ == RECORD_HEADER_BUILD_ID:
+                if size >= 36:
+                    self.build_ids.append(self._build_id_entry(off, size, misc))
+            yield typ, misc, off, size
+            off += step
+        self.unknown_records = unknown
+        self.stats = {RECORD_NAMES.get(t, f"unknown({t})"): n for t, n in sorted(stats.items())}
+
+    def _pipe_attr(self, off: int, size: int):
+        if size < 8 + ATTR_MIN_SIZE:
+            raise self._err(f"HEADER_ATTR record too small ({size} bytes)", off)
+        attr_size = struct.unpack_from(self.endian + "I", self.buf, off + 12)[0]
+        if attr_size < ATTR_MIN_SIZE or 8 + attr_size > size:
+            raise self._err(f"HEADER_ATTR: bad attribute size {attr_size}", off + 12)
+        attr = self._parse_attr(off + 8, attr_size)
+        n = (size - 8 - attr_size) // 8
+        attr.ids = list(struct.unpack_from(f"{self.endian}{n}Q", self.buf, off + 8 + attr_size)) if n else []
+        self.attrs.append(attr)
+        self._layouts = None
+
+    # -- attribute of a record ------------------------------------------------------------------------------
+    _layouts = None
+
+    def layouts(self):
+        """``(single_layout_or_None, {id: layout})``: one layout when every attribute lays samples out alike."""
+        if self._layouts is None:
+            if not self.attrs:
+                raise self._err("a sample comes before any event attribute (HEADER_ATTR)", self.data_offset)
+            lays = [_SampleLayout(a, self.endian) for a in self.attrs]
+            same = all((a.sample_type, a.read_format, a.branch_sample_type, a.flags & ATTR_FLAG_SAMPLE_ID_ALL)
+                       == (lays[0].attr.sample_type, lays[0].attr.read_format, lays[0].attr.branch_sample_type,
+                           lays[0].attr.flags & ATTR_FLAG_SAMPLE_ID_ALL) for a in self.attrs)
+            by_id = {i: lay for lay in lays for i in lay.attr.ids}
+            self._layouts = (lays[0] if same else None, by_id)
+        return self._layouts
+
+    def layout_for_sample(self, off: int) -> _SampleLayout:
+        single, by_id = self.layouts()
+        if single is not None:
+            return single
+        # Different layouts: PERF_SAMPLE_IDENTIFIER (first u64 after the header) names the event.
+        if off + 16 > self.size:
+            raise self._err("truncated sample (expected an identifier)", off)
+        ident = self._u64.unpack_from(self.buf, off + 8)[0]
+        lay = by_id.get(ident)
+        if lay is None or not lay.st & SAMPLE_IDENTIFIER:
+            raise self._err(f"sample id {ident} matches no event attribute (events with different sample "
+                            f"types need PERF_SAMPLE_IDENTIFIER)", off + 8)
+        return lay
+
+    # -- samples --------------------------------------------------------------------------------------------
+    def parse_sample(self, off: int, size: int, misc: int = 0, lay: _SampleLayout | None = None) -> Sample:
+        """Decode the sample record at ``off`` (fields up to the branch stack; later fields are not read)."""
+        lay = lay or self.layout_for_sample(off)
+        b, e, st = self.buf, self.endian, lay.st
+        end = off + size
+        s = Sample(misc=misc)
+        p = off + 8
+
+        def need(n, what):
+            if p + n > end:
+                raise self._err(f"sample record too short for {what} (record of {size} bytes)", p)
+
+        u64 = self._u64.unpack_from
+        if st & SAMPLE_IDENTIFIER:
+            need(8, "IDENTIFIER")
+            s.id = u64(b, p)[0]
+            p += 8
+        if st & SAMPLE_IP:
+            need(8, "IP")
+            s.ip = u64(b, p)[0]
+            p += 8
+        if st & SAMPLE_TID:
+            need(8, "TID")
+            s.pid, s.tid = struct.unpack_from(e + "ii", b, p)
+            p += 8
+        if st & SAMPLE_TIME:
+            need(8, "TIME")
+            s.time = u64(b, p)[0]
+            p += 8
+        if st & SAMPLE_ADDR:
+            need(8, "ADDR")
+            s.addr = u64(b, p)[0]
+            p += 8
+        if st & SAMPLE_ID:
+            need(8, "ID")
+            s.id = u64(b, p)[0]
+            p += 8
+        if st & SAMPLE_STREAM_ID:
+            need(8, "STREAM_ID")
+            s.stream_id = u64(b, p)[0]
+            p += 8
+        if st & SAMPLE_CPU:
+            need(8, "CPU")
+            s.cpu = struct.unpack_from(e + "I", b, p)[0]
+            p += 8
+        if st & SAMPLE_PERIOD:
+            need(8, "PERIOD")
+            s.period = u64(b, p)[0]
+            p += 8
+        if not st & (SAMPLE_READ | SAMPLE_CALLCHAIN | SAMPLE_RAW | SAMPLE_BRANCH_STACK):
+            return s
+        if st & SAMPLE_READ:
+            if lay.attr.read_format & READ_GROUP:
+                need(8, "READ (group count)")
+                nr = u64(b, p)[0]
+                if nr > (end - p) // max(lay.read_group_entry, 1):
+                    raise self._err(f"READ group count {nr} does not fit in the record", p)
+                need(lay.read_group_head + nr * lay.read_group_entry, "READ group")
+                p += lay.read_group_head + nr * lay.read_group_entry
+            else:
+                need(lay.read_single, "READ")
+                p += lay.read_single
+        if st & SAMPLE_CALLCHAIN:
+            need(8, "CALLCHAIN count")
+            nr = u64(b, p)[0]
+            if nr > (end - p - 8) // 8:
+                raise self._err(f"callchain count {nr} does not fit in the record ({end - p - 8} bytes left)", p)
+            p += 8 + 8 * nr
+        if st & SAMPLE_RAW:
+            need(4, "RAW size")
+            n = struct.unpack_from(e + "I", b, p)[0]
+            need(4 + n, "RAW data")
+            p += 4 + n
+        if st & SAMPLE_BRANCH_STACK:
+            need(8, "BRANCH_STACK count")
+            nr = u64(b, p)[0]
+            p += 8
+            if lay.attr.branch_sample_type & BRANCH_HW_INDEX:
+                need(8, "BRANCH_STACK hw_idx")
+                p += 8
+            if nr > (end - p) // 24:
+                raise self._err(f"branch stack count {nr} does not fit in the record ({end - p} bytes left)",
+                                p - 8)
+            s.branches = list(struct.iter_unpack(e + "QQQ", b[p:p + 24 * nr])) if nr else []
+        return s
+
+    def samples(self):
+        """Yield every PERF_RECORD_SAMPLE decoded as :class:`Sample`."""
+        for typ, misc, off, size in self.records():
+            if typ == RECORD_SAMPLE:
+                yield self.parse_sample(off, size, misc)
+
+    def parse_mmap(self, typ: int, misc: int, off: int, size: int) -> Mmap:
+        """Decode an MMAP or MMAP2 record."""
+        b, e = self.buf, self.endian
+        end = off + size
+        if typ == RECORD_MMAP:
+            if off + 40 > end:
+                raise self._err(f"MMAP record too short ({size} bytes, expected at least 40)", off)
+            pid, tid, start, length, pgoff = struct.unpack_from(e + "iiQQQ", b, off + 8)
+            name_off, bid, prot, rec = off + 40, None, None, "MMAP"
+        else:
+            if off + 72 > end:
+                raise self._err(f"MMAP2 record too short ({size} bytes, expected at least 72)", off)
+            pid, tid, start, length, pgoff = struct.unpack_from(e + "iiQQQ", b, off + 8)
+            bid = None
+            if misc & MISC_MMAP_BUILD_ID:
+                n = min(b[off + 40], 20)
+                bid = bytes(b[off + 44:off + 44 + n])
+            prot = struct.unpack_from(e + "I", b, off + 64)[0]
+            name_off, rec = off + 72, "MMAP2"
+        nul = b.find(b"\0", name_off, end)
+        name = bytes(b[name_off:nul if nul >= 0 else end]).decode("utf-8", "surrogateescape")
+        return Mmap(pid, tid, start, length, pgoff, name, bid, prot, rec)
+
+    def mmap_is_exec(self, m: Mmap, misc: int) -> bool:
+        if m.prot is not None:
+            return bool(m.prot & PROT_EXEC)
+        return not misc & MISC_MMAP_DATA
+
+    def parse_comm(self, off: int, size: int):
+        if size < 17:
+            raise self._err(f"COMM record too short ({size} bytes)", off)
+        pid, tid = struct.unpack_from(self.endian + "ii", self.buf, off + 8)
+        nul = self.buf.find(b"\0", off + 16, off + size)
+        comm = bytes(self.buf[off + 16:nul if nul >= 0 else off + size]).decode("utf-8", "surrogateescape")
+        return pid, tid, comm
+
+    def parse_fork(self, off: int, size: int):
+        if size < 24:
+            raise self._err(f"FORK record too short ({size} bytes)", off)
+        return struct.unpack_from(self.endian + "iiii", self.buf, off + 8)    # pid, ppid, tid, ptid
