@@ -33,19 +33,23 @@ MAX_VERSION = 3
 IMAGE_KINDS = {0: "none", 1: "object", 2: "bitcode", 3: "cubin", 4: "fatbinary", 5: "ptx", 6: "spirv"}
 IMAGE_EXT = {1: "o", 2: "bc", 3: "cubin", 4: "fatbin", 5: "s", 6: "spv"}
 OBJDUMP_KIND = {1: "elf", 2: "llvm ir", 3: "cubin", 4: "fatbinary", 5: "ptx", 6: "spir-v"}
-OFFLOAD_KINDS = {1: "openmp", 2: "cuda", 4: "hip", 8: "sycl"}
+# Offload kinds: LLVM <= 19 numbered them 0 none, 1 openmp, 2 cuda, 3 hip; later LLVM made them bit flags
+# (1 openmp, 2 cuda, 4 hip, 8 sycl).  3 is HIP in every file a real producer wrote (no producer combines
+# OpenMP and CUDA), so both numberings are read here.
+OFFLOAD_KINDS = {0: "none", 1: "openmp", 2: "cuda", 3: "hip", 4: "hip", 8: "sycl"}
 FLAG_METADATA_ONLY = 1
 
 
 def offload_kind_name(k: int) -> str:
-    """As LLVM's getOffloadKindName: one of the single kinds, else 'none'."""
+    """The producer name (as llvm-objdump prints it): openmp, cuda, hip, sycl, or none."""
     return OFFLOAD_KINDS.get(k, "none")
 
 
 def offload_kind_flags(k: int) -> str:
-    if k == 0:
-        return "none"
-    parts = [n for b, n in OFFLOAD_KINDS.items() if k & b]
+    """The producer name, or the bit flags of a combination (e.g. 'hip|sycl')."""
+    if k in OFFLOAD_KINDS:
+        return OFFLOAD_KINDS[k]
+    parts = [n for b, n in ((1, "openmp"), (2, "cuda"), (4, "hip"), (8, "sycl")) if k & b]
     rest = k & ~0xF
     if rest:
         parts.append(f"{rest:#x}")

@@ -1,0 +1,30 @@
+"""objllvm extract: write embedded bitcode, offloading images and command lines to files."""
+from __future__ import annotations
+
+NAME = "extract"
+HELP = "write every embedded bitcode module, offloading image and command line to its own file"
+
+
+def add_arguments(p):
+    from ._common import add_json_flag
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("-o", "--output-dir", required=True, metavar="DIR", help="directory for the files and "
+                   "manifest.json (created if missing)")
+    p.add_argument("--force", action="store_true", help="overwrite existing files")
+    add_json_flag(p)
+
+
+def run(args) -> int:
+    from .. import bitcode
+    from ..render import Table, Text, render_json, render_text
+    from ._common import report_errors
+    doc, errors = bitcode.extract(args.files, args.output_dir, force=args.force)
+    if args.json:
+        render_json(doc)
+    else:
+        rows = [[d["path"], d["kind"], d["size"],
+                 f"{d['file']}({d['member']})" if d["member"] else d["file"], d["section"]]
+                for d in doc["payloads"]]
+        render_text([Table(["written", "kind", "size", "from", "section"], rows),
+                     Text(f"{len(rows)} files and manifest.json in {args.output_dir}")])
+    return report_errors(errors)
