@@ -1,0 +1,1 @@
+int fat_lto(int x) { return x * x - 1; }
