@@ -101,4 +101,6 @@ def test_rustc_maps_are_version_5_with_their_features():
     # Same program, same blocks: the hash and PGO builds lay the code out the same way.
     lay = [[(b.id, b.offset, b.size) for b in f.blocks] for f in seen["rustc-v5-hash.exe"].functions]
     assert lay == [[(b.id, b.offset, b.size) for b in f.blocks] for f in seen["rustc-v5-pgo.exe"].functions]
-    assert any(f.entry_count for f in seen["rustc-v5-pgo.exe"].functions)
+    pgo = seen["rustc-v5-pgo.exe"].functions
+    assert all(f.entry_count is not None and len(f.pgo_blocks) == len(f.blocks) for f in pgo)
+    assert any(p.frequency for f in pgo for p in f.pgo_blocks)
