@@ -16,8 +16,10 @@ $CC -O1 -c "$S/elf-plain.c" -o "$O/elf/elf-plain.o"
 llvm-mc-19 -filetype=obj -triple=x86_64-linux-gnu "$S/linker-options.s" -o "$O/elf/asm-opts.o"
 $CC -O1 -fembed-bitcode -c "$S/embed.c" -o "$O/elf/embed.o"
 $CC -O1 -flto=thin -ffat-lto-objects -c "$S/embed.c" -o "$O/elf/fat-lto.o"
+# -fembed-bitcode=marker: an empty bitcode section (not a finding) but the full command line (a finding)
+$CC -O1 -fembed-bitcode=marker -c "$S/embed.c" -o "$O/elf/marker.o"
 
-COFF="$CC --target=x86_64-pc-windows-msvc"
+COFF="$CC --target=x86_64-pc-windows-msvc -mno-incremental-linker-compatible"
 $COFF -O1 -c "$S/coff-pragma.c" -o "$O/coff/coff-pragma.obj"
 $COFF -O1 -c "$S/coff-lib.c" -o "$O/coff/coff-lib.obj"
 $COFF -O1 -fembed-bitcode -c "$S/embed.c" -o "$O/coff/embed.obj"
@@ -25,6 +27,7 @@ $COFF -O1 -fembed-bitcode -c "$S/embed.c" -o "$O/coff/embed.obj"
 llc-19 -mtriple=x86_64-apple-macos13 -filetype=obj "$S/macho-linker-options.ll" -o "$O/macho/macho-linker-options.o"
 llc-19 -mtriple=arm64-apple-macos13 -filetype=obj "$S/macho-arm.ll" -o "$W/macho-arm.o"
 $CC -O1 --target=x86_64-apple-macos13 -fembed-bitcode -c "$S/embed.c" -o "$O/macho/embed.o"
+$CC -O1 --target=x86_64-apple-macos13 -fembed-bitcode=marker -c "$S/embed.c" -o "$O/macho/marker.o"
 llvm-lipo-19 -create "$O/macho/macho-linker-options.o" "$W/macho-arm.o" -output "$O/macho/fat.o"
 
 # A regular archive of ELF objects, a COFF import-style .lib of COFF objects (with an ELF member too),

@@ -1,0 +1,220 @@
+"""Build audit: every request objects make of the linker, checked against a policy.
+
+    >>> from objllvm.audit import audit, load_policy
+    >>> report = audit(["build/"], policy=load_policy("audit.toml"))
+    >>> for f in report.findings:
+    ...     print(f.severity, f.rule, f.location, f.message)
+    >>> report.exit_status("error")          # 1 when a finding is at least an error
+
+Requests come from ELF ``.linker-options`` and ``.deplibs``, COFF ``.drectve``, Mach-O
+``LC_LINKER_OPTION``; embedded bitcode and compiler command lines are findings of their own.  Files are
+scanned in worker processes, a bounded number of chunks at a time, and the results are folded into the
+report as they arrive: memory grows with the number of requests found, not with the bytes scanned.
+"""
+from __future__ import annotations
+
+import os
+from collections import deque
+from dataclasses import dataclass, field
+
+from .policy import Policy, default_policy, load_policy, parse_policy, severity_rank  # noqa: F401
+from .scan import BITCODE, CMDLINE, LIBPATH, LIBRARY, OPTION, UNREADABLE, library_name, scan_chunk, walk  # noqa
+
+RULES = {
+    "library-denied": "A library the policy denies is requested",
+    "library-not-allowed": "A library outside the policy's allow list is requested",
+    "libpath-outside-roots": "A library search path lies outside the allowed roots",
+    "option-denied": "A linker option the policy forbids is requested",
+    "embedded-bitcode": "Embedded LLVM bitcode ships the program's IR (and source paths) in the artifact",
+    "embedded-cmdline": "An embedded compiler command line ships flags and paths in the artifact",
+    "unreadable": "A file, archive member or section could not be read",
+}
+
+
+@dataclass
+class Request:
+    kind: str            # library / libpath / option / bitcode / cmdline / unreadable
+    file: str
+    member: str | None
+    section: str | None
+    key: str
+    value: str
+    library: str | None = None
+    size: int = 0
+    format: str = ""
+
+    @property
+    def location(self) -> str:
+        loc = f"{self.file}({self.member})" if self.member else self.file
+        return f"{loc} [{self.section}]" if self.section else loc
+
+    def to_dict(self) -> dict:
+        d = {"kind": self.kind, "file": self.file, "member": self.member, "section": self.section,
+             "key": self.key, "value": self.value, "format": self.format}
+        if self.kind == LIBRARY:
+            d["library"] = self.library
+        if self.kind in (BITCODE, CMDLINE):
+            d["size"] = self.size
+        return d
+
+
+@dataclass
+class Finding:
+    rule: str
+    severity: str        # error / warning / note
+    message: str
+    request: Request
+
+    @property
+    def location(self) -> str:
+        return self.request.location
+
+    def to_dict(self) -> dict:
+        r = self.request
+        return {"rule": self.rule, "severity": self.severity, "message": self.message, "kind": r.kind,
+                "file": r.file, "member": r.member, "section": r.section, "value": r.value}
+
+
+@dataclass
+class LibraryUse:
+    library: str
+    requested_as: set = field(default_factory=set)
+    objects: set = field(default_factory=set)      # object labels asking for it
+    requests: list = field(default_factory=list)
+
+
+@dataclass
+class AuditReport:
+    policy: Policy
+    files: int = 0           # files looked at
+    skipped: int = 0         # not objects (by their first bytes)
+    objects: int = 0         # objects read (files and archive members)
+    requests: list = field(default_factory=list)
+    findings: list = field(default_factory=list)
+    libraries: dict = field(default_factory=dict)   # name -> LibraryUse
+
+    def add(self, req: Request) -> None:
+        self.requests.append(req)
+        if req.kind == LIBRARY:
+            use = self.libraries.get(req.library)
+            if use is None:
+                use = self.libraries[req.library] = LibraryUse(req.library)
+            use.requested_as.add(req.value)
+            use.objects.add(f"{req.file}({req.member})" if req.member else req.file)
+            use.requests.append(req)
+        for rule, message in self._verdicts(req):
+            sev = self.policy.severity_of(rule)
+            if sev is not None:
+                self.findings.append(Finding(rule, sev, message, req))
+
+    def _verdicts(self, req: Request):
+        p = self.policy
+        if req.kind == LIBRARY:
+            v = p.library_verdict(req.library, req.value, req.format == "coff")
+        elif req.kind == LIBPATH:
+            v = p.libpath_verdict(req.value)
+        elif req.kind == OPTION:
+            v = p.option_verdict(req.key)
+        elif req.kind == BITCODE:
+            v = ("embedded-bitcode", f"embedded bitcode ({req.size} bytes) in {req.section}")
+        elif req.kind == CMDLINE:
+            v = ("embedded-cmdline", f"embedded compiler command line in {req.section}: {_shorten(req.value)}")
+        else:
+            v = ("unreadable", req.value)
+        return [v] if v else []
+
+    def counts(self) -> dict:
+        c = {"error": 0, "warning": 0, "note": 0}
+        for f in self.findings:
+            c[f.severity] += 1
+        return c
+
+    def exit_status(self, fail_on: str = "error") -> int:
+        """1 when any finding's severity reaches ``fail_on`` ('error', 'warning', 'note'; 'never': 0)."""
+        if fail_on == "never":
+            return 0
+        limit = severity_rank(fail_on)
+        return 1 if any(severity_rank(f.severity) >= limit for f in self.findings) else 0
+
+    def to_dict(self) -> dict:
+        from .report import report_to_dict
+        return report_to_dict(self)
+
+    def to_sarif(self) -> dict:
+        from .report import report_to_sarif
+        return report_to_sarif(self)
+
+
+def _shorten(s: str, n: int = 120) -> str:
+    return s if len(s) <= n else s[:n - 3] + "..."
+
+
+def audit(paths, policy: Policy | None = None, jobs: int | None = None, progress=None,
+          chunk_size: int = 64) -> AuditReport:
+    """Audit the files and directories in ``paths``.  ``jobs``: worker processes (default: CPUs; 1 = in
+    this process).  ``progress(files_done)`` is called as results arrive."""
+    policy = policy or default_policy()
+    report = AuditReport(policy)
+
+    def walk_error(path, reason):
+        report.add(Request(UNREADABLE, path, None, None, "", reason))
+
+    files = walk(paths, on_error=walk_error)
+    chunks = _chunks(files, chunk_size)
+    jobs = jobs or os.cpu_count() or 1
+    first = next(chunks, None)
+    second = next(chunks, None) if first is not None else None
+    if first is None:
+        return report
+    if jobs <= 1 or second is None:            # small inputs: no process start-up cost
+        results = (scan_chunk(c) for c in _prepend([first, second], chunks) if c)
+        _fold(report, results, progress)
+        return report
+    from concurrent.futures import ProcessPoolExecutor
+    import multiprocessing
+    ctx = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as ex:
+        _fold(report, _bounded_map(ex, _prepend([first, second], chunks), 4 * jobs), progress)
+    return report
+
+
+def _prepend(items, it):
+    for x in items:
+        if x:
+            yield x
+    yield from it
+
+
+def _chunks(it, n):
+    buf = []
+    for x in it:
+        buf.append(x)
+        if len(buf) >= n:
+            yield buf
+            buf = []
+    if buf:
+        yield buf
+
+
+def _bounded_map(ex, chunks, window):
+    """Results of scan_chunk over ``chunks`` in order, with at most ``window`` chunks in flight."""
+    pending = deque()
+    for c in chunks:
+        pending.append(ex.submit(scan_chunk, c))
+        if len(pending) >= window:
+            yield pending.popleft().result()
+    while pending:
+        yield pending.popleft().result()
+
+
+def _fold(report, results, progress):
+    for chunk in results:
+        for path, status, nobj, reqs in chunk:
+            report.files += 1
+            if status == "skipped":
+                report.skipped += 1
+            report.objects += nobj
+            for r in reqs:
+                report.add(Request(*r))
+        if progress:
+            progress(report)

@@ -1,0 +1,264 @@
+"""Walk files and directories and collect every request an object makes of the linker.
+
+``walk(paths)`` yields regular files (following directory symlinks, each directory and file once, so
+symlink loops end).  ``scan_file(path)`` reads the first bytes, skips anything that is not an object or
+archive, and returns the requests found (plain tuples, cheap to send between processes).  Sections are
+decoded through the codec registry (``registry.decode_section``): the same decoding path as ``dump``.
+"""
+from __future__ import annotations
+
+import os
+import re
+import stat
+
+from .. import registry
+from ..containers import sniff
+from ..errors import ObjllvmError
+
+MIN_BITCODE = 4                  # bytes: a bitcode section smaller than its magic is only a marker
+HEAD = 64                        # bytes read to decide whether a file is an object at all
+
+# Request kinds
+LIBRARY, LIBPATH, OPTION, BITCODE, CMDLINE, UNREADABLE = "library", "libpath", "option", "bitcode", "cmdline", \
+    "unreadable"
+
+# A request: (kind, file, member, section, key, value, library, size, format)
+#   kind     one of the above
+#   key      how it was asked: 'lib', 'libpath', 'deplib', 'DEFAULTLIB', '-l', '-framework', option name...
+#   value    the value as written (for cmdline: the arguments joined by spaces; unreadable: the reason)
+#   library  the normalised library name (LIBRARY only)
+#   size     section size (BITCODE / CMDLINE)
+#   format   'elf' / 'coff' / 'macho' / 'bitcode' / ''
+
+_BITCODE_NAMES = {".llvmbc", ".llvm.lto", "__LLVM,__bitcode", "__LLVM,__bundle"}
+_CMDLINE_NAMES = {".llvmcmd", "__LLVM,__cmdline"}
+_REQUEST_NAMES = {".linker-options", ".deplibs", ".drectve", "LC_LINKER_OPTION"}
+_INTERESTING_NAMES = _BITCODE_NAMES | _CMDLINE_NAMES | _REQUEST_NAMES
+_ELF_TYPES = {0x6FFF4C01: "linker-options", 0x6FFF4C04: "deplibs", 0x6FFF4C0C: "bitcode"}
+_REQUEST_KINDS = {"linker-options", "deplibs", "coff-directives", "macho-linker-options", "llvmcmd"}
+
+_LIB_SUFFIX = re.compile(r"^(.+?)\.(a|so(\.[0-9][0-9.]*)?|lib|dylib|tbd|dll|dll\.a)$", re.I)
+
+
+def library_name(value: str, fmt: str = "") -> str:
+    """The library name a request is matched by.
+
+    ``-lssl`` / ``-l:libssl.a`` -> ``ssl``; directories are dropped; a file suffix (``.a``, ``.so[.N]``,
+    ``.lib``, ``.dylib``, ``.tbd``, ``.dll``) is removed and then a ``lib`` prefix (``libssl.a`` -> ``ssl``,
+    ``ssl.lib`` -> ``ssl``, ``libcrypto.lib`` -> ``crypto``); a name without a suffix is kept as it is.
+    COFF names are folded to lower case (Windows file names ignore case)."""
+    v = value.strip()
+    if v.startswith("-l"):
+        v = v[2:]
+    if v.startswith(":"):
+        v = v[1:]
+    base = re.split(r"[\\/]", v)[-1] or v
+    m = _LIB_SUFFIX.match(base)
+    if m:
+        base = m.group(1)
+        if base.startswith("lib") and len(base) > 3:
+            base = base[3:]
+    return base.lower() if fmt == "coff" else base
+
+
+# -- walking ---------------------------------------------------------------------------------------
+def walk(paths, on_error=None):
+    """Yield the regular files under ``paths`` (files or directories), sorted per directory.
+    Directory symlinks are followed; a directory or file already seen (same device and inode) is not
+    visited again.  ``on_error(path, reason)`` is called for paths that cannot be listed or stat'ed."""
+    seen_dirs, seen_files = set(), set()
+    for top in paths:
+        top = os.fspath(top)
+        try:
+            st = os.stat(top)
+        except OSError as exc:
+            if on_error:
+                on_error(top, f"cannot read: {exc.strerror}")
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            yield from _walk_dir(top, st, seen_dirs, seen_files, on_error)
+        elif stat.S_ISREG(st.st_mode):
+            key = (st.st_dev, st.st_ino)
+            if key not in seen_files:
+                seen_files.add(key)
+                yield top
+        elif on_error:
+            on_error(top, "not a regular file or directory")
+
+
+def _walk_dir(top, st, seen_dirs, seen_files, on_error):
+    stack = [(top, (st.st_dev, st.st_ino))]
+    while stack:
+        d, key = stack.pop()
+        if key in seen_dirs:
+            continue
+        seen_dirs.add(key)
+        try:
+            with os.scandir(d) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            if on_error:
+                on_error(d, f"cannot list directory: {exc.strerror}")
+            continue
+        dev = key[0]
+        subdirs = []
+        for e in entries:
+            try:
+                if e.is_symlink():
+                    est = os.stat(e.path)          # follows the link; a loop or dangling link raises
+                    mode, ekey = est.st_mode, (est.st_dev, est.st_ino)
+                elif e.is_dir(follow_symlinks=False):
+                    mode, ekey = stat.S_IFDIR, (dev, e.inode())
+                elif e.is_file(follow_symlinks=False):
+                    mode, ekey = stat.S_IFREG, (dev, e.inode())
+                else:
+                    continue                       # FIFOs, sockets, devices: never opened
+            except OSError as exc:
+                if on_error:
+                    on_error(e.path, f"cannot read: {exc.strerror}")
+                continue
+            if stat.S_ISDIR(mode):
+                if ekey not in seen_dirs:
+                    subdirs.append((e.path, ekey))
+            elif stat.S_ISREG(mode) and ekey not in seen_files:
+                seen_files.add(ekey)
+                yield e.path
+        stack.extend(reversed(subdirs))
+
+
+# -- scanning --------------------------------------------------------------------------------------
+def scan_file(path: str):
+    """(status, objects, requests) for one file.  status: 'object' (an object or archive was read),
+    'skipped' (not an object: first bytes) or 'unreadable'."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(HEAD)
+            kind = sniff(head)
+            if kind is None:
+                return "skipped", 0, []
+            data = head + f.read()
+    except OSError as exc:
+        return "unreadable", 0, [(UNREADABLE, path, None, None, "", f"cannot read: {exc.strerror}", None, 0, "")]
+    out = []
+    nobj = 0
+    try:
+        if kind == "archive":
+            from ..containers.archive import Archive
+            ar = Archive(data, path)
+            for m in ar.members:
+                try:
+                    mdata = m.data()
+                    mkind = sniff(mdata[:HEAD])
+                    if mkind is None or mkind == "archive":
+                        continue        # e.g. an .rlib's lib.rmeta: not an object
+                    nobj += _scan_data(mdata, path, m.name, mkind, out)
+                except ObjllvmError as exc:
+                    exc.located(file=path, member=m.name)
+                    out.append(_unreadable(exc, path, m.name))
+        else:
+            nobj += _scan_data(data, path, None, kind, out)
+    except ObjllvmError as exc:
+        out.append(_unreadable(exc.located(file=path), path, None))
+    except Exception as exc:           # a bug in objllvm: say so, and go on with the other files
+        out.append((UNREADABLE, path, None, None, "", f"internal error ({type(exc).__name__}: {exc}): "
+                    "this is a bug in objllvm", None, 0, ""))
+    return "object", nobj, out
+
+
+def _unreadable(exc, path, member):
+    sec = exc.section_name
+    return (UNREADABLE, path, member, sec, "", str(exc), None, 0, "")
+
+
+def _scan_data(data, path, member, kind, out) -> int:
+    """Requests of every object in ``data``; returns the number of objects."""
+    if kind == "bitcode":               # a raw bitcode file (an LTO object): all of it is bitcode
+        out.append((BITCODE, path, member, "(whole file)", "", "", None, len(data), "bitcode"))
+        return 1
+    from ..containers import open_data
+    n = 0
+    for obj in open_data(data, path, member, kind=kind):
+        if isinstance(obj, ObjllvmError):
+            out.append(_unreadable(obj, path, obj.member or member))
+            continue
+        n += 1
+        scan_object(obj, out)
+    return n
+
+
+def scan_object(obj, out) -> None:
+    """Append the requests of one object (an ObjectFile) to ``out``."""
+    fmt = obj.format
+    path, member = obj.path, obj.member
+    for s in obj.sections:
+        name = s.name
+        what = _ELF_TYPES.get(s.type) if fmt == "elf" else None
+        if what is None and name not in _INTERESTING_NAMES:
+            continue
+        if what == "bitcode" or name in _BITCODE_NAMES:
+            if s.size >= MIN_BITCODE:      # smaller: a -fembed-bitcode=marker placeholder, no IR in it
+                out.append((BITCODE, path, member, name, "", "", None, s.size, fmt))
+            continue
+        d = registry.decode_section(obj, s)
+        if d.codec is None or d.codec.kind not in _REQUEST_KINDS:
+            continue
+        if d.error is not None:
+            out.append(_unreadable(d.error, path, member))
+        if d.model is not None:
+            _requests(d.codec.kind, d.model, fmt, path, member, name, s.size, out)
+
+
+def _requests(kind, model, fmt, path, member, sec, size, out):
+    def add(k, key, value, lib=None, sz=0):
+        out.append((k, path, member, sec, key, value, lib, sz, fmt))
+
+    if kind == "deplibs":
+        for v in model.libraries:
+            add(LIBRARY, "deplib", v, library_name(v, fmt))
+    elif kind == "linker-options":
+        for o in model.options:
+            if o.key == "lib":
+                add(LIBRARY, "lib", o.value, library_name(o.value, fmt))
+            elif o.key == "libpath":
+                add(LIBPATH, "libpath", o.value)
+            else:
+                add(OPTION, o.key, o.value)
+    elif kind == "coff-directives":
+        for d in model.directives:
+            if d.option == "DEFAULTLIB" and d.value is not None:
+                add(LIBRARY, d.name or "DEFAULTLIB", d.value, library_name(d.value, fmt))
+            elif d.option == "LIBPATH" and d.value is not None:
+                add(LIBPATH, d.name or "LIBPATH", d.value)
+            elif d.option is None:
+                add(OPTION, "", d.value or "")
+            else:
+                add(OPTION, "/" + d.name, "" if d.value is None else d.value)
+    elif kind == "macho-linker-options":
+        _macho_requests(model.strings, add, fmt)
+    elif kind == "llvmcmd":
+        if any(model.arguments):          # rustc writes an empty .llvmcmd: nothing leaks
+            add(CMDLINE, "", " ".join(model.arguments), None, size)
+
+
+def _macho_requests(strings, add, fmt):
+    if not strings:
+        return
+    first, rest = strings[0], strings[1:]
+    if first in ("-framework", "-weak_framework", "-needed_framework", "-reexport_framework") and rest:
+        add(LIBRARY, first, rest[0], rest[0])
+    elif first in ("-l", "-weak-l", "-needed-l", "-reexport-l") and rest:
+        add(LIBRARY, first, rest[0], library_name(rest[0], fmt))
+    elif re.match(r"^-(weak-|needed-|reexport-|lazy-)?l.", first) and not rest:
+        flag, lib = re.match(r"^(-(?:weak-|needed-|reexport-|lazy-)?l)(.+)$", first).groups()
+        add(LIBRARY, flag, first, library_name(lib, fmt))
+    elif first in ("-L", "-F") and rest:
+        add(LIBPATH, first, rest[0])
+    elif first[:2] in ("-L", "-F") and len(first) > 2 and not rest:
+        add(LIBPATH, first[:2], first[2:])
+    else:
+        add(OPTION, first, " ".join(rest))
+
+
+def scan_chunk(paths):
+    """Worker entry point: scan a list of files."""
+    return [(p, *scan_file(p)) for p in paths]

@@ -1,0 +1,59 @@
+"""objllvm audit: every request objects make of the linker, checked against a policy."""
+from __future__ import annotations
+
+NAME = "audit"
+HELP = ("walk files, directories and archives; list every library, search path and option objects ask the "
+        "linker for, plus embedded bitcode and command lines; check them against a policy")
+
+
+def add_arguments(p):
+    from ._common import add_json_flag
+    p.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (directories are walked)")
+    p.add_argument("--policy", metavar="FILE", help="TOML policy (on top of the default policy; see docs/audit.md)")
+    add_json_flag(p)
+    p.add_argument("--sarif", metavar="OUT", help="also write the findings as SARIF 2.1.0 to OUT")
+    p.add_argument("--fail-on", choices=("error", "warning", "note", "never"), default="error",
+                   help="exit status 1 when a finding reaches this severity (default: error)")
+    p.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
+                   help="worker processes (default: number of CPUs; 1: no workers)")
+    p.add_argument("--no-progress", action="store_true", help="no progress line, even on a terminal")
+    p.add_argument("--print-default-policy", action="store_true", help="print the default policy and exit")
+
+
+def run(args) -> int:
+    import io
+    import sys
+
+    from ..audit import audit, load_policy
+    from ..audit.policy import default_policy_text
+    from ..audit.report import report_to_dict, report_to_sarif, report_to_text
+    from ..errors import UsageError
+    from ..render import Text, render_json, render_text
+
+    if args.print_default_policy:
+        render_text([Text(default_policy_text().rstrip("\n"))])
+        return 0
+    if not args.paths:
+        raise UsageError("audit: give at least one PATH")
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("audit: --jobs must be at least 1")
+    policy = load_policy(args.policy)
+    progress = None
+    if not args.no_progress and sys.stderr.isatty():
+        from ..audit.progress import Progress
+        progress = Progress(sys.stderr)
+    try:
+        report = audit(args.paths, policy=policy, jobs=args.jobs, progress=progress)
+    finally:
+        if progress:
+            progress.done()
+    if args.sarif:
+        from ..atomicio import atomic_write
+        buf = io.StringIO()
+        render_json(report_to_sarif(report), buf)
+        atomic_write(args.sarif, buf.getvalue().encode("utf-8", "surrogateescape"))
+    if args.json:
+        render_json(report_to_dict(report))
+    else:
+        render_text(report_to_text(report))
+    return report.exit_status(args.fail_on)
