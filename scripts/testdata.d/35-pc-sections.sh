@@ -4,7 +4,10 @@
 S="$SRC/pc-sections"
 O="$TD/pc-sections"
 rm -rf "$O"; mkdir -p "$O"
-CC="clang-19 -O2 -fno-ident -fno-asynchronous-unwind-tables"
+# llc emits the instruction groups of one function in hash-map order (keyed by pointers): without address
+# space randomisation the order is the same on every run.
+NOASLR=""; if setarch "$(uname -m)" -R true 2>/dev/null; then NOASLR="setarch $(uname -m) -R"; fi
+CC="$NOASLR clang-19 -O2 -fno-ident -fno-asynchronous-unwind-tables"
 SANMD="-fexperimental-sanitize-metadata=atomics,uar"
 LINK="-fuse-ld=lld -Wl,--build-id=none"
 A64="--target=aarch64-linux-gnu"
@@ -29,10 +32,10 @@ $CC $A64 $SANMD -fPIC -shared -nostdlib $LINK "$S/sanmd.c" -o "$O/sanmd-aarch64.
 $CC $A64 $SANMD -static -nostdlib -DNOLIBC $LINK -Wl,-e,_start "$S/sanmd.c" "$S/main.c" -o "$O/sanmd-aarch64.exe"
 
 # Hand-written metadata: objects and shared objects for both targets.
-llc-19 -O2 -filetype=obj "$S/custom.ll" -o "$O/custom-x86_64.o"
+$NOASLR llc-19 -O2 -filetype=obj "$S/custom.ll" -o "$O/custom-x86_64.o"
 ld.lld-19 -shared --build-id=none "$O/custom-x86_64.o" -o "$O/custom-x86_64.so"
 sed 's/^target triple = .*/target triple = "aarch64-unknown-linux-gnu"/' "$S/custom.ll" | \
-  llc-19 -O2 -filetype=obj -o "$O/custom-aarch64.o"
+  $NOASLR llc-19 -O2 -filetype=obj -o "$O/custom-aarch64.o"
 ld.lld-19 -shared --build-id=none "$O/custom-aarch64.o" -o "$O/custom-aarch64.so"
 
 llvm-strip-19 --strip-debug "$O"/*.exe "$O"/*.so
