@@ -5,7 +5,8 @@ The section holds one or more blobs back to back, each starting 8-byte aligned. 
 ``u64 inflated_size`` (non-zero: everything after the header is compressed, zstd or zlib).  Entries:
 ``u16 image_kind, u16 offload_kind, u32 flags, u64 string_offset, u64 num_strings, u64 image_offset,
 u64 image_size``; string map entries ``{u64 key_offset, u64 value_offset}`` (version 1, NUL-terminated values) or
-``{..., u64 value_size}`` (version >= 2).  Version 1 has exactly one entry per blob.
+``{..., u64 value_size}`` (version >= 2).  Version 1 has exactly one entry per blob, and its header field after
+entries_offset is the entry size (40), not a count.
 
 Encoding rebuilds each blob from its fields; bytes the fields do not account for (normally none) are kept as
 patches, so the round trip is byte-exact.  A compressed blob keeps its compressed bytes.
@@ -100,7 +101,7 @@ class OffloadBlob:
     version: int
     size: int                         # as stored (compressed size for a compressed blob)
     entries_offset: int
-    entries_count: int
+    entries_count: int                # version 1: this header field is the entry size (40), one entry per blob
     inflated_size: int = 0            # version 3: uncompressed size (0: not compressed)
     entries: list = field(default_factory=list)
     compression: str | None = None    # 'zstd', 'zlib', 'unknown'
@@ -313,35 +314,55 @@ def encode_offloading(model: Offloading) -> bytes:
     return bytes(out)
 
 
-def write_offload_binary(images, version: int = 1) -> bytes:
+def _string_table(strings):
+    """An ELF-style string table as LLVM's StringTableBuilder lays it out: a leading NUL, the strings sorted by
+    their reversed bytes (descending) so that a string that ends another one shares its tail; the empty string
+    is the leading NUL."""
+    table = bytearray(b"\0")
+    offsets = {b"": 0}
+    prev = b""
+    for s in sorted(set(strings) - {b""}, key=lambda x: x[::-1], reverse=True):
+        if prev.endswith(s):
+            offsets[s] = len(table) - len(s) - 1
+            continue
+        offsets[s] = len(table)
+        table += s + b"\0"
+        prev = s
+    return table, offsets
+
+
+def write_offload_binary(images, version: int = 1, compression: str | None = None) -> bytes:
     """A new blob holding ``images``: dicts with ``image`` (bytes), ``image_kind``, ``offload_kind``, ``flags``,
     ``strings`` (list of (key, value)), laid out as LLVM's OffloadBinary::write does (header, entries, string
-    map, NUL-terminated strings, images 8-byte aligned, size padded to 8).  Version 1 takes one image."""
+    map, NUL-terminated strings, images 8-byte aligned, size padded to 8).  Version 1 takes one image.
+    ``compression`` ('zstd' or 'zlib', version 3 only) compresses everything after the header."""
+    if compression is not None:
+        if version < 3 or compression not in ("zstd", "zlib"):
+            raise UsageError("compression needs version 3 and 'zstd' or 'zlib'")
+        raw = write_offload_binary(images, version)
+        hsize = HEADER_V3.size
+        if compression == "zstd":
+            import zstandard
+            comp = zstandard.ZstdCompressor().compress(raw[hsize:])
+        else:
+            comp = zlib.compress(raw[hsize:])
+        size = hsize + len(comp)
+        out = HEADER_V3.pack(MAGIC, version, size, hsize, len(images), len(raw)) + comp
+        return out + bytes(-len(out) % ALIGN)
     if version == 1 and len(images) != 1:
         raise UsageError("an OffloadBinary of version 1 holds exactly one image")
     hsize = HEADER_V3.size if version >= 3 else HEADER_V1.size
     sst = STRING_V1 if version == 1 else STRING_V2
-    strtab = bytearray(b"\0")
-    offsets = {}
     nstr = sum(len(im.get("strings", ())) for im in images)
     strtab_off = hsize + ENTRY.size * len(images) + sst.size * nstr
-
-    def intern(s: bytes) -> int:
-        if s not in offsets:
-            offsets[s] = len(strtab)
-            strtab.extend(s + b"\0")
-        return offsets[s]
-    for im in images:
-        for k, v in im.get("strings", ()):
-            intern(encode_text(k))
-            intern(encode_text(v))
+    strtab, offsets = _string_table([encode_text(x) for im in images for kv in im.get("strings", ()) for x in kv])
     data_off = -(-(strtab_off + len(strtab)) // ALIGN) * ALIGN
     total = -(-(data_off + sum(len(im["image"]) for im in images)) // ALIGN) * ALIGN
     out = bytearray()
     if version >= 3:
         out += HEADER_V3.pack(MAGIC, version, total, hsize, len(images), 0)
-    else:
-        out += HEADER_V1.pack(MAGIC, version, total, hsize, len(images))
+    else:   # version 1 stores the entry size where version 2 stores the entry count
+        out += HEADER_V1.pack(MAGIC, version, total, hsize, ENTRY.size if version == 1 else len(images))
     soff = hsize + ENTRY.size * len(images)
     ioff = data_off
     for im in images:
@@ -402,7 +423,9 @@ class OffloadingCodec(Codec):
 
     def to_dict(self, model):
         return {"blobs": [{"offset": b.offset, "version": b.version, "size": b.size,
-                           "entries_offset": b.entries_offset, "entries_count": b.entries_count,
+                           "entries_offset": b.entries_offset,
+                           "entries_count": b.entries_count if b.version > 1 else 1,
+                           "entry_size": b.entries_count if b.version == 1 else ENTRY.size,
                            "inflated_size": b.inflated_size, "compression": b.compression, "error": b.error,
                            "padding": len(b.padding), "unaccounted_bytes": sum(len(p) for _o, p in b.patches),
                            "entries": [entry_to_dict(e) for e in b.entries]} for b in model.blobs]}
