@@ -572,12 +572,19 @@ def encode_function(fn, endian="<", addr_size=8) -> bytes:
             if has_ids:
                 out += u(ids[i])
             off, size = offs[i], sizes[i]
+            if relative and off < prev_end:
+                raise DecodeError(f"function {fn.name or hex(fn.address)}: block {i} at offset {off:#x} goes back "
+                                  f"before the end of block {i - 1} ({prev_end:#x}); version {version} stores "
+                                  f"offsets from the previous block's end")
             out += u(off - prev_end if relative else off)
             last = 0
             if callsites:
                 ends = cs[i] if cs is not None else []
                 out += u(len(ends))
                 for e in ends:
+                    if e < last or e > size:
+                        raise DecodeError(f"function {fn.name or hex(fn.address)}: block {i}: call-site end "
+                                          f"{e:#x} is out of order or past the block size {size:#x}")
                     out += u(e - last)
                     last = e
             out += u(size - last)
@@ -725,6 +732,12 @@ def _check_encodable(model):
                               f"(expected 0 to {MAX_VERSION})")
         if not 0 <= fn.feature <= (0xFFFF if (v or 0) >= 5 else 0xFF):
             raise DecodeError(f"function {fn.name or hex(fn.address)}: feature {fn.feature:#x} does not fit")
+        if fn.feature & (BB_FREQ | BR_PROB):
+            n = 0 if fn.feature & OMIT_BB_ENTRIES else sum(r.num_blocks for r in fn.ranges)
+            have = len(fn.pgo_blocks or ())
+            if have != n:
+                raise DecodeError(f"function {fn.name or hex(fn.address)}: {n} blocks but {have} PGO entries "
+                                  f"(BBFreq/BrProb need one per block)")
 
 
 @register
@@ -745,7 +758,10 @@ class BBAddrMapCodec(Codec):
 
     def encode(self, model, ctx):
         _check_encodable(model)
-        return encode_map(model, ctx.endian, ctx.addr_size)
+        try:
+            return encode_map(model, ctx.endian, ctx.addr_size)
+        except (ValueError, OverflowError, TypeError) as exc:   # negative or oversized values in an edited model
+            raise DecodeError(f"cannot encode the bb-addr-map: {exc}") from None
 
     def to_dict(self, model):
         pretty = model.pretty
