@@ -219,11 +219,12 @@ class Session:
             new_size = len(w.sections[i].content)
             out.append(Change(i, sec.name, "changed" if new_size == sec.size else "resized", sec.size, new_size,
                               c.kind if c else None, self.before.get(i), getattr(self, "after_models", {}).get(i)))
-        # relocation sections rewritten alongside
+        # sections rewritten alongside (relocations, name table, symbol table, groups)
         for i, s in enumerate(w.sections):
-            if s.orig is not None and not s.removed and s.content is not None and i not in changed \
-                    and s.type in (SHT_REL, SHT_RELA):
+            if s.orig is not None and not s.removed and s.content is not None and i not in changed:
                 sec = self.elf.sections[i]
+                if s.content == sec.data() and not sec.compression:
+                    continue
                 out.append(Change(i, sec.name, "changed" if len(s.content) == sec.size else "resized", sec.size,
                                   len(s.content)))
         out.sort(key=lambda c: (c.index is None, c.index or 0))
@@ -295,14 +296,10 @@ def _fix_bb_addr_map(sess, section, codec, model, data, rels):
     function in the old encoding to the same place in the new one."""
     if data == section.data():
         return
-    fn = getattr(codec, "function_offsets", None)
-    if fn is None:
-        raise sess.err("the bb-addr-map codec cannot tell where functions start: relocations cannot be "
-                       "updated (refused)", section)
     ctx = sess.ctx(section)
     old_model = codec.decode(section.data(), ctx)
-    old_starts = fn(old_model, ctx) + [len(section.data())]
-    new_starts = fn(model, ctx) + [len(data)]
+    old_starts = _bb_function_starts(old_model, ctx) + [len(section.data())]
+    new_starts = _bb_function_starts(model, ctx) + [len(data)]
     if len(old_starts) != len(new_starts):
         raise sess.err("functions were added or removed: relocations cannot be updated (refused)", section)
     w = sess.writer
@@ -314,6 +311,19 @@ def _fix_bb_addr_map(sess, section, codec, model, data, rels):
             k = bisect.bisect_right(old_starts, r.offset) - 1
             new.append(Relocation(new_starts[k] + r.offset - old_starts[k], r.type, r.sym, r.addend))
         w.sections[rel].content = w.encode_relocations(rel, new)
+
+
+def _bb_function_starts(model, ctx) -> list:
+    """Where each function entry starts in the encoding of ``model`` (as the codec encodes it)."""
+    from .codecs import bb_addr_map as bam
+    starts, pos = [], 0
+    for fn in model.functions:
+        enc = bam.encode_function(fn, ctx.endian, ctx.addr_size)
+        if fn._raw is not None and enc == fn._canon:
+            enc = fn._raw
+        starts.append(pos)
+        pos += len(enc)
+    return starts
 
 
 _RELOC_FIXERS = {"cg-profile": _fix_cg_profile, "sympart": _fix_sympart, "bb-addr-map": _fix_bb_addr_map}
@@ -553,10 +563,19 @@ class StripPGOAnalysis(Operation):
     def apply(self, sess):
         if "bb-addr-map" not in registry.codecs():
             raise UsageError(f"{self.text}: the bb-addr-map codec is not available")
-        secs = sess.by_kind_or_name("bb-addr-map", self.text)
-        for s in secs:
+        from .codecs import bb_addr_map as bam
+        pgo = bam.FUNC_ENTRY_COUNT | bam.BB_FREQ | bam.BR_PROB | bam.POST_LINK_CFG
+        hit = 0
+        for s in sess.by_kind_or_name("bb-addr-map", self.text):
             codec, m = sess.model(s, "bb-addr-map")
-            codec.strip_pgo_analysis(m)
+            for fn in m.functions:
+                if fn.feature & pgo or fn.entry_count is not None or fn.pgo_blocks:
+                    hit += 1
+                    fn.feature &= ~pgo
+                    fn.entry_count = None
+                    fn.pgo_blocks = None
+        if not hit:
+            raise sess.err(f"{self.text}: no basic-block address map has PGO analysis data")
 
 
 class SetSection(Operation):

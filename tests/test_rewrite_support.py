@@ -1,0 +1,100 @@
+"""Helpers shared by the rewrite and ELF-writer tests (no tests here): LLVM's view of an object through
+llvm-readobj-19, the comparison "same as the input except what the operation changes", and link-and-run."""
+from __future__ import annotations
+
+import json
+import subprocess
+
+from conftest import TESTDATA, need_tool
+
+RW = TESTDATA / "rewrite"
+OBJS = ["main.o", "helper.o", "lto.o", "bbmap.o", "linkopt.o"]
+
+
+def readobj(path, *extra) -> dict:
+    """llvm-readobj-19's sections, symbols and relocations, keyed by names (not indices or offsets)."""
+    tool = need_tool("llvm-readobj-19")
+    p = subprocess.run([tool, "--elf-output-style=JSON", "--sections", "--symbols", "--relocations", *extra,
+                        str(path)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert "warning" not in p.stderr.lower(), p.stderr
+    f = json.loads(p.stdout)[0]
+    raw = [s["Section"] for s in f["Sections"]]
+    names = [s["Name"]["Name"] for s in raw]
+
+    def nm(i):
+        return names[i] if 0 <= i < len(names) else i
+    secs = []
+    for s in raw:
+        t = s["Type"]["Name"]
+        info = nm(s["Info"]) if t in ("SHT_REL", "SHT_RELA") or s["Flags"]["Value"] & 0x40 else s["Info"]
+        secs.append({"name": s["Name"]["Name"], "type": t, "flags": s["Flags"]["Value"], "addr": s["Address"],
+                     "size": s["Size"], "align": s["AddressAlignment"], "entsize": s["EntrySize"],
+                     "link": nm(s["Link"]) if s["Link"] else 0, "info": info})
+    syms = []
+    for x in f.get("Symbols", []):
+        y = x["Symbol"]
+        syms.append((y["Name"]["Name"], y["Value"], y["Size"], y["Binding"]["Name"], y["Type"]["Name"],
+                     y["Section"]["Name"]))
+    relocs = {}
+    for r in f.get("Relocations", []):
+        key = names[r["SectionIndex"]]
+        relocs.setdefault(key, []).append([(z["Relocation"]["Offset"], z["Relocation"]["Type"]["Name"],
+                                            z["Relocation"]["Symbol"]["Name"], z["Relocation"].get("Addend"))
+                                           for z in r["Relocs"]])
+    return {"sections": secs, "symbols": syms, "relocations": relocs, "raw": f}
+
+
+def assert_same_except(before: dict, after: dict, *, removed=(), resized=(), relocs_changed=()):
+    """``after`` is ``before`` without the ``removed`` sections (names), with only the sizes of ``resized``
+    sections different, and only the entries of the ``relocs_changed`` relocation sections (names) different."""
+    removed, resized = set(removed), set(resized)
+    want = [dict(s) for s in before["sections"] if s["name"] not in removed]
+    got = [dict(s) for s in after["sections"]]
+    for s in want + got:
+        if s["name"] in resized:
+            s["size"] = None
+    assert got == want
+    # Symbols: identical, except section symbols of removed sections, which become null local symbols.
+    assert len(after["symbols"]) == len(before["symbols"])
+    for a, b in zip(before["symbols"], after["symbols"]):
+        if a[4] == "Section" and a[5] in removed:
+            assert b[4] == "None" and b[5] == "Undefined" and b[3] == "Local", b
+        else:
+            assert a == b
+    ra = {k: v for k, v in before["relocations"].items() if k not in removed and k not in relocs_changed}
+    rb = {k: v for k, v in after["relocations"].items() if k not in relocs_changed}
+    assert ra == rb
+
+
+def section(ro: dict, name: str) -> dict:
+    hits = [s for s in ro["sections"] if s["name"] == name]
+    assert len(hits) == 1, (name, hits)
+    return hits[0]
+
+
+def link(objs, out, *extra) -> subprocess.CompletedProcess:
+    cc = need_tool("clang-19")
+    need_tool("ld.lld-19")
+    return subprocess.run([cc, "-fuse-ld=lld", *map(str, objs), *extra, "-o", str(out)], capture_output=True,
+                          text=True)
+
+
+def link_and_run(objs, out, *extra, args=("500",)) -> str:
+    p = link(objs, out, *extra)
+    assert p.returncode == 0, p.stderr
+    r = subprocess.run([str(out), *args], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def expected_output(tmp_path) -> str:
+    """What the program prints when linked from the committed (unmodified) objects."""
+    out = link_and_run([RW / o for o in OBJS], tmp_path / "orig")
+    assert out.startswith("rewrite-ok ")
+    return out
+
+
+def objs_with(replacements: dict) -> list:
+    """The program's objects, with some replaced by rewritten files."""
+    return [replacements.get(o, RW / o) for o in OBJS]
