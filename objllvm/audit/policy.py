@@ -168,19 +168,24 @@ def parse_policy(text: str, name: str = "(policy)", base: Policy | None = None) 
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"{name}: bad TOML: {exc}") from None
+        msg = str(exc)
+        if "end of document" in msg:
+            msg = msg.replace("(at end of document)", f"(at end of document, line {text.count(chr(10)) + 1})")
+        raise UsageError(f"{name}: bad TOML: {msg}") from None
     p = Policy(**{k: (list(v) if isinstance(v, list) else v) for k, v in (base or Policy()).__dict__.items()})
     p.source = name
     for table, body in doc.items():
         if table not in _SCHEMA:
-            raise UsageError(f"{name}: unknown table [{table}] (known: {', '.join(_SCHEMA)})")
+            raise UsageError(f"{name}: line {_line_of(text, None, table)}: unknown table [{table}] "
+                             f"(known: {', '.join(_SCHEMA)})")
         if not isinstance(body, dict):
             raise UsageError(f"{name}: '{table}' must be a table ([{table}])")
         for key, value in body.items():
             kinds = _SCHEMA[table]
+            where = f"{name}: line {_line_of(text, table, key)}"
             if key not in kinds:
-                raise UsageError(f"{name}: unknown key '{table}.{key}' (known in [{table}]: {', '.join(kinds)})")
-            v = _check(name, f"{table}.{key}", kinds[key], value)
+                raise UsageError(f"{where}: unknown key '{table}.{key}' (known in [{table}]: {', '.join(kinds)})")
+            v = _check(where, f"{table}.{key}", kinds[key], value)
             attr = {("libraries", "deny"): "library_deny", ("libraries", "allow"): "library_allow",
                     ("libraries", "severity"): "library_severity", ("libpath", "roots"): "libpath_roots",
                     ("libpath", "severity"): "libpath_severity", ("options", "deny"): "option_deny",
@@ -188,6 +193,24 @@ def parse_policy(text: str, name: str = "(policy)", base: Policy | None = None) 
                     ("embedded", "cmdline"): "cmdline", ("unreadable", "severity"): "unreadable"}[(table, key)]
             setattr(p, attr, v)
     return p
+
+
+def _line_of(text: str, table: str | None, key: str) -> str:
+    """The line where ``key`` is set in ``[table]`` (or where table ``key`` starts), for messages."""
+    current = None
+    for no, line in enumerate(text.splitlines(), 1):
+        m = re.match(r"\s*\[\s*([^\]]+?)\s*\]", line)
+        if m:
+            current = m.group(1).strip('"\'')
+            if table is None and current == key:
+                return str(no)
+            continue
+        m = re.match(r"\s*([\w\"'.-]+)\s*=", line)
+        if m and table is not None and current == table and m.group(1).strip('"\'') == key:
+            return str(no)
+        if m and table is None and current is None and m.group(1).strip('"\'') == key:
+            return str(no)
+    return "?"
 
 
 def _check(name, key, kind, value):

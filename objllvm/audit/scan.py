@@ -53,12 +53,14 @@ def library_name(value: str, fmt: str = "") -> str:
     if v.startswith(":"):
         v = v[1:]
     base = re.split(r"[\\/]", v)[-1] or v
+    if fmt == "coff":
+        base = base.lower()
     m = _LIB_SUFFIX.match(base)
     if m:
         base = m.group(1)
         if base.startswith("lib") and len(base) > 3:
             base = base[3:]
-    return base.lower() if fmt == "coff" else base
+    return base
 
 
 # -- walking ---------------------------------------------------------------------------------------
