@@ -54,16 +54,23 @@ class Truth:
                     self.funcs.append((s["st_shndx"], s["st_value"], s["st_size"], s.name))
             self.relocs = {}  # PC section name and index -> {offset: (target section name, addend, type)}
             syms = list(symtab.iter_symbols())
+            self.endian = "<" if elf.little_endian else ">"
             for sec in elf.iter_sections():
-                if isinstance(sec, RelocationSection):
-                    target = elf.get_section(sec["sh_info"]).name
+                if isinstance(sec, RelocationSection) and self.relocatable:
+                    tsection = elf.get_section(sec["sh_info"])
+                    target = tsection.name
+                    tdata = tsection.data()
                     by_name = self.relocs.setdefault(target, {})
                     by_index = self.relocs.setdefault(sec["sh_info"], {})
                     for r in sec.iter_relocations():
                         sym = syms[r["r_info_sym"]]
                         tsec = elf.get_section(sym["st_shndx"]).name if isinstance(sym["st_shndx"], int) else None
+                        if sec.is_RELA():
+                            addend = r["r_addend"]
+                        else:   # REL: the addend is in the bytes (all 32-bit REL relocations here)
+                            addend = struct.unpack_from(self.endian + "i", tdata, r["r_offset"])[0]
                         by_name[r["r_offset"]] = by_index[r["r_offset"]] = \
-                            (tsec, sym["st_value"] + r["r_addend"], r["r_info_type"])
+                            (tsec, sym["st_value"] + addend, r["r_info_type"])
             self.shdrs = {s.name: (s["sh_addr"], s["sh_size"], s["sh_flags"]) for s in elf.iter_sections()}
         self.insns = disassemble(str(path), self.machine)
 
@@ -87,7 +94,7 @@ class Truth:
 @lru_cache(maxsize=None)
 def disassemble(path, machine):
     """{(section or None, address): instruction text} from the disassembler."""
-    if machine == "EM_X86_64":
+    if machine in ("EM_X86_64", "EM_386"):
         tool = need_tool("objdump")
     else:
         tool = need_tool("llvm-objdump-19")
@@ -136,7 +143,7 @@ def pcs_of(model):
 
 
 def is_memory_access(machine, text):
-    if machine == "EM_X86_64":
+    if machine in ("EM_X86_64", "EM_386"):
         return "(" in text                     # an AT&T memory operand
     mnemonic = text.split()[0]
     return mnemonic.startswith(("ld", "st", "cas", "swp", "prfm"))
@@ -148,7 +155,7 @@ def check_memory_accesses(truth, pcs_by_func, what):
     there, each function's PCs include memory accesses."""
     for func, items in pcs_by_func.items():
         hits = [is_memory_access(truth.machine, text) for _, text in items]
-        if truth.machine == "EM_X86_64":
+        if truth.machine in ("EM_X86_64", "EM_386"):
             assert all(hits), f"{truth.path.name} {what}: {[(hex(a), t) for a, t in items]}"
         else:
             assert any(hits), f"{truth.path.name} {what}: {[(hex(a), t) for a, t in items]}"
@@ -158,7 +165,8 @@ def check_memory_accesses(truth, pcs_by_func, what):
 def test_corpus_is_there():
     names = {p.name for p in PCS.iterdir()}
     for want in ("sanmd-x86_64.o", "sanmd-x86_64.so", "sanmd-x86_64.exe", "sanmd-aarch64.o", "sanmd-aarch64.so",
-                 "sanmd-aarch64.exe", "sanmd-large-x86_64.o", "sanmd-large-aarch64.o", "custom-x86_64.o",
+                 "sanmd-aarch64.exe", "sanmd-large-x86_64.o", "sanmd-large-aarch64.o", "sanmd-i386.o",
+                 "sanmd-i386.so", "sanmd-aarch64_be.o", "custom-x86_64.o",
                  "custom-x86_64.so", "custom-aarch64.o", "custom-aarch64.so"):
         assert want in names, f"{want} missing: run scripts/make-testdata pc-sections"
     for p in PCS.iterdir():
@@ -218,8 +226,8 @@ def test_sanitizer_metadata_pcs_match_symbols_and_disassembly(path):
     many = by_func["many"].constants
     assert [c.name for c in many] == ["features", "stack_args"]
     assert {"uar", "uar-has-size"} <= set(many[0].flags)
-    # 9 long arguments: 3 on the stack on x86-64 (6 in registers), 1 on AArch64 (8 in registers).
-    assert many[1].value >= (24 if truth.machine == "EM_X86_64" else 8)
+    # 9 long arguments: 3 on the stack on x86-64 (6 in registers), 1 on AArch64 (8 in registers), all 9 on i386.
+    assert many[1].value >= {"EM_X86_64": 24, "EM_AARCH64": 8, "EM_386": 36}[truth.machine]
     for name, e in by_func.items():
         if name != "many":
             assert [c.name for c in e.constants] == ["features"], name
@@ -237,7 +245,8 @@ def test_relocatable_pcs_are_the_relocations(path):
         for p in pcs:
             tsec, target, rtype = relocs[p.offset]
             assert (p.section, p.address) == (tsec, target)
-            assert p.relocation.startswith("R_X86_64_PC" if truth.machine == "EM_X86_64" else "R_AARCH64_PREL")
+            prefix = {"EM_X86_64": "R_X86_64_PC", "EM_AARCH64": "R_AARCH64_PREL", "EM_386": "R_386_PC"}
+            assert p.relocation.startswith(prefix[truth.machine])
             assert p.relocation.endswith(str(8 * m.pc_width))
         assert m.pc_width_source == "layout"
 
@@ -249,7 +258,7 @@ def test_linked_pcs_are_entry_address_plus_stored_value(path):
     for name, m in models.items():
         addr, size, _ = truth.shdrs[name]
         data = obj.section_by_name(name).data()
-        fmt = "<i" if m.pc_width == 4 else "<q"
+        fmt = truth.endian + ("i" if m.pc_width == 4 else "q")
         for p in pcs_of(m):
             v = struct.unpack_from(fmt, data, p.offset)[0]
             assert p.stored == v and p.address == addr + p.offset + v
@@ -353,7 +362,10 @@ def same_const(layout_type, ir, got):
     if t in ("float", "double"):
         return got.value == v
     bits = int(layout_type[1:])
-    return got.value % (1 << bits) == v % (1 << bits)
+    want = v % (1 << bits)                       # the IR literal as the layout's type says to read it
+    if layout_type[0] == "i" and want >> (bits - 1):
+        want -= 1 << bits
+    return got.value == want
 
 
 @pytest.mark.parametrize("path", CUSTOM, ids=lambda p: p.name)

@@ -31,6 +31,11 @@ $CC $A64 $SANMD -fno-pic -mcmodel=large -c "$S/sanmd.c" -o "$O/sanmd-large-aarch
 $CC $A64 $SANMD -fPIC -shared -nostdlib $LINK "$S/sanmd.c" -o "$O/sanmd-aarch64.so"
 $CC $A64 $SANMD -static -nostdlib -DNOLIBC $LINK -Wl,-e,_start "$S/sanmd.c" "$S/main.c" -o "$O/sanmd-aarch64.exe"
 
+# 32-bit x86 (REL relocations: the addend is in the section bytes) and big-endian AArch64.
+$CC --target=i386-linux-gnu $SANMD -c "$S/sanmd.c" -o "$O/sanmd-i386.o"
+$CC --target=i386-linux-gnu $SANMD -fPIC -shared -nostdlib $LINK "$S/sanmd.c" -o "$O/sanmd-i386.so"
+$CC --target=aarch64_be-linux-gnu $SANMD -c "$S/sanmd.c" -o "$O/sanmd-aarch64_be.o"
+
 # Hand-written metadata: objects and shared objects for both targets.
 $NOASLR llc-19 -O2 -filetype=obj "$S/custom.ll" -o "$O/custom-x86_64.o"
 ld.lld-19 -shared --build-id=none "$O/custom-x86_64.o" -o "$O/custom-x86_64.so"
