@@ -137,8 +137,11 @@ def bitstream_range(data, base_offset: int = 0):
     return w, start, end
 
 
-def _text(ops, what):
-    return record_text(ops, what).decode("utf-8", "surrogateescape")
+def _text(ops, what, cur):
+    try:
+        return record_text(ops, what).decode("utf-8", "surrogateescape")
+    except DecodeError as exc:
+        raise cur.error(exc.message) from None
 
 
 def summarize(data, *, base_offset: int = 0, symbols: bool = True) -> BitcodeSummary:
@@ -216,7 +219,7 @@ def _read_identification(cur):
             continue
         code, ops, _ = cur.read_record(aid)
         if code == ID_STRING:
-            producer = _text(ops, "IDENTIFICATION producer string")
+            producer = _text(ops, "IDENTIFICATION producer string", cur)
         elif code == ID_EPOCH and ops:
             epoch = ops[0]
 
@@ -268,11 +271,11 @@ def _read_module(cur, m: ModuleSummary, want_symbols: bool):
                 use_strtab = m.version >= 2
                 m.names_from = "strtab" if use_strtab else "vst"
         elif code == M_TRIPLE:
-            m.triple = _text(ops, "TRIPLE record")
+            m.triple = _text(ops, "TRIPLE record", cur)
         elif code == M_DATALAYOUT:
-            m.datalayout = _text(ops, "DATALAYOUT record")
+            m.datalayout = _text(ops, "DATALAYOUT record", cur)
         elif code == M_SOURCE_FILENAME:
-            m.source_filename = _text(ops, "SOURCE_FILENAME record")
+            m.source_filename = _text(ops, "SOURCE_FILENAME record", cur)
         elif code == M_HASH:
             m.hash = "".join(f"{x & 0xFFFFFFFF:08x}" for x in ops)
         elif code in (M_GLOBALVAR, M_FUNCTION, M_ALIAS, M_ALIAS_OLD, M_IFUNC):
@@ -315,7 +318,7 @@ def _read_vst(cur, values):
         else:
             continue
         if vid < len(values) and chars:
-            values[vid].name = _text(chars, "value symbol table name")
+            values[vid].name = _text(chars, "value symbol table name", cur)
 
 
 # -- nested content identification (offload images, extracted payloads) -------------------------------------

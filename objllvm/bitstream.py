@@ -44,10 +44,11 @@ class Abbrev:
 
 class _Frame:
     """An open block: its ID and extent, and the enclosing state to restore at its END_BLOCK."""
-    __slots__ = ("block_id", "start", "end", "saved_width", "saved_abbrevs", "saved_limit")
+    __slots__ = ("block_id", "start", "end", "saved_width", "saved_abbrevs", "saved_limit", "declared_end")
 
-    def __init__(self, block_id, start, end, saved_width, saved_abbrevs, saved_limit):
+    def __init__(self, block_id, start, end, saved_width, saved_abbrevs, saved_limit, declared_end=None):
         self.block_id = block_id
+        self.declared_end = declared_end    # set when the block's length runs past the data (truncated input)
         self.start = start                  # bit position of the block's first abbreviation ID
         self.end = end                      # bit position where the block ends (its length says so)
         self.saved_width = saved_width
@@ -95,6 +96,12 @@ class BitstreamCursor:
         return f"block {block_id} ({n})" if n else f"block {block_id}"
 
     def _past_end(self, what: str, start: int):
+        if self.stack and self.stack[-1].declared_end is not None:
+            f = self.stack[-1]
+            return self.error(f"bitstream ends inside {self.block_name(f.block_id)} (opened at offset "
+                              f"{self.base + (f.start >> 3) - 8:#x}, declared to end at offset "
+                              f"{self.base + (f.declared_end >> 3):#x}, data ends at offset "
+                              f"{self.base + (self.size_bits >> 3):#x}): expected {what}", start)
         if self.stack:
             f = self.stack[-1]
             return self.error(f"expected {what}, but {self.block_name(f.block_id)} (opened at offset "
@@ -207,8 +214,9 @@ class BitstreamCursor:
                 raise self.error(f"record (abbreviation ID {aid}) at the top level: expected a block", start)
             return RECORD, aid
 
-    def _header(self):
-        """Read the rest of ENTER_SUBBLOCK: (abbrev width, length in bits, body start)."""
+    def _header(self, lenient: bool = False):
+        """Read the rest of ENTER_SUBBLOCK: (abbrev width, end bit, body start, declared end or None).
+        ``lenient``: a length past the available data is clamped (reads fail later, where the data ends)."""
         width = self.vbr(4, "the new abbreviation ID width")
         self.align32()
         nwords = self.read(32, "the block length")
@@ -216,19 +224,21 @@ class BitstreamCursor:
         if width < 1 or width > 32:
             raise self.error(f"abbreviation ID width {width} of a block is out of range (expected 1..32)", body - 32)
         end = body + nwords * 32
+        if end > self.limit and lenient and self.limit == self.size_bits:
+            return width, self.limit, body, end
         if end > self.limit:
             raise self.error(f"block length {nwords} words ({nwords * 4} bytes) runs past the end of the "
                              f"{'enclosing block' if self.stack else 'stream'} "
                              f"({(self.limit - body) // 8} bytes left)", body - 32)
-        return width, end, body
+        return width, end, body, None
 
     def enter_block(self):
         """Enter the block announced by the last ``(BLOCK, id)``; returns (block id, start byte, size bytes)."""
         bid, start = self._pending
         if len(self.stack) >= self.max_depth:
             raise self.error(f"blocks nest deeper than {self.max_depth} levels", start)
-        width, end, body = self._header()
-        self.stack.append(_Frame(bid, body, end, self.width, self.abbrevs, self.limit))
+        width, end, body, declared = self._header(lenient=True)
+        self.stack.append(_Frame(bid, body, end, self.width, self.abbrevs, self.limit, declared))
         self.width = width
         self.abbrevs = list(self.blockinfo.get(bid, ()))
         self.limit = end
@@ -237,7 +247,7 @@ class BitstreamCursor:
     def skip_block(self):
         """Skip the block announced by the last ``(BLOCK, id)`` by its length; returns (id, start byte, size)."""
         bid, start = self._pending
-        _width, end, _body = self._header()
+        _width, end, _body, _declared = self._header()
         self.pos = end
         return bid, self.base + (start >> 3), (end - start + 7) >> 3
 

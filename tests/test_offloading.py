@@ -273,3 +273,25 @@ def test_cli_reports_bad_section_without_traceback(tmp_path):
     items = api.dump(str(out), ["offloading"])
     (sec,) = items[0].sections
     assert sec.status == "error"
+
+
+def test_mutated_sections_never_crash():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    base = good()
+
+    @settings(max_examples=150, deadline=None)
+    @given(st.data())
+    def run(d):
+        b = bytearray(base)
+        for _ in range(d.draw(st.integers(1, 6))):
+            i = d.draw(st.integers(0, 0x100))
+            b[i] = d.draw(st.integers(0, 255))
+        data = bytes(b[:d.draw(st.integers(0, len(b)))])
+        try:
+            m = off.parse_offloading(data, identify=bitcode.identify)
+        except DecodeError as exc:
+            assert exc.offset is not None
+        else:
+            assert off.encode_offloading(m) == data
+    run()
