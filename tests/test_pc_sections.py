@@ -584,3 +584,50 @@ def test_codec_on_random_bytes_never_raises_anything_else():
             return
         assert c.encode(m, ctx) == data
     run()
+
+
+def test_version1_sanitizer_metadata_fixed_size_layout():
+    # LLVM 16's form (testdata/src/pc-sections/sanmd-v1.ll): 12-byte function entries, 4-byte instruction PCs.
+    path = PCS / "v1-x86_64.o"
+    truth = Truth(path)
+    _, models = load(path)
+    cov, atom = models["sanmd_covered"], models["sanmd_atomics"]
+    assert cov.layout.fixed_entry_size(4) == 12 and len(cov.entries) * 12 == truth.shdrs["sanmd_covered"][1]
+    assert len(atom.entries) * 4 == truth.shdrs["sanmd_atomics"][1]
+    feats = {}
+    for e in cov.entries:
+        f = truth.func_at(e.pcs[0].address, ".text")
+        assert (e.pcs[0].address, e.size, e.pcs[0].symbol) == (f[1], f[2], f[3])
+        assert e.size_length == 4 and e.constants[0].encoding == "fixed"
+        feats[f[3]] = e.constants[0].flags
+    assert feats == {"load_acq": ["atomics"], "bump": ["atomics"], "covered_only": []}
+    for p in pcs_of(atom):
+        assert truth.insn(p.address, ".text") is not None
+        assert p.symbol in ("load_acq", "bump")
+
+
+def test_relocated_pc_outside_its_section(tmp_path):
+    # The third relocation of .relasanmd_atomics2 pointed far past the end of .text.
+    src = PCS / "sanmd-x86_64.o"
+    with open(src, "rb") as f:
+        elf = ELFFile(f)
+        rs = elf.get_section_by_name(".relasanmd_atomics2")
+        at = rs["sh_offset"] + 2 * rs["sh_entsize"] + 16
+    raw = bytearray(src.read_bytes())
+    struct.pack_into("<q", raw, at, 0x100000)
+    bad = tmp_path / "bad.o"
+    bad.write_bytes(bytes(raw))
+    d = one_section(bad, "sanmd_atomics2")
+    assert d.status == "error" and d.error.offset == 8
+    assert "entry 2" in d.error.message and "outside its section" in d.error.message
+    assert len(d.model.entries) == 2
+
+
+def test_from_dict_rejects_bad_json_cleanly():
+    obj = open_object(str(PCS / "sanmd-x86_64.o"))
+    s = obj.section_by_name("sanmd_atomics2")
+    ctx = registry.SectionContext.for_section(obj, s)
+    c = registry.get("pc-sections")
+    for bad in ({}, {"pc_width": 4, "entries": [{"pcs": [{}]}]}, {"pc_width": "x", "entries": []}):
+        with pytest.raises(UsageError):
+            c.from_dict(bad, ctx)

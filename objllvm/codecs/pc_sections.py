@@ -485,10 +485,19 @@ class PCSectionsCodec(Codec):
                 "entries": [e.to_dict() for e in model.entries]}
 
     def from_dict(self, d, ctx):
+        try:
+            return self._from_dict(d, ctx)
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            raise UsageError(f"pc-sections JSON: missing or bad field ({type(exc).__name__}: {exc})") from None
+
+    def _from_dict(self, d, ctx):
         lay = layout_for(ctx.section.name, ctx.options, ctx.addr_size) if ctx.section is not None else None
         if lay is None:
             lay = parse_layout(d["layout"].split(" ")[0])
-        model = PCSection(d.get("name", lay.name), lay, int(d["pc_width"]), d.get("pc_width_source", "option"),
+        width = int(d["pc_width"])
+        if width not in (4, 8):
+            raise ValueError(f"pc_width {width} is not 4 or 8")
+        model = PCSection(d.get("name", lay.name), lay, width, d.get("pc_width_source", "option"),
                           bool(d.get("relocatable", ctx.is_relocatable)))
         for i, e in enumerate(d.get("entries", [])):
             pcs = [PC(int(p.get("offset", 0)), int(p["stored"]), p.get("address")) for p in e["pcs"]]

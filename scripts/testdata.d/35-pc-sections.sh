@@ -42,5 +42,7 @@ ld.lld-19 -shared --build-id=none "$O/custom-x86_64.o" -o "$O/custom-x86_64.so"
 sed 's/^target triple = .*/target triple = "aarch64-unknown-linux-gnu"/' "$S/custom.ll" | \
   $NOASLR llc-19 -O2 -filetype=obj -o "$O/custom-aarch64.o"
 ld.lld-19 -shared --build-id=none "$O/custom-aarch64.o" -o "$O/custom-aarch64.so"
+# Version 1 (LLVM 16) sanitizer metadata, from IR carrying that release's metadata.
+$NOASLR llc-19 -O2 -filetype=obj "$S/sanmd-v1.ll" -o "$O/v1-x86_64.o"
 
 llvm-strip-19 --strip-debug "$O"/*.exe "$O"/*.so
