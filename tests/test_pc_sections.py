@@ -248,7 +248,7 @@ def test_relocatable_pcs_are_the_relocations(path):
             prefix = {"EM_X86_64": "R_X86_64_PC", "EM_AARCH64": "R_AARCH64_PREL", "EM_386": "R_386_PC"}
             assert p.relocation.startswith(prefix[truth.machine])
             assert p.relocation.endswith(str(8 * m.pc_width))
-        assert m.pc_width_source == "layout"
+        assert m.pc_width_source == "name"
 
 
 @pytest.mark.parametrize("path", [p for p in SANMD if p.suffix != ".o"], ids=lambda p: p.name)

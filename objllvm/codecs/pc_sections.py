@@ -71,9 +71,10 @@ class Const:
     flags: list | None = None      # named bits (built-in layouts)
 
     def text(self) -> str:
-        v = f"{self.value:#x}" if isinstance(self.value, int) and self.value > 9 else str(self.value)
         if self.flags is not None:
-            v += f" ({','.join(self.flags) or 'none'})"
+            v = f"{self.value:#x} ({','.join(self.flags) or 'none'})"
+        else:
+            v = str(self.value)
         return f"{self.name}={v}"
 
     def to_dict(self):
@@ -107,7 +108,8 @@ class PCSection:
     name: str
     layout: Layout
     pc_width: int
-    pc_width_source: str           # 'option', 'layout' (the name says it), 'relocations', 'probe', 'default'
+    pc_width_source: str           # 'option', 'name' (sanitizer metadata names say it), 'relocations', 'probe',
+    #                                'default'
     relocatable: bool
     entries: list = field(default_factory=list)
     blocks: str | None = None      # why basic blocks are not shown, when a map exists but could not be used
@@ -340,7 +342,7 @@ def _choose_width(data, ctx, layout: Layout):
     if w is not None:
         return w, "option"
     if layout.pc_width is not None:
-        return layout.pc_width, "layout"
+        return layout.pc_width, "name"
     kinds = PC_RELOCS.get(ctx.machine, {})
     if ctx.is_relocatable:
         for x in sorted(ctx.relocations, key=lambda x: x.offset):
