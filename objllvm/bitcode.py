@@ -563,19 +563,33 @@ def extract(paths, outdir: str, *, force: bool = False) -> tuple:
         os.makedirs(outdir, exist_ok=True)
     except OSError as exc:
         raise ObjllvmError(f"{outdir}: cannot create the output directory: {exc.strerror}") from None
-    created = []
-    try:
-        for pl, t in zip(payloads, targets):
-            existed = os.path.lexists(t)
+    existed = {t for t in targets if os.path.lexists(t)}
+    # Each file is written atomically (temporary file, fsync, rename).  The writes run in a few threads: the
+    # file system commits their fsyncs together, which is many times faster than one after the other.
+    from concurrent.futures import ThreadPoolExecutor
+    failures = []
+
+    def write(job):
+        pl, t = job
+        try:
             atomic_write(t, pl.data, force=force)
-            if not existed:
-                created.append(t)
-        atomic_write(targets[-1], (json.dumps(doc, indent=2) + "\n").encode(), force=force)
-    except BaseException:
-        for t in created:
-            try:
-                os.unlink(t)
-            except OSError:
-                pass
-        raise
+        except BaseException as exc:       # noqa: BLE001  (re-raised below, after cleaning up)
+            failures.append(exc)
+    jobs = list(zip(payloads, targets))
+    if jobs:
+        with ThreadPoolExecutor(max_workers=min(16, len(jobs))) as pool:
+            list(pool.map(write, jobs))
+    if not failures:
+        try:
+            atomic_write(targets[-1], (json.dumps(doc, indent=2) + "\n").encode(), force=force)
+        except BaseException as exc:       # noqa: BLE001
+            failures.append(exc)
+    if failures:
+        for t in targets:
+            if t not in existed:
+                try:
+                    os.unlink(t)
+                except OSError:
+                    pass
+        raise failures[0]
     return doc, errors

@@ -140,10 +140,11 @@ def test_failed_write_leaves_nothing_behind(tmp_path, monkeypatch):
         return real(path, data, **kw)
     monkeypatch.setattr(atomicio, "atomic_write", flaky)
     out = tmp_path / "o"
-    with pytest.raises(ObjllvmError):
+    with pytest.raises(ObjllvmError) as ei:
         bitcode.extract([str(BC / "packaged.o"), str(BC / "embed.o")], str(out))
-    assert len(calls) == 3
-    assert os.listdir(out) == []
+    assert "simulated" in str(ei.value)
+    assert len(calls) >= 3
+    assert os.listdir(out) == []         # the files that were written are removed again, no manifest
 
 
 def test_bad_payload_is_reported_and_the_rest_extracted(tmp_path):
