@@ -441,14 +441,11 @@ class ElfWriter:
             s = secs[i]
             link, info, size = s.link, s.info, s.size
             if i == 0:
-                if shnum >= SHN_LORESERVE:
-                    size = shnum
-                elif raw_shnum == 0:
-                    size = 0
-                if ns >= SHN_LORESERVE:
-                    link = ns
-                elif raw_shstrndx == SHN_XINDEX:
-                    link = 0
+                # Extended numbering where needed, and where the input used it.
+                ext_num = shnum >= SHN_LORESERVE or raw_shnum == 0
+                ext_str = ns >= SHN_LORESERVE or raw_shstrndx == SHN_XINDEX
+                size = shnum if ext_num else 0 if raw_shnum == 0 else s.size
+                link = ns if ext_str else s.link
                 shdrs.append(self._shdr.pack(s.name_off, s.type, s.flags, s.addr, s.offset, size, link, info,
                                              s.addralign, s.entsize))
                 continue
@@ -466,8 +463,8 @@ class ElfWriter:
         out = bytearray(total)
         for o, b in allc:
             out[o:o + len(b)] = b
-        e_shnum = shnum if shnum < SHN_LORESERVE else 0
-        e_shstrndx = ns if ns < SHN_LORESERVE else SHN_XINDEX
+        e_shnum = 0 if shnum >= SHN_LORESERVE or raw_shnum == 0 else shnum
+        e_shstrndx = SHN_XINDEX if ns >= SHN_LORESERVE or raw_shstrndx == SHN_XINDEX else ns
         if self.is64:
             struct.pack_into(e + "Q", out, 0x28, shoff)
             struct.pack_into(e + "HH", out, 0x3C, e_shnum, e_shstrndx)

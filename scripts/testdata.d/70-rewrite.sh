@@ -37,3 +37,8 @@ clang-19 -fuse-ld=lld -shared -Wl,--build-id=none "$O/helper.o" "$O/bbmap.o" "$O
 printf 'not bitcode at all\n' > "$O/not-bitcode.bin"
 clang-19 -O1 -c -emit-llvm "$S/helper.c" -o "$O/replacement.bc"
 "$O/prog.exe" 100 > /dev/null
+
+# 32-bit big-endian (MIPS, RELA-less REL objects) and 32-bit ARM; extended section numbering (yaml2obj).
+$CC -O1 --target=mips-linux-gnu -c "$S/tiny.c" -o "$O/tiny-mips32be.o"
+$CC -O1 --target=armv7-linux-gnueabihf -c "$S/tiny.c" -o "$O/tiny-arm32.o"
+yaml2obj-19 "$S/xindex.yaml" -o "$O/xindex.o"

@@ -1,0 +1,215 @@
+"""The ELF writer (objllvm/elfwriter.py) on every committed ELF file: no-op rewrites are byte-identical;
+removing each LLVM section gives what llvm-objcopy-19 --remove-section gives (same sections, contents and
+symbols; offsets may differ) and a file llvm-readobj-19 reads without a warning; indices, links, symbols,
+groups, SHT_SYMTAB_SHNDX and extended numbering stay consistent; what cannot be done is refused."""
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from conftest import TESTDATA, corpus_files, need_tool
+from objllvm import api
+from objllvm import rewrite as rw
+from objllvm.containers import iter_objects, open_data, open_object
+from objllvm.containers.elf import ElfFile
+from objllvm.elfwriter import ElfWriter
+from objllvm.errors import ObjllvmError
+from test_rewrite_support import RW, assert_same_except, expected_output, link_and_run, objs_with, readobj
+
+
+def _elf_objects():
+    out = []
+    for p in corpus_files():
+        for o in iter_objects(str(p)):
+            if isinstance(o, ElfFile):
+                out.append(o)
+    return out
+
+
+def test_noop_rewrite_is_byte_identical_on_every_elf_file_and_member():
+    objs = _elf_objects()
+    assert len(objs) > 40
+    members = 0
+    for o in objs:
+        assert ElfWriter(o).write() == o.data, o.label
+        members += o.member is not None
+    assert members >= 3
+    # The same through the public API and the files on disk.
+    for p in corpus_files():
+        data = p.read_bytes()
+        if data[:4] == b"\x7fELF":
+            assert rw.rewrite_bytes(data, [], str(p))[0] == data, p
+
+
+def _cases():
+    out = []
+    for p in corpus_files():
+        data = p.read_bytes()
+        if data[:4] != b"\x7fELF":
+            continue
+        o = ElfFile(data, str(p))
+        for s in api.llvm_sections(o):
+            if not s.flags & 2:
+                out.append(pytest.param(p, s.index, id=f"{p.parent.name}/{p.name}[{s.index}]{s.name}"))
+    return out
+
+
+def _view(path):
+    o = open_object(str(path))
+    # Section 0 (extended numbering) and the order of symbols are normalised by objcopy: not compared.
+    # Relocations are compared by symbol name (objcopy may renumber symbols).
+    def content(s):
+        if s.type in (2, 3):
+            return ()
+        if s.type in (4, 9):
+            return (s.size, [(r.offset, r.type, r.symbol.name if r.symbol else None, r.addend)
+                             for r in o.read_relocations(s)])
+        return (s.size, s.data())
+    # objcopy drops an SHT_SYMTAB_SHNDX no longer needed and the section symbols of removed sections (we
+    # keep the table, and turn those symbols into null local symbols so no symbol index moves).
+    secs = [(s.name, s.type, s.flags, s.addr, s.link and o.sections[s.link].name, s.entsize) + content(s)
+            for s in o.sections[1:] if s.type != 18]
+    syms = sorted((x.name, x.value, x.size, x.type, x.bind, x.other, x.shndx) for x in o.symbols
+                  if (x.name, x.type, x.shndx) != ("", 0, 0))
+    return secs, syms
+
+
+@pytest.mark.parametrize("path,index", _cases())
+def test_remove_each_llvm_section_like_objcopy(tmp_path, path, index):
+    objcopy = need_tool("llvm-objcopy-19")
+    o = ElfFile(path.read_bytes(), str(path))
+    name = o.sections[index].name
+    w = ElfWriter(o)
+    removed = []
+    for s in o.sections:     # llvm-objcopy-19 --remove-section removes every section of that name
+        if s.name == name:
+            removed += w.remove(s.index)
+    try:
+        out = w.write()
+    except ObjllvmError as exc:
+        pytest.fail(f"refused: {exc}")
+    dst = tmp_path / "ours"
+    dst.write_bytes(out)
+    new = ElfFile(out, str(dst))
+    assert len(new.sections) == len(o.sections) - len(removed)
+    for s in new.sections:          # every section still reads (and decodes, for the LLVM ones)
+        s.data()
+    for d in api.dump_object(new).sections:
+        assert d.status != "error", d.error
+    ref = tmp_path / "objcopy"
+    p = subprocess.run([objcopy, f"--remove-section={name}", str(path), str(ref)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert _view(dst) == _view(ref)
+    assert_same_except(readobj(path), readobj(dst), removed={o.sections[i].name for i in removed},
+                       resized={s.name for s in o.sections if s.type == 17})       # groups lose members
+
+
+def test_extended_numbering_and_symtab_shndx(tmp_path):
+    src = RW / "xindex.o"
+    o = open_object(str(src))
+    raw_shnum = int.from_bytes(o.data[0x3C:0x3E], "little")
+    assert raw_shnum == 0 and o.e_shstrndx == len(o.sections) - 1     # the input uses extended numbering
+    out, _ = rw.rewrite_bytes(o.data, [rw.Remove("deplibs")], str(src))
+    (tmp_path / "x.o").write_bytes(out)
+    before, after = readobj(src), readobj(tmp_path / "x.o")
+    assert_same_except(before, after, removed={".deplibs"})
+    # Symbols in .data go through SHT_SYMTAB_SHNDX: their index moved from 3 to 2 there.
+    new = open_object(str(tmp_path / "x.o"))
+    data_sym = next(s for s in new.symbols if s.name == "data_sym")
+    assert new.sections[data_sym.shndx].name == ".data"
+    assert int.from_bytes(new.data[0x3C:0x3E], "little") == 0      # still extended, as the input was
+    assert new.e_shnum == len(new.sections) == len(o.sections) - 1
+    assert new.sections[new.e_shstrndx].name == ".shstrtab"
+
+
+@pytest.mark.parametrize("name", ["tiny-mips32be.o", "tiny-arm32.o", "xindex.o"])
+def test_noop_and_strip_small_32bit_be(tmp_path, name):
+    src = RW / name
+    data = src.read_bytes()
+    assert rw.rewrite_bytes(data, [], str(src))[0] == data
+    out, changes = rw.rewrite_bytes(data, [rw.StripLLVM()], str(src))
+    (tmp_path / "o").write_bytes(out)
+    removed = {c.name for c in changes if c.action == "removed"}
+    assert removed and api.llvm_sections(open_object(str(tmp_path / "o"))) == []
+    assert_same_except(readobj(src), readobj(tmp_path / "o"), removed=removed)
+
+
+def test_section_symbols_of_removed_sections_become_null_and_program_links(tmp_path):
+    """Removing the debug sections (they have section symbols, used only by their own relocations)."""
+    want = expected_output(tmp_path)
+    o = open_object(str(RW / "main.o"))
+    debug = [s.name for s in o.sections if s.name.startswith(".debug")]
+    assert any(s.is_section and o.sections[s.shndx].name.startswith(".debug") for s in o.symbols)
+    out, changes = rw.rewrite_bytes(o.data, [rw.Remove(n) for n in debug], str(RW / "main.o"))
+    dst = tmp_path / "main.o"
+    dst.write_bytes(out)
+    removed = {c.name for c in changes if c.action == "removed"}
+    assert set(debug) <= removed
+    assert_same_except(readobj(RW / "main.o"), readobj(dst), removed=removed)
+    assert link_and_run(objs_with({"main.o": dst}), tmp_path / "p") == want
+
+
+def test_untouched_compressed_sections_are_copied_as_they_are():
+    o = open_object(str(RW / "main.o"))
+    comp = [s for s in o.sections if s.flags & 0x800]
+    assert comp
+    out, _ = rw.rewrite_bytes(o.data, [rw.DropAddrsig(), rw.DropDeplib("m")], "main.o")
+    new = ElfFile(out, "new")
+    for s in comp:
+        t = next(x for x in new.sections if x.name == s.name)
+        assert t.flags == s.flags and new.data[t.offset:t.offset + t.size] == o.data[s.offset:s.offset + s.size]
+
+
+def test_refusals():
+    o = open_object(str(RW / "bbmap.o"))
+    # An allocated section cannot change size.
+    w = ElfWriter(o)
+    text = next(s.index for s in o.sections if s.name.startswith(".text.hot.bb_mix"))
+    with pytest.raises(ObjllvmError, match="allocated section"):
+        w.set_content(text, b"\xc3")
+    w.set_content(text, bytes(o.sections[text].size))       # same size: allowed
+    # A section that symbols are defined in, or that a kept section links to.
+    w = ElfWriter(o)
+    w.remove(text)
+    with pytest.raises(ObjllvmError, match="would be removed"):
+        w.write()
+    # The section name table and the symbol table.
+    for name in (".strtab", ".symtab"):
+        w = ElfWriter(o)
+        w.remove(w.index_of(name))
+        with pytest.raises(ObjllvmError):
+            w.write()
+    with pytest.raises(ObjllvmError, match="only ELF"):
+        rw.rewrite_bytes((RW / "replacement.bc").read_bytes(), [rw.StripLLVM()], "x.bc")
+
+
+def test_allocated_bytes_and_segments_stay_put_when_a_section_grows(tmp_path):
+    """Growing a non-allocated section of an executable: it moves after the loadable data, nothing else."""
+    src = RW / "prog.exe"
+    o = open_object(str(src))
+    w = ElfWriter(o)
+    i = w.index_of(".comment")
+    w.set_content(i, o.sections[i].data() + b"objllvm was here\0" * 100)
+    out = w.write()
+    new = ElfFile(out, "new")
+    assert new.segments == o.segments
+    assert out[:o.e_phoff + o.e_phnum * o.e_phentsize][64:] == o.data[64:o.e_phoff + o.e_phnum * o.e_phentsize]
+    for seg in o.segments:      # (the first PT_LOAD holds the ELF header: e_shoff changed)
+        assert out[max(seg["offset"], 64):seg["offset"] + seg["filesz"]] == \
+            o.data[max(seg["offset"], 64):seg["offset"] + seg["filesz"]]
+    assert new.sections[i].data().endswith(b"objllvm was here\0")
+    dst = tmp_path / "p"
+    dst.write_bytes(out)
+    dst.chmod(0o755)
+    assert_same_except(readobj(src), readobj(dst), resized={".comment"})
+    want = expected_output(tmp_path)
+    assert subprocess.run([str(dst), "500"], capture_output=True, text=True).stdout == want
+
+
+def test_archive_members_rewrite_individually():
+    """Archives are refused as a whole; their members go through the writer like any object."""
+    for o in iter_objects(str(TESTDATA / "elf" / "libgnu.a")):
+        out, changes = rw.rewrite_bytes(o.data, [rw.StripLLVM()], o.label)
+        (new,) = list(open_data(out, "m"))
+        assert api.llvm_sections(new) == []
