@@ -539,20 +539,48 @@ class ReplaceBitcode(Operation):
 
 
 class DropOffload(Operation):
+    """Drop the offloading images of a target (``TRIPLE`` or ``TRIPLE:ARCH``, globs allowed).  A blob left with
+    no image goes; a blob that keeps some of its images is written again (as LLVM lays one out); a section
+    left with no blob is removed."""
+
     def __init__(self, spec: str):
+        if not spec or spec.startswith(":"):
+            raise UsageError(f"--drop-offload {spec!r}: expected TRIPLE[:ARCH] (e.g. nvptx64-nvidia-cuda:sm_70)")
         self.triple, _, self.arch = spec.partition(":")
         self.text = f"--drop-offload {spec}"
+
+    def _match(self, e) -> bool:
+        return fnmatch.fnmatchcase(e.triple, self.triple) and (not self.arch or fnmatch.fnmatchcase(e.arch,
+                                                                                                      self.arch))
 
     def apply(self, sess):
         if "offloading" not in registry.codecs():
             raise UsageError(f"{self.text}: the offloading codec is not available")
+        from .codecs import offloading as off
         hit = 0
         for s in sess.by_kind_or_name("offloading", self.text):
             codec, m = sess.model(s, "offloading")
-            dropped = codec.drop_images(m, self.triple, self.arch or None)
-            hit += dropped
-            if not codec.image_count(m):
+            data = codec.encode(m, sess.ctx(s))
+            parts = []
+            for b in m.blobs:
+                if b.error:
+                    raise sess.err(f"{self.text}: blob at offset {b.offset:#x} cannot be read ({b.error})", s)
+                drop = [e for e in b.entries if self._match(e)]
+                hit += len(drop)
+                end = b.offset + b.size + len(b.padding)
+                if not drop:
+                    parts.append(data[b.offset:end])
+                elif len(drop) < len(b.entries):
+                    images = [{"image": e.image, "image_kind": e.image_kind, "offload_kind": e.offload_kind,
+                               "flags": e.flags, "strings": [(x.key, x.value) for x in e.strings]}
+                              for e in b.entries if e not in drop]
+                    comp = b.compression if b.compressed is not None else None
+                    parts.append(off.write_offload_binary(images, max(b.version, 2), comp))
+            new = b"".join(parts)
+            if not new:
                 sess.remove(s, self.text)
+                continue
+            sess.replace_model(s, codec, codec.decode(new, sess.ctx(s)))
         if not hit:
             raise sess.err(f"{self.text}: no offloading image matches")
 

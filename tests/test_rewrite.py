@@ -472,3 +472,67 @@ def test_cli_rewrite_matches_api(tmp_path):
     assert code == 0 and out == "", err
     api_out, _ = do(tmp_path, "main.o", rw.DropDeplib("m"), rw.DropCGEdge("main:*"))
     assert (tmp_path / "cli.o").read_bytes() == api_out.read_bytes()
+
+
+# -- offloading ------------------------------------------------------------------------------------------------
+BC = TESTDATA / "bitcode"
+
+
+def _objdump_offloading(path):
+    p = subprocess.run([need_tool("llvm-objdump-19"), "--offloading", str(path)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    return [(ln.split()[1]) for ln in p.stdout.splitlines() if ln.startswith(("triple", "arch"))]
+
+
+def test_drop_offload_keeps_the_other_targets(tmp_path):
+    src = BC / "packaged.o"
+    before = _objdump_offloading(src)
+    assert "amdgcn-amd-amdhsa" in before and len(before) == 6
+    out, res = do(tmp_path, None, rw.DropOffload("amdgcn-*"), src=src)
+    after = _objdump_offloading(out)
+    assert after == [x for x in before if x not in ("amdgcn-amd-amdhsa", "gfx90a")]
+    assert [e.triple for m in api.decode(str(out), "offloading") for e in m.entries] == \
+        ["nvptx64-nvidia-cuda", "x86_64-pc-linux-gnu"]
+    assert_same_except(readobj(src), readobj(out), resized={".llvm.offloading"})
+    # With an architecture: nothing matches sm_80, sm_70 goes.
+    with pytest.raises(ObjllvmError, match="no offloading image matches"):
+        rw.rewrite_file(str(src), str(tmp_path / "x.o"), [rw.DropOffload("nvptx64-nvidia-cuda:sm_80")])
+    assert not (tmp_path / "x.o").exists()
+    out2, _ = do(tmp_path, None, rw.DropOffload("nvptx64-nvidia-cuda:sm_70"), src=out)
+    assert _objdump_offloading(out2) == ["generic", "x86_64-pc-linux-gnu"]
+
+
+@pytest.mark.parametrize("name,triple", [("omp.o", "x86_64-pc-linux-gnu"), ("cuda.o", "nvptx64-nvidia-cuda"),
+                                         ("hip.o", "amdgcn-amd-amdhsa")])
+def test_drop_last_offload_image_removes_the_section_like_objcopy(tmp_path, name, triple):
+    """(Host objects with offloading are not linked here: that needs libomp / a GPU runtime.)"""
+    src = BC / name
+    out, res = do(tmp_path, None, rw.DropOffload(triple), src=src)
+    assert [c.name for c in res.changes if c.action == "removed"] == [".llvm.offloading"]
+    ref = tmp_path / "ref.o"
+    subprocess.run([need_tool("llvm-objcopy-19"), "--remove-section=.llvm.offloading", str(src), str(ref)],
+                   check=True)
+    assert _sections_and_contents(out) == _sections_and_contents(ref)
+    assert_same_except(readobj(src), readobj(out), removed={".llvm.offloading"})
+
+
+def test_drop_offload_in_a_multi_image_blob(tmp_path):
+    """A version-2 blob with two images (made by the offloading codec's writer, added with llvm-objcopy-19):
+    dropping one image writes the blob again with the other."""
+    from objllvm.codecs import offloading as off
+    elf_image = (RW / "tiny-arm32.o").read_bytes()
+    bc_image = (RW / "replacement.bc").read_bytes()
+    blob = off.write_offload_binary([
+        {"image": elf_image, "image_kind": 1, "offload_kind": 1,
+         "strings": [("triple", "armv7-linux-gnueabihf"), ("arch", "generic")]},
+        {"image": bc_image, "image_kind": 2, "offload_kind": 2,
+         "strings": [("triple", "nvptx64-nvidia-cuda"), ("arch", "sm_80")]}], version=2)
+    (tmp_path / "blob").write_bytes(blob)
+    src = tmp_path / "in.o"
+    subprocess.run([need_tool("llvm-objcopy-19"), f"--add-section=.llvm.offloading={tmp_path / 'blob'}",
+                    "--set-section-type=.llvm.offloading=0x6fff4c0b", "--set-section-flags=.llvm.offloading=exclude",
+                    str(RW / "helper.o"), str(src)], check=True)
+    out, _ = do(tmp_path, None, rw.DropOffload("nvptx64-nvidia-cuda"), src=src)
+    (m,) = api.decode(str(out), "offloading")
+    assert [(e.triple, e.arch, e.image) for e in m.entries] == [("armv7-linux-gnueabihf", "generic", elf_image)]
+    assert_same_except(readobj(src), readobj(out), resized={".llvm.offloading"})
