@@ -341,3 +341,18 @@ def test_clusters_cli(synthetic, tmp_path):
     assert set(parsed) == want and want
     assert f"Clusters written to {out}" in stdout
     assert os.path.dirname(ROOT / "x")  # the repo root exists (run_objllvm uses it)
+
+
+def test_direct_index_equals_bbindex():
+    """perf-map builds its index through the bb-addr-map codec alone (faster start): same functions and blocks
+    as BBIndex.from_object, including a multi-range map written by clang-19 from a cluster file."""
+    from objllvm.bbindex import BBIndex
+    from objllvm.containers import open_object
+    from objllvm.perf.mapping import _index_direct
+
+    def view(ix):
+        return [(f.name, f.address, [(b.id, b.address, b.size) for b in f.blocks]) for f in ix.functions]
+
+    for path in (LOOP, TESTDATA / "perf" / "loop-pgo.pie"):
+        obj = open_object(str(path))
+        assert view(_index_direct(obj)) == view(BBIndex.from_object(obj))

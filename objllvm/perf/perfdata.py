@@ -311,18 +311,30 @@ class PerfData:
         return BuildIdEntry(pid, bid, name)
 
     # -- records --------------------------------------------------------------------------------------------
-    def records(self):
-        """Yield ``(type, misc, offset, size)`` for every record of the data section (file order)."""
+    def records(self, sample_run=None):
+        """Yield ``(type, misc, offset, size)`` for every record of the data section (file order).
+
+        ``sample_run`` (optional) takes runs of same-size samples off the loop: when a SAMPLE record of
+        ``sample_run.size`` bytes comes, ``sample_run(offset, end)`` consumes as many consecutive such samples as it
+        can verify and returns how many (0: yield the record as usual).
+        """
         b, hdr = self.buf, self._hdr.unpack_from
         off, end = self.data_offset, self.data_offset + self.data_size
         stats = {}
         unknown = 0
+        run_size = sample_run.size if sample_run is not None else -1
         while off < end:
             if off + 8 > end:
                 raise self._err(f"truncated record header ({end - off} bytes left, expected 8)", off)
             typ, misc, size = hdr(b, off)
             if size < 8:
                 raise self._err(f"bad record size {size} (expected at least 8)", off + 6)
+            if typ == RECORD_SAMPLE and size == run_size:
+                n = sample_run(off, end)
+                if n:
+                    stats[typ] = stats.get(typ, 0) + n
+                    off += n * size
+                    continue
             step = size
             if typ == RECORD_AUXTRACE and size >= 16:        # the AUX data follows the record
                 step += self._u64.unpack_from(b, off + 8)[0]
