@@ -14,6 +14,7 @@ from objllvm.containers import open_data
 from objllvm.errors import ObjllvmError
 
 from . import harness, mutators
+from .known import known
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 TESTS = ROOT / "tests"
@@ -78,15 +79,17 @@ class Result:
     per_target: dict = field(default_factory=dict)
     found: list = field(default_factory=list)      # (Violation, input bytes, origin)
     slowest: tuple = (0.0, "")
+    known: dict = field(default_factory=dict)       # module -> inputs that showed its known (routed) bug
 
 
 def run(*, seed: int, budget: float | None = None, count: int | None = None, targets=("container", "codec",
-        "bitstream", "perf"), tmpdir: str, log=print, slow_seconds: float = harness.HANG_SECONDS) -> Result:
+        "bitstream", "perf"), tmpdir: str, log=print, slow_seconds: float = harness.HANG_SECONDS,
+        kinds=None, files=None, secs=None) -> Result:
     """Mutate and check until ``budget`` seconds or ``count`` inputs.  Deterministic for a given seed and count."""
     rng = random.Random(seed)
-    files = corpus()
-    secs = section_seeds(files)
-    kinds = sorted(registry.codecs())
+    files = files if files is not None else corpus()
+    secs = secs if secs is not None else section_seeds(files)
+    kinds = sorted(kinds or registry.codecs())
     targets = list(targets)
     bits = bitstream_seeds(secs) if "bitstream" in targets and _importable("objllvm.bitstream") else []
     perf = harness.perf_seeds() if "perf" in targets and _importable("objllvm.perf.perfdata") else []
@@ -135,6 +138,9 @@ def run(*, seed: int, budget: float | None = None, count: int | None = None, tar
         res.inputs += 1
         res.per_target[target] = res.per_target.get(target, 0) + 1
         for v in vs:
+            if known(v):
+                res.known[known(v)] = res.known.get(known(v), 0) + 1
+                continue
             if v.key() not in seen:
                 seen.add(v.key())
                 res.found.append((v, data, origin))

@@ -1,0 +1,23 @@
+"""Violations already found and routed to the owner of the module (see testdata/malformed/manifest.json, whose
+``xfail`` entries reproduce each one with a strict xfail test that flips when the bug is fixed).
+
+The CI fuzz tests and ``scripts/fuzz`` set these aside (counted, not failed) so that a known bug in another
+area does not hide a new one.  Remove an entry when its module is fixed (its strict xfail test then fails, which
+is the reminder).
+"""
+from __future__ import annotations
+
+# (target prefix, text in the violation, module to fix, what is wrong)
+KNOWN = [
+    ("", "operand out of the byte range (expected character codes)", "objllvm/bitstream.py (record_text)",
+     "DecodeError without an offset: a string record with an operand > 255 (as raised by record_text, called "
+     "from objllvm/bitcode.py _text) says neither where the record is nor the bit position"),
+]
+
+
+def known(v) -> str | None:
+    """The module a known violation is routed to, else None."""
+    for prefix, text, module, _why in KNOWN:
+        if v.target.startswith(prefix) and text in v.detail:
+            return module
+    return None
