@@ -59,17 +59,15 @@ class Archive:
                 raise self._err("bad member header terminator (expected '`\\n')", pos + 58)
             raw_name = hdr[0:16].rstrip(b" ")
             size_field = hdr[48:58].strip()
-            try:
-                size = int(size_field or b"0")
-            except ValueError:
-                raise self._err(f"bad member size field {size_field!r} (expected decimal digits)", pos + 48) from None
+            if size_field and not size_field.isdigit():   # int() would take '-60', '+5', '1_0': a loop
+                raise self._err(f"bad member size field {size_field!r} (expected decimal digits)", pos + 48)
+            size = int(size_field or b"0")
             body = pos + HEADER_SIZE
             name_len = 0
             if raw_name.startswith(b"#1/"):           # BSD: name follows the header
-                try:
-                    name_len = int(raw_name[3:])
-                except ValueError:
-                    raise self._err(f"bad BSD name length {raw_name!r}", pos) from None
+                if not raw_name[3:].isdigit():
+                    raise self._err(f"bad BSD name length {raw_name!r}", pos)
+                name_len = int(raw_name[3:])
                 if name_len > size or body + name_len > n:
                     raise self._err(f"BSD member name ({name_len} bytes) runs past the member", body)
                 name = data[body:body + name_len].rstrip(b"\0").decode("utf-8", "surrogateescape")
@@ -108,7 +106,7 @@ class Archive:
             try:
                 with open(target, "rb") as f:
                     return f.read()
-            except OSError as exc:
-                raise DecodeError(f"thin archive member {m.name!r}: cannot read {target}: {exc.strerror}",
-                                  file=self.path, offset=m.offset) from None
+            except (OSError, ValueError) as exc:   # ValueError: a NUL byte in the member name
+                raise DecodeError(f"thin archive member {m.name!r}: cannot read {target}: "
+                                  f"{getattr(exc, 'strerror', None) or exc}", file=self.path, offset=m.offset) from None
         return self.data[m.data_offset:m.data_offset + m.size]

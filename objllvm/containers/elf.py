@@ -201,8 +201,16 @@ class ElfFile(ObjectFile):
                     import zstandard
                 except ImportError:  # pragma: no cover - declared dependency
                     raise DecodeError("zstd-compressed section needs the 'zstandard' package", offset=0, **loc)
-                out = zstandard.ZstdDecompressor().decompressobj().decompress(body)
-                out = out[:ch_size + 1]
+                # Read at most ch_size + 1 bytes, 1 MB at a time: a tiny zstd frame can expand to gigabytes.
+                chunks, total = [], 0
+                with zstandard.ZstdDecompressor().stream_reader(body) as zr:
+                    while total <= ch_size:
+                        c = zr.read(min(ch_size + 1 - total, 1 << 20))
+                        if not c:
+                            break
+                        chunks.append(c)
+                        total += len(c)
+                out = b"".join(chunks)
             else:
                 raise DecodeError(f"unknown compression type {ch_type} (expected 1 zlib or 2 zstd)", offset=0,
                                   **loc)
@@ -210,6 +218,8 @@ class ElfFile(ObjectFile):
             raise
         except Exception as exc:
             raise DecodeError(f"cannot decompress ({sec.compression}): {exc}", offset=hsize, **loc) from None
+        if len(out) > ch_size:
+            raise DecodeError(f"decompresses to more than ch_size {ch_size} bytes", offset=hsize, **loc)
         if len(out) != ch_size:
             raise DecodeError(f"decompressed size {len(out)} does not match ch_size {ch_size}", offset=hsize,
                               **loc)

@@ -1,0 +1,205 @@
+"""The malformed corpus (testdata/malformed/, made by scripts/make-malformed): each file gives exactly the error
+lines written in manifest.json, through the API and through every command, never a traceback.
+
+Crashers found by fuzzing in modules other areas own are manifest entries with ``xfail``: they run as strict
+xfail tests naming the module, so they flip (and fail) when the module is fixed.
+"""
+from __future__ import annotations
+
+import json
+import os
+import pkgutil
+import tracemalloc
+
+import pytest
+
+from objllvm import api, cli
+from objllvm.errors import ObjllvmError
+
+from conftest import ROOT, TESTDATA, run_objllvm
+from fuzz import harness
+
+MAL = TESTDATA / "malformed"
+MANIFEST = json.loads((MAL / "manifest.json").read_text())
+BY_NAME = {m["name"]: m for m in MANIFEST}
+
+
+def _expected(m, path):
+    return [e.replace("{path}", str(path)).replace("{dir}", os.path.dirname(str(path))) for e in m["errors"]]
+
+
+def _errors(path):
+    out = []
+    for it in api.dump(str(path)):
+        if isinstance(it, ObjllvmError):
+            out.append(it)
+        else:
+            out.extend(it.errors)
+    return out
+
+
+def _params(kind=None):
+    out = []
+    for m in MANIFEST:
+        marks = []
+        if m.get("xfail"):
+            marks.append(pytest.mark.xfail(strict=True, reason=f"routed to {m['xfail']['module']}: "
+                                                              f"{m['xfail']['why']}"))
+        out.append(pytest.param(m, id=m["name"], marks=marks))
+    return out
+
+
+def test_manifest_lists_every_file():
+    files = {p.name for p in MAL.iterdir() if p.is_file() and p.suffix != ".json"}
+    assert files == set(BY_NAME), "testdata/malformed/ and manifest.json disagree: run scripts/make-malformed"
+    assert len(MANIFEST) >= 20
+    for m in MANIFEST:
+        assert m["level"] in ("container", "section") and (m["errors"] or m.get("xfail")), m["name"]
+
+
+@pytest.mark.parametrize("m", _params())
+def test_exact_errors(m):
+    """The API gives exactly the manifest's error lines, each an ObjllvmError with file, section and offset."""
+    path = MAL / m["name"]
+    errs = _errors(path)
+    assert [str(e) for e in errs] == _expected(m, path)
+    for e in errs:
+        assert e.file == str(path) and e.offset is not None
+        if m["level"] == "section":
+            assert e.section_index is not None and e.section_name
+
+
+@pytest.mark.parametrize("m", _params())
+def test_property_holds(m):
+    """Under the fuzz harness: nothing but ObjllvmError, located, bounded time and memory."""
+    data = (MAL / m["name"]).read_bytes()
+    was = tracemalloc.is_tracing()
+    tracemalloc.start()
+    try:
+        vs = harness.check_container(data, str(MAL / m["name"]))
+    finally:
+        if not was:
+            tracemalloc.stop()
+    assert not vs, "\n".join(f"{v}\n{v.trace}" for v in vs)
+
+
+# -- regressions of the core fixes found by fuzzing -------------------------------------------------------------
+def test_zstd_bomb_is_not_inflated():
+    """A 2 KB zstd frame of 64 MB behind a header claiming 16 bytes: at most ch_size + 1 bytes are inflated."""
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        errs = _errors(MAL / "zstd-bomb.o")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert [e.message for e in errs] == ["decompresses to more than ch_size 16 bytes"]
+    assert peak < 8 << 20, f"peak {peak >> 20} MB"
+
+
+def test_negative_archive_size_does_not_loop():
+    """'-60' as a member size sent the reader back to the same header forever (int() takes a sign)."""
+    with harness.watchdog(10):
+        errs = _errors(MAL / "archive-negative-size.a")
+    assert len(errs) == 1 and "expected decimal digits" in errs[0].message
+
+
+@pytest.mark.parametrize("field", [b"+5", b"1_0", b" -1", b"0x10"])
+def test_archive_size_must_be_digits(field, tmp_path):
+    data = bytearray((TESTDATA / "elf" / "libgnu.a").read_bytes())
+    data[0xAF4 + 48:0xAF4 + 58] = field.ljust(10)
+    p = tmp_path / "bad.a"
+    p.write_bytes(bytes(data))
+    errs = _errors(p)
+    assert [e.message for e in errs] == [f"bad member size field {field.strip()!r} (expected decimal digits)"]
+
+
+def test_bsd_name_length_must_be_digits(tmp_path):
+    data = bytearray((TESTDATA / "elf" / "libbsd.a").read_bytes())
+    i = data.index(b"#1/")
+    data[i:i + 16] = b"#1/-5".ljust(16)
+    p = tmp_path / "bad.a"
+    p.write_bytes(bytes(data))
+    errs = _errors(p)
+    assert [e.message for e in errs] == ["bad BSD name length b'#1/-5'"] and errs[0].offset == i
+
+
+# -- the command line -------------------------------------------------------------------------------------------
+def _commands():
+    from objllvm import commands
+    return sorted(m.name for m in pkgutil.iter_modules(commands.__path__) if not m.name.startswith("_"))
+
+
+def _argv(cmd, path, tmp_path):
+    """Arguments that make ``cmd`` read ``path`` (and write only under tmp_path)."""
+    out = tmp_path / f"out-{cmd}"
+    return {
+        "sections": ["sections", path],
+        "dump": ["dump", path],
+        "extract": ["extract", path, "-o", out],
+        "rewrite": ["rewrite", path, "-o", out, "--strip-llvm"],
+        "audit": ["audit", "--no-progress", path],
+        "perf_map": ["perf-map", path, "--perf-script", TESTDATA / "malformed" / "manifest.json"],
+        "cfg": ["cfg", path, "--function", "main", "-o", f"{out}.dot"],
+    }.get(cmd, [cmd.replace("_", "-"), path])
+
+
+def test_every_command_is_known_here():
+    """A new command gets its arguments in _argv (until then it is run as `objllvm CMD FILE`)."""
+    assert set(_commands()) >= {"sections", "dump"}
+
+
+@pytest.mark.parametrize("cmd", _commands())
+@pytest.mark.parametrize("m", _params())
+def test_command_on_malformed(cmd, m, tmp_path, capsys):
+    """Every command on every malformed file: exit 0 or 1 (1 from dump always, from sections when the file
+    cannot be opened), every stderr line one `objllvm: error:`/`warning:` line, never an internal error.
+    rewrite leaves no output behind when it fails."""
+    path = str(MAL / m["name"])
+    rc = cli.main([str(a) for a in _argv(cmd, path, tmp_path)])
+    err = capsys.readouterr().err
+    assert rc != 3 and "internal error" not in err and "Traceback" not in err, err
+    lines = err.splitlines()
+    assert all(ln.startswith(("objllvm: error: ", "objllvm: warning: ")) for ln in lines), err
+    if cmd == "dump":
+        assert rc == 1 and lines == [f"objllvm: error: {e}" for e in _expected(m, path)]
+    elif cmd == "sections":
+        assert rc == (1 if m["level"] == "container" else 0), err
+    else:
+        assert rc in (0, 1), err
+        if rc == 1:
+            assert lines, "exit 1 without a message"
+    if cmd == "rewrite" and rc != 0:
+        assert not (tmp_path / "out-rewrite").exists()
+    assert not [p for p in tmp_path.rglob(".objllvm-*")], "temporary file left behind"
+
+
+def test_real_process_over_the_whole_corpus():
+    """One `objllvm dump` / `sections` process over every malformed file: one line per error, exit 1."""
+    files = [MAL / m["name"] for m in MANIFEST if not m.get("xfail")]
+    rc, out, err = run_objllvm("dump", *files)
+    assert rc == 1 and "Traceback" not in err
+    want = [f"objllvm: error: {e}" for m in MANIFEST if not m.get("xfail") for e in _expected(m, MAL / m["name"])]
+    assert sorted(err.splitlines()) == sorted(want)     # unreadable files are reported first, then sections
+    rc, out, err = run_objllvm("sections", "--json", *files)
+    doc = json.loads(out)
+    assert rc == 1 and "Traceback" not in err
+    assert len(doc["errors"]) == sum(len(m["errors"]) for m in MANIFEST if m["level"] == "container"
+                                     and not m.get("xfail"))
+
+
+def test_internal_error_debug_shows_traceback(tmp_path):
+    """An unexpected exception: a short report and exit 3; with --debug the traceback."""
+    code = ("import sys; from objllvm import cli, registry\n"
+            "registry.get('deplibs').decode = lambda data, ctx: {}['boom']\n"
+            "sys.exit(cli.main(sys.argv[1:]))\n")
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    target = str(TESTDATA / "elf" / "deplibs.o")
+    p = subprocess.run([sys.executable, "-c", code, "dump", target], capture_output=True, text=True, env=env)
+    assert p.returncode == 3 and "Traceback" not in p.stderr
+    assert p.stderr.count("\n") == 1 and "internal error (KeyError" in p.stderr and "--debug" in p.stderr
+    p = subprocess.run([sys.executable, "-c", code, "--debug", "dump", target], capture_output=True, text=True,
+                       env=env)
+    assert p.returncode == 1 and "Traceback (most recent call last)" in p.stderr and "KeyError: 'boom'" in p.stderr
