@@ -31,7 +31,8 @@ PAYLOADS = [
     ("dev-nvptx.bc", None, "<bitcode>"),
     ("libbc.a", "embed.o", ".llvmbc"),
     ("libbc.a", "fatlto.o", ".llvm.lto"),
-    ("libbc.a", "dev-nvptx.bc", "<bitcode>"),
+    ("bitcode-members.ar", "dev-nvptx.bc", "<bitcode>"),
+    ("bitcode-members.ar", "wrapper.bc", "<bitcode>"),
 ]
 CLANG_MADE = {p for p in PAYLOADS}
 

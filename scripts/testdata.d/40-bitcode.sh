@@ -6,7 +6,7 @@ cd "$SRC/bitcode"
 CC="clang-19 -O1 -fno-ident"
 # -fembed-bitcode: .llvmbc + .llvmcmd in ELF, COFF and Mach-O (__LLVM,__bitcode holds a wrapper there)
 $CC -c -fembed-bitcode embed.c -o "$OUT/embed.o"
-$CC -c -fembed-bitcode --target=x86_64-pc-windows-msvc embed.c -o "$OUT/embed-coff.obj"
+$CC -c -fembed-bitcode --target=x86_64-pc-windows-msvc -mno-incremental-linker-compatible embed.c -o "$OUT/embed-coff.obj"
 $CC -c -fembed-bitcode --target=x86_64-apple-macos13 embed.c -o "$OUT/embed-macho.o"
 $CC -c -fembed-bitcode=marker embed.c -o "$OUT/marker.o"
 # fat LTO: SHT_LLVM_LTO .llvm.lto
@@ -30,9 +30,11 @@ clang-offload-packager-19 -o "$TMP/packaged.bin" \
     --image=file="$TMP/dev-amdgcn.bc",triple=amdgcn-amd-amdhsa,arch=gfx90a,kind=hip \
     --image=file="$TMP/dev-x86.o",triple=x86_64-pc-linux-gnu,arch=generic,kind=openmp
 $CC -c host.c -Xclang -fembed-offload-object="$TMP/packaged.bin" -o "$OUT/packaged.o"
-# a small archive: ELF members with .llvmbc / .llvm.lto and a raw bitcode member
-rm -f "$OUT/libbc.a"
-llvm-ar-19 rcD "$OUT/libbc.a" "$OUT/embed.o" "$OUT/fatlto.o" "$OUT/dev-nvptx.bc"
+# small archives: ELF members with .llvmbc / .llvm.lto; raw bitcode members (an LTO library).  The second has
+# its own suffix: llvm-readobj lists no entry for a bitcode member, and the readobj differential test takes *.a.
+rm -f "$OUT/libbc.a" "$OUT/bitcode-members.ar"
+llvm-ar-19 rcD "$OUT/libbc.a" "$OUT/embed.o" "$OUT/fatlto.o"
+llvm-ar-19 rcD "$OUT/bitcode-members.ar" "$OUT/dev-nvptx.bc" "$OUT/wrapper.bc"
 # a tiny Rust rlib (bitcode from rustc's LLVM, newer than llvm-dis-19) when rustc is there
 if command -v rustc >/dev/null; then
   rustc --crate-type=rlib --crate-name tinyrs -C opt-level=1 -C codegen-units=1 -C embed-bitcode=yes \
