@@ -57,10 +57,41 @@ def _default(o):
     raise TypeError(f"not JSON serialisable: {type(o).__name__}")
 
 
+def _orjson_bytes(data, indent: bool):
+    """The document through orjson (about 10x faster than json's C encoder and 30x faster than its
+    indenting one on a big bb-addr-map), or None when orjson is not installed or the output would
+    differ from json's: non-ASCII text (json escapes it), surrogate-escaped names, integers beyond
+    64 bits.  (NaN and infinities, which no codec produces, come out as null: valid JSON, unlike
+    json's NaN.)"""
+    try:
+        import orjson
+    except ImportError:
+        return None
+    opt = orjson.OPT_NON_STR_KEYS | (orjson.OPT_INDENT_2 if indent else 0)
+    try:
+        b = orjson.dumps(data, default=_default, option=opt)
+    except (TypeError, ValueError):          # orjson.JSONEncodeError is a TypeError
+        return None
+    if not b.isascii():
+        return None
+    return b
+
+
 def render_json(data, out=None, *, indent: bool = True) -> None:
-    """JSON on ``out``.  ``indent=False`` writes one compact line (json's C encoder: much faster for big
-    documents)."""
+    """JSON on ``out``.  ``indent=False`` writes one compact line.  Uses orjson when it is installed
+    (same document; floats may be spelled differently, e.g. 1e-05 vs 1e-5), else json."""
     out = out or sys.stdout
+    b = _orjson_bytes(data, indent)
+    if b is not None:
+        buf = getattr(out, "buffer", None)
+        if buf is not None:
+            out.flush()
+            buf.write(b)
+            buf.write(b"\n")
+        else:
+            out.write(b.decode("ascii"))
+            out.write("\n")
+        return
     if indent:
         json.dump(data, out, indent=2, default=_default)
     else:

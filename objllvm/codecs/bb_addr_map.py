@@ -17,6 +17,7 @@ JSON view of a big map does not build one object per block.
 """
 from __future__ import annotations
 
+import gc
 from itertools import accumulate
 from operator import add, sub
 
@@ -258,6 +259,19 @@ class _Fail(Exception):
         self.offset = offset
 
 
+class _no_gc:
+    """Pause the cyclic garbage collector while building many small acyclic objects (a big map makes
+    hundreds of thousands: the collector's passes over them cost more than the decoding)."""
+
+    def __enter__(self):
+        self.was = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc):
+        if self.was:
+            gc.enable()
+
+
 def _uleb(data, pos, end, what, bits=32):
     """(value, new position, minimal?) of the ULEB128 at ``pos``."""
     if pos < end:
@@ -314,10 +328,12 @@ def decode_map(data, ctx) -> BBAddrMap:
     stype = ctx.section.type if ctx.section is not None and ctx.section.type in TYPE_NAMES else SHT_LLVM_BB_ADDR_MAP
     pretty = bool((ctx.options or {}).get("pretty_pgo"))
     out = BBAddrMap([], stype, pretty)
-    try:
-        _decode_into(bytes(data), ctx, stype, out.functions)
-    except _Fail as f:
-        raise DecodeError(f"{f.message} (function {len(out.functions)})", offset=f.offset, partial=out) from None
+    with _no_gc():
+        try:
+            _decode_into(bytes(data), ctx, stype, out.functions)
+        except _Fail as f:
+            raise DecodeError(f"{f.message} (function {len(out.functions)})", offset=f.offset,
+                              partial=out) from None
     return out
 
 
@@ -331,8 +347,41 @@ def _decode_into(data, ctx, stype, functions):
     text_index = ctx.section.link if (ctx.section is not None and ctx.is_relocatable) else None
     legacy = stype == SHT_LLVM_BB_ADDR_MAP_V0
     pos = 0
+    head = 3 + asz              # version, feature, address, one-byte block count
+    new_range = BBRange.__new__
+    new_fn = FunctionMap.__new__
     while pos < end:
         fstart = pos
+        # Fast path for the common entry: version 2-4, no features, every ULEB128 one byte.
+        if not legacy and 2 <= data[pos] <= 4 and pos + head <= end and data[pos + 1] == 0:
+            n = data[pos + head - 1]
+            span = 4 * n
+            chunk = data[pos + head:pos + head + span]
+            if 0 < n < 0x80 and len(chunk) == span and max(chunk) < 0x80:
+                mds = chunk[3::4]
+                if max(mds) <= KNOWN_METADATA:
+                    sizes = chunk[2::4]
+                    base = stored = from_bytes(data[pos + 2:pos + 2 + asz], order)
+                    if relocs is not None:
+                        base = relocs.get(pos + 2, stored)
+                    r = new_range(BBRange)
+                    r.base_address = base
+                    r.stored_address = stored if stored != base else None
+                    r._num_blocks = None
+                    r._blocks = None
+                    r._cols = (chunk[0::4], list(map(sub, accumulate(map(add, chunk[1::4], sizes)), sizes)),
+                               sizes, mds)
+                    fn = new_fn(FunctionMap)
+                    fn.name = names(base)
+                    fn.version = data[pos]
+                    fn.feature = 0
+                    fn.ranges = [r]
+                    fn.entry_count = fn.pgo_blocks = fn._raw = fn._canon = None
+                    fn.section_index = text_index
+                    fn.offset = fstart
+                    functions.append(fn)
+                    pos += head + span
+                    continue
         minimal = True
         if legacy:
             version, feature = None, 0
@@ -765,8 +814,9 @@ class BBAddrMapCodec(Codec):
 
     def to_dict(self, model):
         pretty = model.pretty
-        return {"section_type": TYPE_NAMES.get(model.section_type, hex(model.section_type)),
-                "functions": [function_to_dict(f, pretty) for f in model.functions]}
+        with _no_gc():
+            return {"section_type": TYPE_NAMES.get(model.section_type, hex(model.section_type)),
+                    "functions": [function_to_dict(f, pretty) for f in model.functions]}
 
     def from_dict(self, d, ctx):
         st = d.get("section_type")
