@@ -432,7 +432,11 @@ class _Resolver:
     def maps(self, pid):
         ms = self._pid_maps.get(pid)
         if ms is None:
-            ms = [(m.start, m.start + m.length, m) for m in self.raw.mappings_of(pid)]
+            if pid == -1:      # samples without PERF_SAMPLE_TID: any process's mappings
+                found = [m for p in sorted(self.raw.mmaps) for m in reversed(self.raw.mmaps[p])]
+            else:
+                found = self.raw.mappings_of(pid)
+            ms = [(m.start, m.start + m.length, m) for m in found]
             self._pid_maps[pid] = ms
         return ms
 

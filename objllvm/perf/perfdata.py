@@ -65,6 +65,7 @@ MISC_BUILD_ID_SIZE = 1 << 15
 PROT_EXEC = 4
 
 HEADER_BUILD_ID = 2       # feature bit
+RELEASE = 4 << 20         # give back read pages of the mapping every 4 MB
 ATTR_MIN_SIZE = 64        # PERF_ATTR_SIZE_VER0
 FILE_HEADER_SIZE = 104
 PIPE_HEADER_SIZE = 16
@@ -323,7 +324,14 @@ class PerfData:
         stats = {}
         unknown = 0
         run_size = sample_run.size if sample_run is not None else -1
+        # Pages already read are given back (MADV_DONTNEED) every RELEASE bytes, so the resident memory of a
+        # pass does not grow with the size of the file.
+        released = 0
+        next_release = off + RELEASE
         while off < end:
+            if off >= next_release:
+                released = self._release(released, off)
+                next_release = off + RELEASE
             if off + 8 > end:
                 raise self._err(f"truncated record header ({end - off} bytes left, expected 8)", off)
             typ, misc, size = hdr(b, off)
@@ -353,6 +361,17 @@ class PerfData:
             off += step
         self.unknown_records = unknown
         self.stats = {RECORD_NAMES.get(t, f"unknown({t})"): n for t, n in sorted(stats.items())}
+
+    def _release(self, start: int, upto: int) -> int:
+        """Drop the mapped pages in [start, upto) (page aligned) from memory; return the new start."""
+        upto &= ~(mmap.PAGESIZE - 1)
+        if upto > start and hasattr(self.buf, "madvise") and hasattr(mmap, "MADV_DONTNEED"):
+            try:
+                self.buf.madvise(mmap.MADV_DONTNEED, start, upto - start)
+            except (OSError, ValueError):
+                return start
+            return upto
+        return start
 
     def _pipe_attr(self, off: int, size: int):
         if size < 8 + ATTR_MIN_SIZE:
