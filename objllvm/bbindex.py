@@ -21,6 +21,7 @@ An object with no map gives an index with no functions.
 from __future__ import annotations
 
 from bisect import bisect_right
+from operator import add
 
 from .codecs.bb_addr_map import OMIT_BB_ENTRIES, TYPE_NAMES
 from .errors import ObjllvmError
@@ -35,6 +36,17 @@ class _Table:
         self.starts = [e[0] for e in entries]
         self.ends = [e[1] for e in entries]
         self.items = [e[2] for e in entries]
+
+    @classmethod
+    def from_columns(cls, starts, ends, items):
+        t = cls.__new__(cls)
+        if any(a > b for a, b in zip(starts, starts[1:])):      # usually sorted already
+            order = sorted(range(len(starts)), key=lambda i: (starts[i], ends[i]))
+            starts = [starts[i] for i in order]
+            ends = [ends[i] for i in order]
+            items = [items[i] for i in order]
+        t.starts, t.ends, t.items = starts, ends, items
+        return t
 
     def find(self, address):
         i = bisect_right(self.starts, address) - 1
@@ -90,33 +102,39 @@ class BBIndex:
         blocks, ranges = {}, {}
         for f in self.functions:
             key = self._key(f)
-            bl = blocks.setdefault(key, [])
-            rl = ranges.setdefault(key, [])
-            omitted = f.feature & OMIT_BB_ENTRIES
+            bl = blocks.get(key)
+            if bl is None:
+                bl = blocks[key] = ([], [], [])
+                ranges[key] = []
+            rl = ranges[key]
+            if f.feature & OMIT_BB_ENTRIES:
+                continue
+            bstarts, bends, bitems = bl
             for r in f.ranges:
-                if omitted:
-                    continue
                 base = r.base_address
                 if r._blocks is None:            # columns: no Block objects until a hit
                     offs, sizes = r._cols[1], r._cols[2]
-                    lo, hi = None, None
-                    for i in range(len(sizes)):
-                        a = base + offs[i]
-                        s = sizes[i]
-                        if s:
-                            bl.append((a, a + s, (f, r, i)))
-                        lo = a if lo is None or a < lo else lo
-                        hi = a + s if hi is None or a + s > hi else hi
                 else:
-                    lo, hi = None, None
-                    for i, b in enumerate(r._blocks):
-                        if b.size:
-                            bl.append((b.address, b.address + b.size, (f, r, i)))
-                        lo = b.address if lo is None or b.address < lo else lo
-                        hi = b.address + b.size if hi is None or b.address + b.size > hi else hi
-                if lo is not None and hi > lo:
+                    offs = [b.address - base for b in r._blocks]
+                    sizes = [b.size for b in r._blocks]
+                if not sizes:
+                    continue
+                starts = [base + o for o in offs]
+                ends = list(map(add, starts, sizes))
+                lo, hi = min(starts), max(ends)
+                if hi > lo:
                     rl.append((lo, hi, f))
-        self._blocks = {k: _Table(v) for k, v in blocks.items()}
+                if 0 in sizes:                   # zero-size blocks hold no address
+                    keep = [i for i, s in enumerate(sizes) if s]
+                    starts = [starts[i] for i in keep]
+                    ends = [ends[i] for i in keep]
+                    idx = keep
+                else:
+                    idx = range(len(sizes))
+                bstarts += starts
+                bends += ends
+                bitems += [(f, r, i) for i in idx]
+        self._blocks = {k: _Table.from_columns(*v) for k, v in blocks.items()}
         self._ranges = {k: _Table(v) for k, v in ranges.items()}
 
     def _tables(self, which, section):

@@ -104,3 +104,24 @@ def test_rustc_maps_are_version_5_with_their_features():
     pgo = seen["rustc-v5-pgo.exe"].functions
     assert all(f.entry_count is not None and len(f.pgo_blocks) == len(f.blocks) for f in pgo)
     assert any(p.frequency for f in pgo for p in f.pgo_blocks)
+
+
+OBJECTS = sorted(p.name for p in BB.iterdir() if p.suffix == ".o" and not p.name.startswith("yaml-")
+                 and p.name != "clang19-eh.o")
+
+
+@pytest.mark.parametrize("name", OBJECTS)
+def test_object_functions_are_the_symbols_of_their_text_sections(name):
+    """Relocated addresses (RELA addends, REL implicit addends) name every function symbol of each
+    text section exactly once: wrong relocation handling puts functions at 0 or at a neighbour."""
+    path = BB / name
+    with open(path, "rb") as f:
+        elf = ELFFile(f)
+        want = sorted((s["st_shndx"], s["st_value"], s.name) for s in elf.get_section_by_name(".symtab").iter_symbols()
+                      if s["st_info"]["type"] == "STT_FUNC" and isinstance(s["st_shndx"], int))
+        rel_types = {s["sh_type"] for s in elf.iter_sections() if s.name.endswith("llvm_bb_addr_map")
+                     and s["sh_type"] in ("SHT_REL", "SHT_RELA")}
+    got = sorted((f.section_index, f.address, f.name) for f in BBIndex.from_path(path).functions)
+    assert got == want
+    if name == "clang19-i386-rel.o":
+        assert rel_types == {"SHT_REL"} and len({a for _, a, _ in got}) == len(got) > 1

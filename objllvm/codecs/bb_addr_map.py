@@ -9,8 +9,9 @@ start), call sites (``n`` then ``n`` deltas, with CallsiteEndOffsets), ``size`` 
 site end), ``metadata``, ``hash u64`` (BBHash).  PGO analysis follows the ranges: entry count, then
 per block frequency, post-link frequency, successors (ID, probability, post-link frequency).
 
-In relocatable objects the address words are zero and the relocations of the map give the
-addresses (symbol value + addend: the section offset, as llvm-readobj shows it).
+In relocatable objects the relocations of the map give the addresses: symbol value + addend (RELA;
+the words are zero) or + the stored word (REL, e.g. i386).  Against section symbols that is the
+offset in the text section, as llvm-readobj shows it.
 
 The model is lazy: a range keeps its blocks as columns until someone asks for ``blocks``, so the
 JSON view of a big map does not build one object per block.
@@ -312,15 +313,22 @@ def _name_finder(ctx):
 
 
 def _relocated_words(ctx):
-    """offset in the map -> address from its relocation (objects only)."""
+    """offset in the map -> (symbol value, addend or None for REL) of the relocation there (objects only)."""
     if not ctx.is_relocatable:
         return None
     out = {}
     for r in ctx.relocations:
         sym = r.symbol
-        s = sym.value if (sym is not None and sym.shndx and not sym.is_section) else 0
-        out[r.offset] = s + (r.addend or 0)
+        out[r.offset] = (sym.value if (sym is not None and sym.shndx and not sym.is_section) else 0, r.addend)
     return out
+
+
+def _resolve(relocs, at, stored):
+    """The address an address word stands for: S + A (RELA), S + the stored word (REL)."""
+    r = relocs.get(at)
+    if r is None:
+        return stored
+    return r[0] + (stored if r[1] is None else r[1])
 
 
 def decode_map(data, ctx) -> BBAddrMap:
@@ -363,7 +371,7 @@ def _decode_into(data, ctx, stype, functions):
                     sizes = chunk[2::4]
                     base = stored = from_bytes(data[pos + 2:pos + 2 + asz], order)
                     if relocs is not None:
-                        base = relocs.get(pos + 2, stored)
+                        base = _resolve(relocs, pos + 2, stored)
                     r = new_range(BBRange)
                     r.base_address = base
                     r.stored_address = stored if stored != base else None
@@ -433,10 +441,7 @@ def _decode_into(data, ctx, stype, functions):
             if pos + asz > end:
                 raise _Fail(f"truncated entry: expected a {asz}-byte address, only {end - pos} bytes left", pos)
             stored = from_bytes(data[pos:pos + asz], order)
-            if relocs is not None:
-                base = relocs.get(pos, stored)
-            else:
-                base = stored
+            base = stored if relocs is None else _resolve(relocs, pos, stored)
             cpos = pos
             pos += asz
             nblocks, p2, mn = _uleb(data, pos, end, "block count")

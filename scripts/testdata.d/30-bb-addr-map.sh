@@ -54,3 +54,7 @@ for s in v3 v4 v5 omit; do
   llvm-mc-19 -filetype=obj -triple=x86_64-linux-gnu -I "$S" "$S/$s.s" -o "$O/mc-$s.o"
   ld.lld-19 -e _start --build-id=none "$O/mc-$s.o" -o "$O/mc-$s.exe"
 done
+
+# i386 object: REL relocations, the addresses are the implicit addends in the words (llvm-readobj-19
+# cannot read it: it expects RELA).
+$CC -m32 -fbasic-block-sections=labels -c "$S/bbs.c" -o "$O/clang19-i386-rel.o"
