@@ -1,8 +1,9 @@
 """The malformed corpus (testdata/malformed/, made by scripts/make-malformed): each file gives exactly the error
 lines written in manifest.json, through the API and through every command, never a traceback.
 
-Crashers found by fuzzing in modules other areas own are manifest entries with ``xfail``: they run as strict
-xfail tests naming the module, so they flip (and fail) when the module is fixed.
+Crashers found by fuzzing in modules other areas own are listed in testdata/malformed/crashers.json with
+``xfail``: ``test_crasher_fixed`` replays each one (``scripts/fuzz --replay``, memory-limited) as a strict xfail
+naming the module, so it flips (and fails) when the module is fixed.
 """
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ from fuzz import harness
 
 MAL = TESTDATA / "malformed"
 MANIFEST = json.loads((MAL / "manifest.json").read_text())
-BY_NAME = {m["name"]: m for m in MANIFEST}
+CRASHERS = json.loads((MAL / "crashers.json").read_text()) if (MAL / "crashers.json").exists() else []
+BY_NAME = {m["name"]: m for m in MANIFEST + CRASHERS}
 
 
 def _expected(m, path):
@@ -38,15 +40,8 @@ def _errors(path):
     return out
 
 
-def _params(kind=None):
-    out = []
-    for m in MANIFEST:
-        marks = []
-        if m.get("xfail"):
-            marks.append(pytest.mark.xfail(strict=True, reason=f"routed to {m['xfail']['module']}: "
-                                                              f"{m['xfail']['why']}"))
-        out.append(pytest.param(m, id=m["name"], marks=marks))
-    return out
+def _params(entries=None):
+    return [pytest.param(m, id=m["name"]) for m in (MANIFEST if entries is None else entries)]
 
 
 def test_manifest_lists_every_file():
@@ -54,7 +49,20 @@ def test_manifest_lists_every_file():
     assert files == set(BY_NAME), "testdata/malformed/ and manifest.json disagree: run scripts/make-malformed"
     assert len(MANIFEST) >= 20
     for m in MANIFEST:
-        assert m["level"] in ("container", "section") and (m["errors"] or m.get("xfail")), m["name"]
+        assert m["level"] in ("container", "section") and m["errors"], m["name"]
+    for m in CRASHERS:
+        assert m["xfail"]["module"] and m["xfail"]["why"], m["name"]
+
+
+@pytest.mark.parametrize("m", [pytest.param(m, id=m["name"], marks=pytest.mark.xfail(
+    strict=True, reason=f"routed to {m['xfail']['module']}: {m['xfail']['why']}")) for m in CRASHERS])
+def test_crasher_fixed(m):
+    """A crasher found by fuzzing in a module this area does not own: fails until the owner fixes it."""
+    import subprocess
+    import sys
+    p = subprocess.run([sys.executable, str(ROOT / "scripts" / "fuzz"), "--replay", str(MAL / m["name"]),
+                        "--memory-limit-mb", "1024"], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
 
 
 @pytest.mark.parametrize("m", _params())
@@ -150,18 +158,22 @@ def test_every_command_is_known_here():
 
 
 @pytest.mark.parametrize("cmd", _commands())
-@pytest.mark.parametrize("m", _params())
+@pytest.mark.parametrize("m", _params(MANIFEST + CRASHERS))
 def test_command_on_malformed(cmd, m, tmp_path, capsys):
     """Every command on every malformed file: exit 0 or 1 (1 from dump always, from sections when the file
     cannot be opened), every stderr line one `objllvm: error:`/`warning:` line, never an internal error.
     rewrite leaves no output behind when it fails."""
     path = str(MAL / m["name"])
+    if m.get("xfail") and cmd in m["xfail"]["commands"]:
+        pytest.skip(f"known crasher of {m['xfail']['module']} (test_crasher_fixed)")
     rc = cli.main([str(a) for a in _argv(cmd, path, tmp_path)])
     err = capsys.readouterr().err
     assert rc != 3 and "internal error" not in err and "Traceback" not in err, err
     lines = err.splitlines()
     assert all(ln.startswith(("objllvm: error: ", "objllvm: warning: ")) for ln in lines), err
-    if cmd == "dump":
+    if m.get("xfail"):
+        assert rc in (0, 1), err
+    elif cmd == "dump":
         assert rc == 1 and lines == [f"objllvm: error: {e}" for e in _expected(m, path)]
     elif cmd == "sections":
         assert rc == (1 if m["level"] == "container" else 0), err

@@ -83,7 +83,7 @@ class Result:
 
 
 def run(*, seed: int, budget: float | None = None, count: int | None = None, targets=("container", "codec",
-        "bitstream", "perf"), tmpdir: str, log=print, slow_seconds: float = harness.HANG_SECONDS,
+        "bitstream", "perf", "tools"), tmpdir: str, log=print, slow_seconds: float = harness.HANG_SECONDS,
         kinds=None, files=None, secs=None) -> Result:
     """Mutate and check until ``budget`` seconds or ``count`` inputs.  Deterministic for a given seed and count."""
     rng = random.Random(seed)
@@ -113,6 +113,11 @@ def run(*, seed: int, budget: float | None = None, count: int | None = None, tar
             data = mutators.apply(data, steps)
             origin = f"{rel} + {steps}"
             vs = harness.check_container(data, "fuzz-input", slow_seconds=slow_seconds)
+        elif target == "tools":
+            rel, data = rng.choice(files)
+            data = mutators.apply(data, steps)
+            origin = f"{rel} + {steps} -> audit/bbindex/rewrite"
+            vs = harness.check_tools(data, tmpdir, slow_seconds=slow_seconds)
         elif target == "codec":
             s = rng.choice(secs)
             codec = registry.codecs()[rng.choice(kinds)]
@@ -162,18 +167,45 @@ def _importable(name: str) -> bool:
         return False
 
 
+# Which commands reach each target's code (a crasher's entry says which commands the CLI tests leave out).
+TARGET_COMMANDS = {"rewrite": ["rewrite"], "audit": ["audit"], "bbindex": ["perf_map", "cfg"],
+                   "perf": ["perf_map", "cfg"]}
+
+
+def replay(paths, tmpdir: str, slow_seconds: float | None = harness.HANG_SECONDS) -> list:
+    """Every applicable target on each file: [(path, Violation)]."""
+    out = []
+    for p in paths:
+        data = Path(p).read_bytes()
+        vs = harness.check_container(data, str(p), slow_seconds=slow_seconds)
+        vs += harness.check_tools(data, tmpdir, slow_seconds=slow_seconds)
+        if data[:4] in (b"BC\xc0\xde", b"\xde\xc0\x17\x0b"):
+            vs += harness.check_bitstream(data, slow_seconds=slow_seconds)
+        if data[:8] == b"PERFILE2":
+            vs += harness.check_perf(data, tmpdir, slow_seconds=slow_seconds)
+        out += [(str(p), v) for v in vs]
+    return out
+
+
 def save_found(found, directory: Path) -> list:
-    """Write each crasher's input and a pending entry (expected outcome to be filled in)."""
+    """Write each crasher's input to testdata/malformed/ and add an entry to crashers.json: a strict xfail
+    test naming the module, until its owner fixes it (then write the expected errors, and move it into
+    scripts/make-malformed or keep it here with ``errors`` filled in and ``xfail`` removed)."""
     directory.mkdir(parents=True, exist_ok=True)
-    pending_path = directory / "pending.json"
-    pending = json.loads(pending_path.read_text()) if pending_path.exists() else []
+    path = directory / "crashers.json"
+    entries = json.loads(path.read_text()) if path.exists() else []
     saved = []
     for v, data, origin in found:
-        h = hashlib.sha256(data).hexdigest()[:12]
-        name = f"{v.kind}-{v.target.replace(':', '-')}-{h}.bin"
+        h = hashlib.sha256(data).hexdigest()[:10]
+        name = f"crash-{v.target.replace(':', '-')}-{v.kind}-{h}.bin"
         (directory / name).write_bytes(data)
-        pending.append({"file": f"found/{name}", "origin": origin, "violation": str(v),
-                        "innermost": harness._innermost(v.trace), "expected": None})
+        inner = harness._innermost(v.trace)
+        module = inner.split('"')[1] if '"' in inner else "?"
+        if module.startswith(str(ROOT)):
+            module = module[len(str(ROOT)) + 1:]
+        entries.append({"name": name, "source": origin, "level": None, "errors": None,
+                        "xfail": {"module": module, "why": str(v)[:300],
+                                  "commands": TARGET_COMMANDS.get(v.target.split(":")[0], [])}})
         saved.append(name)
-    pending_path.write_text(json.dumps(pending, indent=1) + "\n")
+    path.write_text(json.dumps(entries, indent=1) + "\n")
     return saved

@@ -91,6 +91,7 @@ def guarded(target: str, fn, *, size: int, watchdog_seconds: float = WATCHDOG_SE
     tracing = tracemalloc.is_tracing()
     if tracing:
         tracemalloc.reset_peak()
+        base = tracemalloc.get_traced_memory()[0]
     t0 = time.perf_counter()
     try:
         with watchdog(watchdog_seconds):
@@ -105,7 +106,7 @@ def guarded(target: str, fn, *, size: int, watchdog_seconds: float = WATCHDOG_SE
     if slow_seconds is not None and elapsed > slow_seconds and size < 64 * 1024:
         out.append(Violation("slow", target, f"{elapsed:.2f} s for {size} bytes"))
     if tracing and memory_limit is not None:
-        peak = tracemalloc.get_traced_memory()[1]
+        peak = tracemalloc.get_traced_memory()[1] - base     # what this input added at its worst
         if peak > memory_limit:
             out.append(Violation("memory", target, f"peak {peak >> 20} MB for {size} bytes of input"))
     return out
@@ -345,3 +346,53 @@ def perf_seeds() -> list:
     w.sample(0x401020, event=1, branches=[])
     seeds.append(w.to_bytes())
     return seeds
+
+
+# -- the tools built on the decoders: audit, the basic-block index (perf-map, cfg), rewrite ---------------------
+def _audit(path: str) -> list:
+    from objllvm.audit import scan
+    _status, _n, reqs = scan.scan_file(path)
+    # scan_file turns an unexpected exception into an "internal error" request instead of raising
+    return [Violation("escape", "audit", str(r[5])[:300]) for r in reqs if "internal error" in str(r[5])]
+
+
+def _bbindex(data: bytes, path: str) -> list:
+    from objllvm.bbindex import BBIndex
+    for obj in open_data(data, path):
+        if isinstance(obj, ObjllvmError) or obj.format != "elf":
+            continue
+        idx = BBIndex.from_object(obj, strict=False)
+        for f in idx.functions[:4]:
+            for a in (f.address, f.address + 1, f.address + 0x10):
+                idx.lookup(a)
+                idx.function_at(a)
+        len(idx)
+    return []
+
+
+def _rewrite(data: bytes, path: str) -> list:
+    from objllvm import rewrite as rw
+    from objllvm.containers.elf import ElfFile
+    out = []
+    for ops in ([rw.StripLLVM()], [rw.DropAddrsig(), rw.AddDeplib("fuzz")], [rw.ScaleCGWeights("2")]):
+        try:
+            new, _changes = rw.rewrite_bytes(data, ops, path)
+        except ObjllvmError as exc:
+            out += location_problems(exc, "rewrite", need_section=False)
+            continue
+        try:    # what rewrite writes, objllvm itself must be able to open
+            ElfFile(new, path)
+        except ObjllvmError as exc:
+            out.append(Violation("bad-output", "rewrite", f"{ops}: the output does not open: {exc}"[:300]))
+    return out
+
+
+def check_tools(data: bytes, tmpdir: str, **kw) -> list:
+    path = os.path.join(tmpdir, "fuzz-input.o")
+    with open(path, "wb") as f:
+        f.write(data)
+    out = guarded("audit", lambda: _audit(path), size=len(data), **kw)
+    out += guarded("bbindex", lambda: _bbindex(data, path), size=len(data), **kw)
+    if data[:4] == b"\x7fELF":
+        out += guarded("rewrite", lambda: _rewrite(data, path), size=len(data), **kw)
+    return out

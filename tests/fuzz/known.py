@@ -9,10 +9,8 @@ from __future__ import annotations
 
 # (target prefix, text in the violation, module to fix, what is wrong)
 KNOWN = [
-    ("", "operand out of the byte range (expected character codes)", "objllvm/bitstream.py (record_text)",
-     "DecodeError without an offset: a string record with an operand > 255 (as raised by record_text, called "
-     "from objllvm/bitcode.py _text) says neither where the record is nor the bit position"),
 ]
+
 
 
 def known(v) -> str | None:
