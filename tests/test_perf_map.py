@@ -356,3 +356,29 @@ def test_direct_index_equals_bbindex():
     for path in (LOOP, TESTDATA / "perf" / "loop-pgo.pie"):
         obj = open_object(str(path))
         assert view(_index_direct(obj)) == view(BBIndex.from_object(obj))
+
+
+def test_samples_without_tid_use_every_mapping(tmp_path):
+    """A recording without PERF_SAMPLE_TID has no process ids: the binary's mappings of any process apply."""
+    blocks = readobj_blocks(LOOP)
+    seg, _syms, bid = elf_info(LOOP)
+    w = PerfDataWriter(sample_type_bits("IP", "PERIOD"))
+    add_text_mapping(w, 11, BASE, seg, build_id=bid)
+    start, _end, name, bid_ = blocks[3]
+    w.sample(BASE + start, 11)
+    w.sample(BASE + start, 11)
+    path = tmp_path / "notid.data"
+    path.write_bytes(w.to_bytes())
+    prof = profile(str(LOOP), str(path))
+    assert [(f.name, f.blocks) for f in prof.functions] == [(name, {bid_: 2})]
+
+
+def test_perf_script_from_stdin(synthetic):
+    perf = need_tool("perf")
+    text = subprocess.run([perf, "script", "-i", str(synthetic["path"]), "-F", "comm,pid,ip", "--show-mmap-events",
+                           "--show-task-events"], capture_output=True, text=True).stdout
+    code, out, err = run_objllvm("perf-map", LOOP, "--perf-script", "-", "--json", input=text)
+    assert code == 0, err
+    d = json.loads(out)
+    got = Counter({(f["name"], b["id"]): b["samples"] for f in d["functions"] for b in f["blocks"]})
+    assert got == synthetic["expected"]
