@@ -53,8 +53,14 @@ PROB_DENOMINATOR = 0x80000000
 _U32 = 0xFFFFFFFF
 
 
+_FEATURE_NAME_CACHE: dict = {}
+
+
 def feature_names(feature: int) -> list:
-    return [n for b, n in enumerate(FEATURE_NAMES) if feature >> b & 1]
+    names = _FEATURE_NAME_CACHE.get(feature)
+    if names is None:
+        names = _FEATURE_NAME_CACHE[feature] = tuple(n for b, n in enumerate(FEATURE_NAMES) if feature >> b & 1)
+    return list(names)
 
 
 # -- model --------------------------------------------------------------------------------------
@@ -689,6 +695,17 @@ def _relative_frequencies(fn):
 
 def function_to_dict(fn, pretty=False) -> dict:
     feature = fn.feature
+    if not feature and len(fn.ranges) == 1:
+        r = fn.ranges[0]
+        if r._blocks is None and r.stored_address is None and len(r._cols) == 4:
+            # The common entry (no features, still in columns): straight to dicts.
+            base = r.base_address
+            flags = _FLAG_LISTS
+            ids, offs, sizes, mds = r._cols
+            return {"name": fn.name, "address": base, "version": fn.version, "feature": 0, "features": [],
+                    "ranges": [{"base_address": base, "blocks": [
+                        {"id": i, "address": base + o, "offset": o, "size": s, "metadata": m, "flags": flags[m]}
+                        for i, o, s, m in zip(ids, offs, sizes, mds)]}]}
     ranges = []
     callsites = bool(feature & CALLSITE_END_OFFSETS)
     hashes = bool(feature & BB_HASH)
