@@ -8,6 +8,8 @@ atheris: docs/fuzz.md.  Long campaigns: ``scripts/fuzz``.
 """
 from __future__ import annotations
 
+import os
+import resource
 import struct
 import tracemalloc
 
@@ -26,6 +28,7 @@ N_CONTAINER = 1500
 N_CODEC = 100                 # per codec
 N_BITSTREAM = 200
 N_PERF = 300
+N_TOOLS = 300                 # audit, the basic-block index (perf-map, cfg), rewrite + reopening its output
 
 FILES = campaign.corpus()
 SECTIONS = campaign.section_seeds(FILES)
@@ -33,11 +36,23 @@ SECTIONS = campaign.section_seeds(FILES)
 
 @pytest.fixture(scope="module", autouse=True)
 def traced():
-    """tracemalloc on for this module: the harness flags any input whose peak passes harness.MEMORY_LIMIT."""
+    """tracemalloc on for this module: the harness flags any input whose peak passes harness.MEMORY_LIMIT.
+    The address space is limited too (1.5 GB more than now), so an allocation by an untrusted count fails
+    with MemoryError (an escape the harness reports) instead of taking the machine's memory."""
     was = tracemalloc.is_tracing()
     if not was:
         tracemalloc.start()
+    old = resource.getrlimit(resource.RLIMIT_AS)
+    try:
+        with open("/proc/self/statm") as f:
+            vsize = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        limit = vsize + (1536 << 20)
+        if old[1] == resource.RLIM_INFINITY or limit < old[1]:
+            resource.setrlimit(resource.RLIMIT_AS, (limit, old[1]))
+    except (OSError, ValueError):
+        pass        # no /proc or no permission: tracemalloc alone
     yield
+    resource.setrlimit(resource.RLIMIT_AS, old)
     if not was:
         tracemalloc.stop()
 
@@ -97,6 +112,10 @@ def test_bitstream(tmp_path):
                     reason="objllvm/perf/ (reader and writer) is not there yet")
 def test_perf(tmp_path):
     _run(tmp_path, ["perf"], N_PERF)
+
+
+def test_tools(tmp_path):
+    _run(tmp_path, ["tools"], N_TOOLS)
 
 
 # -- inputs that claim 2^32 of something ------------------------------------------------------------------

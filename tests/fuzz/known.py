@@ -9,6 +9,11 @@ from __future__ import annotations
 
 # (target prefix, text in the violation, module to fix, what is wrong)
 KNOWN = [
+    ("rewrite", "MemoryError", "objllvm/elfwriter.py",
+     "_layout allocates bytearray(total) where total follows an untrusted p_offset / sh_addralign "
+     "(testdata/malformed/crash-rewrite-*.bin)"),
+    ("rewrite", "peak ", "objllvm/elfwriter.py", "the same, when the allocation succeeds (GBs)"),
+    ("rewrite", "Hang: ", "objllvm/elfwriter.py", "the same, when filling GBs takes longer than the watchdog"),
 ]
 
 
