@@ -145,7 +145,7 @@ class AuditReport:
         return report_to_sarif(self)
 
 
-def _shorten(s: str, n: int = 120) -> str:
+def _shorten(s: str, n: int = 72) -> str:
     return s if len(s) <= n else s[:n - 3] + "..."
 
 

@@ -107,7 +107,7 @@ def report_to_sarif(report) -> dict:
             logical.append({"name": r.member, "fullyQualifiedName": f"{r.file}({r.member})", "kind": "module"})
         if r.section:
             logical.append({"name": r.section, "fullyQualifiedName": f"{_label(r)}[{r.section}]",
-                            "kind": "section"})
+                            "kind": "resource"})
         if logical:
             loc["logicalLocations"] = logical
         props = {"kind": r.kind, "value": r.value}
