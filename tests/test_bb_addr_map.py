@@ -447,3 +447,27 @@ def test_corpus_files_are_tiny():
     for p in BB.iterdir():
         assert p.stat().st_size < 16 * 1024, p
     assert shutil.which("python3")
+
+
+@pytest.mark.parametrize("with_orjson", [True, False], ids=["orjson", "json"])
+def test_render_json_same_text_and_compact_when_big(monkeypatch, with_orjson):
+    """render_json (made faster for big maps): json's exact text, compact only past BIG_JSON."""
+    import io
+    import sys
+
+    from objllvm import render
+    if not with_orjson:
+        monkeypatch.setitem(sys.modules, "orjson", None)       # import fails: the json path
+    small = {"a": [1, {"b": None, "c": "x"}], "e": [], "f": {}, 1: 2, "t": (1, 2), "h": b"\x01", "fl": 0.875,
+             "u": "\u00e9", "s": "bad\udcff", "big": 1 << 70}
+    for indent in (True, False):
+        o = io.StringIO()
+        render.render_json(small, o, indent=indent)
+        want = json.dumps(small, indent=2 if indent else None, separators=None if indent else (",", ":"),
+                          default=render._default) + "\n"
+        assert o.getvalue() == want
+    monkeypatch.setattr(render, "BIG_JSON", 1000)
+    big = {"x": list(range(1000))}
+    o = io.StringIO()
+    render.render_json(big, o)
+    assert o.getvalue() == json.dumps(big, separators=(",", ":")) + "\n"
