@@ -341,6 +341,12 @@ def test_bad_inputs_become_unreadable_findings(tmp_path):
                         ("lib/lonely/libthin.a", "../elf/embed.o"), ("dangling.o", None), ("loop-a.o", None),
                         ("loop-b.o", None)}
     assert "runs past the end of the archive" in bad[("lib/broken.a", None)]
+    # the members before the break are still audited (those whose member header lies in the first half)
+    ar = subprocess.run([need_tool("llvm-ar-19"), "t", str(t / "lib" / "libelf.a")], capture_output=True, text=True,
+                        check=True).stdout.split()
+    whole = [r.member for r in rep.requests if r.file == str(t / "lib" / "libelf.a")]
+    salvaged = [r.member for r in rep.requests if r.file == str(t / "lib" / "broken.a") and r.kind != "unreadable"]
+    assert salvaged and set(salvaged) < set(whole) and salvaged == whole[:len(salvaged)] and ar[0] in salvaged
     assert "no terminating NUL" in bad[("elf/bad-deplibs.o", None)] and ".deplibs" in bad[("elf/bad-deplibs.o", None)]
     assert "count says 1000 strings" in bad[("macho/bad-count.o", None)]
     assert "section table" in bad[("coff/bad-header.obj", None)] and "offset 0x14" in bad[("coff/bad-header.obj", None)]

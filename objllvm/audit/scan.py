@@ -145,8 +145,7 @@ def scan_file(path: str):
     nobj = 0
     try:
         if kind == "archive":
-            from ..containers.archive import Archive
-            ar = Archive(data, path)
+            ar = _open_archive(data, path, out)
             for m in ar.members:
                 try:
                     mdata = m.data()
@@ -165,6 +164,28 @@ def scan_file(path: str):
         out.append((UNREADABLE, path, None, None, "", f"internal error ({type(exc).__name__}: {exc}): "
                     "this is a bug in objllvm", None, 0, ""))
     return "object", nobj, out
+
+
+def _open_archive(data, path, out):
+    """The archive in ``data``; when it is broken, an ``unreadable`` request and the members before the break.
+
+    The archive reader reports the offset of the bad header field (the header itself, +48 the size field,
+    +58 the terminator, +60 a BSD name): the archive cut at that header's start is readable."""
+    from ..containers.archive import Archive, HEADER_SIZE
+    try:
+        return Archive(data, path)
+    except ObjllvmError as exc:
+        out.append(_unreadable(exc.located(file=path), path, None))
+        off = exc.offset
+        if off is not None:
+            for back in (0, 48, 58, HEADER_SIZE):
+                cut = off - back
+                if 8 < cut < len(data) and not cut & 1:
+                    try:
+                        return Archive(data[:cut], path)
+                    except ObjllvmError:
+                        continue
+        return Archive(data[:8], path)
 
 
 def _unreadable(exc, path, member):
