@@ -157,7 +157,7 @@ def summarize(data, *, base_offset: int = 0, symbols: bool = True) -> BitcodeSum
         w, start, end = bitstream_range(data, base_offset)
         out.wrapper, out.stream_offset, out.stream_size = w, start, end - start
         cur = BitstreamCursor(data, start + 4, end, base_offset=base_offset, block_names=BLOCK_NAMES)
-        _read_top(cur, out, data, start + 4, symbols)
+        _read_top(cur, out, symbols)
         out.padding = (end - start - 4) - (cur.pos >> 3)
     except DecodeError as exc:
         if exc.partial is None:
@@ -166,7 +166,7 @@ def summarize(data, *, base_offset: int = 0, symbols: bool = True) -> BitcodeSum
     return out
 
 
-def _read_top(cur, out, data, stream_start, want_symbols):
+def _read_top(cur, out, want_symbols):
     pending = []                 # modules whose names wait for the next STRTAB
     producer = epoch = None
     while True:

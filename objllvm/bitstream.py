@@ -186,12 +186,13 @@ class BitstreamCursor:
         ``(RECORD, abbrev_id)`` (call read_record next), ``(END, None)`` (the block was left), or ``(EOF, None)``
         at the end of the stream at the top level.  DEFINE_ABBREV entries are handled here."""
         while True:
-            if not self.stack and (self.size_bits - self.pos < 32
-                                   or not self.data[self.pos >> 3:].strip(b"\0")):
-                # top level: fewer than 32 bits left, or only zero bytes, is padding, never another block
-                return EOF, None
+            if not self.stack and self.size_bits - self.pos < 32:
+                return EOF, None          # top level: fewer than 32 bits left is padding, never another block
             start = self.pos
             aid = self.read(self.width, "an abbreviation ID")
+            if aid == END_BLOCK and not self.stack and not self.data[start >> 3:].strip(b"\0"):
+                self.pos = start
+                return EOF, None          # top level: only zero bytes left (padding after the last block)
             if aid == ENTER_SUBBLOCK:
                 bid = self.vbr(8, "a block ID")
                 self._pending = (bid, start)
@@ -274,8 +275,9 @@ class BitstreamCursor:
                 enc = self.read(3, "an abbreviation operand encoding")
                 if enc in (FIXED, VBR):
                     v = self.vbr(5, "an operand width")
-                    if v > 64 or (enc == VBR and v == 1):
-                        raise self.error(f"{ENCODING_NAMES[enc]} operand width {v} is invalid", start)
+                    if v > (64 if enc == FIXED else 32) or (enc == VBR and v == 1):
+                        raise self.error(f"{ENCODING_NAMES[enc]} operand width {v} is invalid (expected "
+                                         f"{'0..64' if enc == FIXED else '0 or 2..32'})", start)
                     ops.append((LITERAL, 0) if v == 0 else (enc, v))
                 elif enc in (ARRAY, CHAR6, BLOB):
                     ops.append((enc, None))
@@ -383,7 +385,6 @@ class BitstreamCursor:
     def read_blockinfo(self):
         """Read a BLOCKINFO block just entered; its abbreviations apply to the blocks it names."""
         cur = None
-        start_depth = len(self.stack)
         while True:
             start = self.pos
             aid = self.read(self.width, "an abbreviation ID")
@@ -409,7 +410,6 @@ class BitstreamCursor:
                 if not ops:
                     raise self.error("SETBID record without a block ID", start)
                 cur = ops[0]
-            assert len(self.stack) == start_depth
 
 
 def record_text(ops, what: str = "string") -> bytes:

@@ -15,7 +15,7 @@ from objllvm.errors import ObjllvmError
 
 BC = TESTDATA / "bitcode"
 INPUTS = ["embed.o", "fatlto.o", "embed-coff.obj", "embed-macho.o", "embed.bc", "wrapper.bc", "multi.bc",
-          "omp.o", "cuda.o", "hip.o", "packaged.o", "libbc.a", "bitcode-members.ar", "libtinyrs.rlib", "marker.o"]
+          "omp.o", "omp-coff.obj", "cuda.o", "hip.o", "packaged.o", "libbc.a", "bitcode-members.ar", "libtinyrs.rlib", "marker.o"]
 
 
 @pytest.fixture(scope="module")

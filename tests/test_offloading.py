@@ -17,7 +17,7 @@ from objllvm.containers import open_object
 from objllvm.errors import DecodeError
 
 BC = TESTDATA / "bitcode"
-FILES = ["omp.o", "cuda.o", "hip.o", "packaged.o"]
+FILES = ["omp.o", "omp-coff.obj", "cuda.o", "hip.o", "packaged.o"]
 
 
 def objdump_offloading(path):

@@ -18,6 +18,8 @@ $CC -c -emit-llvm --target=nvptx64-nvidia-cuda dev.c -o "$OUT/dev-nvptx.bc"
 llvm-cat-19 -b -o "$OUT/multi.bc" "$OUT/embed.bc" "$OUT/dev-nvptx.bc"
 # offloading: OpenMP to x86_64, CUDA and HIP device bitcode (no SDK), the packager with several images
 $CC -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -c omp.c -o "$OUT/omp.o"
+$CC -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu --target=x86_64-pc-windows-msvc -mno-incremental-linker-compatible \
+    -c omp.c -o "$OUT/omp-coff.obj"
 $CC -x cuda --offload-new-driver -fgpu-rdc -foffload-lto --cuda-gpu-arch=sm_80 -nocudainc -nocudalib \
     -Wno-unknown-cuda-version -c kernel.cu -o "$OUT/cuda.o"
 $CC -x hip --offload-new-driver -fgpu-rdc -foffload-lto --offload-arch=gfx90a -nogpuinc -nogpulib \
