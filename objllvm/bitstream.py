@@ -304,7 +304,7 @@ class BitstreamCursor:
             start = self.pos
             code = self.vbr(6, "a record code")
             n = self.vbr(6, "a record operand count")
-            if n > self.limit - self.pos:
+            if n * 6 > self.limit - self.pos:      # every operand takes at least 6 bits
                 raise self.error(f"record operand count {n} is more than the bits left in the block allow", start)
             vbr = self.vbr
             return code, [vbr(6, "a record operand") for _ in range(n)], None
