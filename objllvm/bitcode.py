@@ -83,6 +83,12 @@ class ModuleSummary:
     blocks: dict = field(default_factory=dict)   # block name -> total bytes of the MODULE's sub-blocks
 
     @property
+    def kind(self) -> str:
+        """'combined-index' for a ThinLTO combined summary index (a MODULE_BLOCK with the module path string table
+        and the summaries, no IR), else 'module'."""
+        return "combined-index" if "MODULE_STRTAB_BLOCK" in self.blocks else "module"
+
+    @property
     def defined_functions(self) -> list:
         return [s for s in self.symbols if s.kind == "function" and s.defined]
 
@@ -366,7 +372,7 @@ def symbol_to_dict(s: GlobalSymbol) -> dict:
 
 
 def module_to_dict(m: ModuleSummary, symbols: str = "all") -> dict:
-    d = {"index": m.index, "offset": m.offset, "size": m.size, "producer": m.producer, "epoch": m.epoch,
+    d = {"index": m.index, "kind": m.kind, "offset": m.offset, "size": m.size, "producer": m.producer, "epoch": m.epoch,
          "version": m.version, "triple": m.triple, "datalayout": m.datalayout,
          "source_filename": m.source_filename, "hash": m.hash, "names_from": m.names_from,
          "defined_functions": [s.name for s in m.defined_functions],

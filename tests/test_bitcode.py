@@ -265,3 +265,34 @@ def test_toolchain_rlibs_are_summarized(tmp_path):
     assert m.source_filename == r["records"]["SOURCE_FILENAME"]
     assert sorted(g.name for g in m.defined_functions) == r["funcs"]
     assert sorted(g.name for g in m.defined_variables) == r["vars"]
+
+
+# -- bitcode from another LLVM release found on the machine (PostgreSQL's JIT bitcode, Debian: LLVM 14) --------
+def test_system_bitcode_from_other_llvm_releases(tmp_path):
+    files = sorted(glob.glob("/usr/lib/postgresql/*/lib/bitcode/**/*.bc", recursive=True))
+    if not files:
+        pytest.skip("no PostgreSQL JIT bitcode (/usr/lib/postgresql/*/lib/bitcode) on this machine")
+    producers = set()
+    for f in files:
+        for m in bitcode.summarize(open(f, "rb").read()).modules:
+            if f.endswith(".index.bc"):          # ThinLTO combined summary indexes: no IR, no triple
+                assert m.kind == "combined-index" and m.triple is None and m.function_bodies == 0, f
+                continue
+            assert m.kind == "module" and m.triple and m.datalayout is not None, f
+            producers.add(m.producer)
+    # a sample spread over the list, checked in full against both LLVM tools
+    modules = [f for f in files if not f.endswith(".index.bc")]
+    for f in modules[:: max(1, len(modules) // 6)][:6]:
+        data = open(f, "rb").read()
+        s = bitcode.summarize(data)
+        d = tmp_path / os.path.basename(f)
+        d.mkdir(exist_ok=True)
+        for m, r in zip(s.modules, bcanalyzer_modules(data, d)):
+            assert m.producer == r["producer"] and m.triple == r["records"]["TRIPLE"], f
+            assert sorted(g.name for g in m.defined_functions) == r["funcs"], f
+            assert sorted(g.name for g in m.defined_variables) == r["vars"], f
+        for m, r in zip(s.modules, llvm_dis(data, d)):
+            assert (m.triple, m.source_filename) == (r["triple"], r["source"]), f
+            assert sorted(g.name for g in m.defined_functions) == r["funcs"], f
+            assert sorted(g.name for g in m.defined_variables) == r["vars"], f
+    assert any(p and p != "LLVM19.1.7" for p in producers)

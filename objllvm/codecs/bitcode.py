@@ -71,7 +71,7 @@ class BitcodeCodec(Codec):
         out = [Table(["field", "value"], rows)]
         for m in s.modules:
             ndecl = sum(1 for g in m.symbols if not g.defined)
-            mrows = [["producer", m.producer], ["epoch", m.epoch], ["version", m.version], ["triple", m.triple],
+            mrows = [["kind", m.kind], ["producer", m.producer], ["epoch", m.epoch], ["version", m.version], ["triple", m.triple],
                      ["datalayout", m.datalayout], ["source file", m.source_filename],
                      ["size", f"{m.size} bytes at {m.offset:#x}"],
                      ["function bodies", f"{m.function_bodies} ({m.function_bodies_size} bytes)"],
