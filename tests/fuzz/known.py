@@ -14,6 +14,9 @@ KNOWN = [
      "(testdata/malformed/crash-rewrite-*.bin)"),
     ("rewrite", "peak ", "objllvm/elfwriter.py", "the same, when the allocation succeeds (GBs)"),
     ("rewrite", "Hang: ", "objllvm/elfwriter.py", "the same, when filling GBs takes longer than the watchdog"),
+    ("rewrite", "OverflowError: cannot fit 'int' into an index-sized integer", "objllvm/elfwriter.py",
+     "the same, when the size passes sys.maxsize"),
+    ("rewrite", " s for ", "objllvm/elfwriter.py", "slow (> 2 s): the same, building outputs of hundreds of MB"),
 ]
 
 
