@@ -145,7 +145,7 @@ def test_counts_and_skipping(report):
     assert report.files == len(files)
     assert report.skipped == 1          # README.txt
     objects = len(list(TREE.rglob("*.o"))) + len(list(TREE.rglob("*.obj"))) + 1   # fat.o has two slices
-    members = 3 + 3 + 2                 # libelf.a, coff.lib, libthin.a
+    members = 3 + 3 + 2 + 5             # libelf.a, coff.lib, libthin.a, import.lib (llvm-dlltool-19)
     assert report.objects == objects + members
     assert not [f for f in report.findings if f.rule == "unreadable"]
 
@@ -403,3 +403,30 @@ def test_rust_rlibs_embedded_bitcode():
     assert {f.severity for f in rep.findings if f.rule == "embedded-bitcode"} == {"warning"}
     assert not [f for f in rep.findings if f.rule == "unreadable"]
     assert rep.exit_status("error") == 0 and rep.exit_status("warning") == 1
+
+
+def test_progress_only_on_a_terminal():
+    """stderr a terminal (a pty): a progress line, erased at the end; piped: nothing (checked above too)."""
+    import pty
+    import sys
+    master, slave = pty.openpty()
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+    p = subprocess.Popen([sys.executable, "-m", "objllvm", "audit", str(TREE)], stdout=subprocess.PIPE,
+                         stderr=slave, env=env)
+    os.close(slave)
+    out, _ = p.communicate(timeout=120)
+    err = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        err += chunk
+    os.close(master)
+    assert p.returncode == 0 and b"Libraries requested" in out
+    assert re.search(rb"audit: \d+ files, \d+ objects", err), err
+    assert err.endswith(b"\r\x1b[K")
+    rc, out, err = run_objllvm("audit", "--no-progress", TREE)
+    assert rc == 0 and err == ""

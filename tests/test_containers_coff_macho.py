@@ -112,6 +112,23 @@ def test_symbol_names_match_nm(path):
     assert expected <= got
 
 
+def test_import_library_members(tmp_path):
+    """llvm-dlltool-19's import library: short import members are objects without sections (not errors)."""
+    lib = TREE / "lib" / "import.lib"
+    text = readobj("--file-headers", lib)
+    formats = re.findall(r"^Format: (.*)$", text, re.M)
+    objs = objects_of(lib)
+    assert len(objs) == len(formats) == 5
+    for o, fmt in zip(objs, formats):
+        assert (o.file_type == "IMPORT_OBJECT") == (fmt == "COFF-import-file-x86-64")
+    nm = need_tool("llvm-nm-19")
+    out = subprocess.run([nm, "--defined-only", "-j", str(lib)], capture_output=True, text=True, check=True).stdout
+    imports = {s.name for o in objs if o.file_type == "IMPORT_OBJECT" for s in o.symbols}
+    assert {"vendor_open", "__imp_vendor_open", "vendor_close", "__imp_vendor_close"} == imports
+    assert imports <= set(out.split())
+    assert {o.dll_name for o in objs if o.file_type == "IMPORT_OBJECT"} == {"vendor.dll"}
+
+
 # -- .drectve ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("path", COFF_FILES, ids=lambda p: p.name)
 def test_coff_directives_match_readobj(path):

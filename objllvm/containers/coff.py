@@ -33,7 +33,43 @@ _B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
 def open_objects(data: bytes, path: str, member: str | None = None):
     """The one object in ``data`` (a generator, as every container opener)."""
-    yield CoffFile(data, path, member)
+    if data[:4] == b"\x00\x00\xff\xff" and data[12:28] != BIGOBJ_CLASS_ID and len(data) >= 20 and \
+            struct.unpack_from("<H", data, 4)[0] == 0:
+        yield CoffImportFile(data, path, member)     # a short import member of an import library
+    else:
+        yield CoffFile(data, path, member)
+
+
+class CoffImportFile(ObjectFile):
+    """A short import object (import libraries: ``IMPORT_OBJECT_HEADER`` then ``symbol\\0dll\\0``).
+    It has no sections; ``import_name`` and ``dll_name`` say what it imports."""
+    format = "coff"
+    file_type = "IMPORT_OBJECT"
+    endian = "<"
+
+    def __init__(self, data: bytes, path: str = "", member: str | None = None):
+        self.path, self.member = path, member
+        _s1, _s2, _ver, machine, _ts, size = struct.unpack_from("<HHHHII", data, 0)
+        self.machine_name = MACHINE_NAMES.get(machine, f"machine-{machine:#x}")
+        self.addr_size = 4 if machine in (0x14C, 0x1C0, 0x1C4) else 8
+        if 20 + size > len(data):
+            raise DecodeError(f"import object data ({size} bytes) runs past the end ({len(data)} bytes)",
+                              file=path, member=member, offset=12)
+        parts = data[20:20 + size].split(b"\0")
+        if len(parts) < 3:
+            raise DecodeError("import object: expected 'symbol\\0dll\\0' after the header", file=path,
+                              member=member, offset=20)
+        self.import_name = parts[0].decode("utf-8", "surrogateescape")
+        self.dll_name = parts[1].decode("utf-8", "surrogateescape")
+        self.sections = []
+
+    @property
+    def format_name(self) -> str:
+        return f"coff-import-{self.machine_name}"
+
+    @property
+    def symbols(self) -> list:
+        return [Symbol(0, self.import_name, 0), Symbol(1, "__imp_" + self.import_name, 0)]
 
 
 class CoffFile(ObjectFile):
@@ -56,8 +92,8 @@ class CoffFile(ObjectFile):
             if n < _HDR.size:
                 raise self._err(f"truncated COFF header (expected {_HDR.size} bytes, file has {n})", n)
             if data[:4] == b"\x00\x00\xff\xff":
-                raise self._err("import library member or unknown anonymous object (sig1=0, sig2=0xFFFF, "
-                                "class GUID is not /bigobj's): not an object with sections", 12)
+                raise self._err("anonymous object (sig1=0, sig2=0xFFFF) that is neither /bigobj (class GUID) "
+                                "nor a short import object (version 0): not an object with sections", 12)
             machine, nsects, _ts, symptr, nsyms, opt_size, self.characteristics = _HDR.unpack_from(data, 0)
             self.bigobj = False
             hdr_end = _HDR.size + opt_size
