@@ -39,7 +39,7 @@ SHF_EXCLUDE = 0x80000000
 STT_SECTION = 3
 
 
-@dataclass
+@dataclass(slots=True)
 class WSection:
     """One section header as the writer holds it (``orig`` is the index in the input, None when added)."""
     orig: int | None
@@ -80,10 +80,13 @@ class ElfWriter:
         self._shdr = elf._shdr
         self._u32 = struct.Struct(e + "I")
         self.sections: list[WSection] = []
-        for s in elf.sections:
-            raw = self._shdr.unpack_from(self.data, elf.e_shoff + s.index * self._shdr.size)
+        n = len(elf.sections)
+        table = self.data[elf.e_shoff:elf.e_shoff + n * self._shdr.size] if n else b""
+        for s, raw in zip(elf.sections, self._shdr.iter_unpack(table)):
             self.sections.append(WSection(s.index, raw[0], s.name, *raw[1:]))
         self.shstrndx = elf.e_shstrndx
+        self._rel_by_target = None
+        self._rel_count = 0
 
     # -- queries -------------------------------------------------------------------------------
     def _err(self, msg, index=None, offset=None):
@@ -107,9 +110,14 @@ class ElfWriter:
         return self.data[s.offset:s.offset + s.size]
 
     def relocation_sections_for(self, index: int) -> list:
-        return [i for i, s in enumerate(self.sections)
-                if not s.removed and s.type in (SHT_REL, SHT_RELA, SHT_CREL) and s.info == index
-                and (s.flags & SHF_INFO_LINK or s.type in (SHT_REL, SHT_RELA, SHT_CREL)) and i != 0]
+        """The kept REL/RELA/CREL sections whose target (sh_info) is section ``index``."""
+        if self._rel_by_target is None or self._rel_count != len(self.sections):
+            by = {}
+            for i, s in enumerate(self.sections):
+                if i and s.type in (SHT_REL, SHT_RELA, SHT_CREL) and s.info:
+                    by.setdefault(s.info, []).append(i)
+            self._rel_by_target, self._rel_count = by, len(self.sections)
+        return [i for i in self._rel_by_target.get(index, ()) if not self.sections[i].removed]
 
     # -- edits ---------------------------------------------------------------------------------
     def remove(self, index: int, *, with_relocations: bool = True) -> list:
@@ -192,6 +200,8 @@ class ElfWriter:
 
     def write(self) -> bytes:
         secs = self.sections
+        if not secs:
+            return bytes(self.data)       # no section header table: nothing this writer can change
         self._closure()
         if secs and secs[0].removed:
             raise self._err("section 0 cannot be removed", 0)
@@ -357,7 +367,11 @@ class ElfWriter:
         fixed = self._fixed_ranges()
         has_segments = len(fixed) > 1 or bool(elf.e_phnum)
 
+        low = fixed[0][1] if len(fixed) == 1 and fixed[0][0] == 0 else None
+
         def in_fixed(a, b):
+            if low is not None and a >= low:      # only the ELF header is fixed (a relocatable object)
+                return None
             for fa, fb in fixed:
                 if a < fb and b > fa:
                     return (fa, fb)
@@ -386,6 +400,7 @@ class ElfWriter:
                     if newsize != s.size:
                         raise self._err(f"section lies inside a segment or is allocated: its size cannot change "
                                         f"({s.size} -> {newsize} bytes)", i)
+        mv = memoryview(data)
         chunks, late = [], []        # (offset, bytes); ``late`` ones win (the fixed ranges)
         for fa, fb in fixed:
             late.append((fa, data[fa:fb]))
@@ -400,29 +415,39 @@ class ElfWriter:
                 prev_end = max(prev_end, off + size)
                 continue
             s = secs[ref]
+            end = off + size
             if s.removed:
-                prev_end = max(prev_end, off + size)
+                if end > prev_end:
+                    prev_end = end
                 continue
             if ref in fixed_sec:
                 new_off[ref] = off
                 if s.content is not None:
                     late.append((off, s.content))
-                pos = max(pos, off + size)
-                prev_end = max(prev_end, off + size)
+                if end > pos:
+                    pos = end
+                if end > prev_end:
+                    prev_end = end
                 continue
             if has_segments and s.alloc and (s.type == SHT_NOBITS or not size):
                 new_off[ref] = off        # allocated sections never move in a file with segments
                 continue
-            body = s.content if s.content is not None else (b"" if s.type == SHT_NOBITS else data[off:off + size])
-            cand = self._place(off, len(body), s.addralign, pos, prev_end, in_fixed)
+            body = s.content if s.content is not None else (b"" if s.type == SHT_NOBITS else mv[off:end])
+            n = len(body)
+            if pos == prev_end and off >= pos and (low is not None or not n):
+                cand = off                # in step with the input, nothing fixed in the way: keep the offset
+            else:
+                cand = self._place(off, n, s.addralign, pos, prev_end, in_fixed)
             new_off[ref] = cand
-            if body:
+            if n:
                 gap = off - prev_end
                 if gap > 0 and cand == pos + gap and in_fixed(pos, cand) is None:
-                    chunks.append((pos, data[prev_end:off]))     # the input's padding, as it was
+                    chunks.append((pos, mv[prev_end:off]))     # the input's padding, as it was
                 chunks.append((cand, body))
-            pos = max(pos, cand + len(body))
-            prev_end = max(prev_end, off + size)
+            if cand + n > pos:
+                pos = cand + n
+            if end > prev_end:
+                prev_end = end
         for ref, s in enumerate(secs):
             if s.orig is not None or s.removed:
                 continue
@@ -430,7 +455,9 @@ class ElfWriter:
             new_off[ref] = cand
             chunks.append((cand, s.content))
             pos = max(pos, cand + len(s.content))
-        if shoff is None or any(o < shoff + shsize and o + len(b) > shoff for o, b in chunks if b):
+        if shoff is None or shoff + shsize > (sh_in if elf.e_shoff else 0) + len(elf.sections) * self._shdr.size \
+                and any(o < shoff + shsize and o + len(b) > shoff for o, b in chunks if b):
+            # (only a table that grew can run into what follows it)
             shoff = self._place(None, shsize, 8 if self.is64 else 4, pos, prev_end, in_fixed)
         # Section headers.
         e = elf.endian

@@ -33,6 +33,8 @@ SHT_LLVM_ADDRSIG = 0x6FFF4C03
 SHT_LLVM_LTO = 0x6FFF4C0C
 BITCODE_NAMES = (".llvmbc", ".llvmcmd", ".llvm.lto")
 SHF_MERGE, SHF_STRINGS = 0x10, 0x20
+# SYMTAB, STRTAB, RELA, HASH, DYNAMIC, NOBITS, REL, DYNSYM, GROUP, SYMTAB_SHNDX, RELR, CREL
+_GENERIC_TYPES = frozenset((2, 3, 4, 5, 6, 8, 9, 11, 17, 18, 19, 0x40000014))
 
 
 @dataclass
@@ -71,6 +73,7 @@ class Session:
         self.models = {}          # section index -> (codec, model) being edited
         self.before = {}          # section index -> to_dict of the original model
         self.removed_by_op = {}   # section index -> operation text
+        self._codecs = {}
 
     # -- lookups -------------------------------------------------------------------------------
     def err(self, msg, section=None, offset=None):
@@ -82,7 +85,13 @@ class Session:
         return not self.writer.sections[section.index].removed
 
     def codec_of(self, section):
-        return registry.find_codec(section, self.elf, self.options)
+        # The codec depends on the type, else on the name (and the options): cache by both.
+        key = (section.type, section.name)
+        try:
+            return self._codecs[key]
+        except KeyError:
+            c = self._codecs[key] = registry.find_codec(section, self.elf, self.options)
+            return c
 
     def of_kind(self, kind: str) -> list:
         return [s for s in self.elf.sections if s.index and self.alive(s)
@@ -100,8 +109,11 @@ class Session:
         return secs
 
     def is_llvm(self, section) -> bool:
-        return (section.name in BITCODE_NAMES or is_llvm_type(section.type)
-                or registry.is_llvm_section(section, self.elf, self.options))
+        if section.name in BITCODE_NAMES or is_llvm_type(section.type):
+            return True
+        if section.type in _GENERIC_TYPES:      # symbol/string/relocation tables, groups: never LLVM's own
+            return False
+        return self.codec_of(section) is not None
 
     # -- models --------------------------------------------------------------------------------
     def ctx(self, section):
@@ -178,6 +190,17 @@ class Session:
 
     def verify(self, out: bytes, changed):
         """Read the new file back; every changed section must decode again."""
+        added = any(s.orig is None and not s.removed for s in self.writer.sections)
+        if not changed and not added:
+            # Only removals: the writer's own bookkeeping; check the header table is where it says.
+            import struct
+            e = self.elf.endian
+            shoff = struct.unpack_from(e + ("Q" if self.elf.is64 else "I"), out, 0x28 if self.elf.is64 else 0x20)[0]
+            shnum = sum(1 for s in self.writer.sections if not s.removed)
+            if shoff + shnum * self.writer._shdr.size > len(out):
+                raise self.err("internal check failed: the section header table would be past the end of the "
+                               "file; nothing written")
+            return
         try:
             new = ElfFile(out, self.elf.path, self.elf.member)
             _ = new.symbols
@@ -359,8 +382,10 @@ class StripLLVM(Operation):
     text = "--strip-llvm"
 
     def apply(self, sess):
+        ws = sess.writer.sections
+        is_llvm = sess.is_llvm
         for s in sess.elf.sections:
-            if s.index and sess.alive(s) and not s.flags & SHF_ALLOC and sess.is_llvm(s):
+            if s.index and not s.flags & SHF_ALLOC and not ws[s.index].removed and is_llvm(s):
                 sess.remove(s, self.text)
 
 

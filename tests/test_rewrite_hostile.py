@@ -1,0 +1,62 @@
+"""Hostile input: a rewrite of a damaged ELF file either works (and reads back) or raises ObjllvmError --
+never another exception -- and the command exits 1 with one line and writes nothing."""
+from __future__ import annotations
+
+import struct
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import run_objllvm
+from objllvm import rewrite as rw
+from objllvm.containers.elf import ElfFile
+from objllvm.errors import ObjllvmError
+from test_rewrite_support import RW
+
+BASE = (RW / "main.o").read_bytes()
+SMALL = (RW / "linkopt.o").read_bytes()
+
+
+def _try(data, ops):
+    try:
+        out, _ = rw.rewrite_bytes(data, ops, "fuzz.o")
+    except ObjllvmError as exc:
+        assert str(exc)
+        return None
+    ElfFile(out, "out")       # what was produced reads back
+    return out
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from([BASE, SMALL]), st.lists(st.tuples(st.integers(0, 4095), st.integers(0, 255)),
+                                                 min_size=1, max_size=6),
+       st.sampled_from(["none", "strip", "deplib", "cg"]))
+def test_mutated_bytes_never_crash(base, muts, op):
+    data = bytearray(base)
+    for pos, val in muts:
+        data[pos % len(data)] = val
+    ops = {"none": [], "strip": [rw.StripLLVM()], "deplib": [rw.AddDeplib("x")],
+           "cg": [rw.ScaleCGWeights("2")]}[op]
+    _try(bytes(data), ops)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 40), st.sampled_from(["sh_offset", "sh_size", "sh_link", "sh_info", "sh_type"]),
+       st.integers(0, 2**32 - 1))
+def test_section_header_fields_never_crash(index, fld, value):
+    o = ElfFile(BASE, "x")
+    data = bytearray(BASE)
+    i = index % len(o.sections)
+    base = o.e_shoff + i * 64
+    off, fmt = {"sh_type": (4, "<I"), "sh_offset": (24, "<Q"), "sh_size": (32, "<Q"), "sh_link": (40, "<I"),
+                "sh_info": (44, "<I")}[fld]
+    struct.pack_into(fmt, data, base + off, value)
+    _try(bytes(data), [rw.StripLLVM()])
+
+
+def test_truncated_file_cli(tmp_path):
+    bad = tmp_path / "t.o"
+    bad.write_bytes(BASE[:len(BASE) // 2])
+    code, out, err = run_objllvm("rewrite", bad, "-o", tmp_path / "o.o", "--strip-llvm")
+    assert code == 1 and err.startswith("objllvm: error: ") and err.count("\n") == 1, err
+    assert not (tmp_path / "o.o").exists()
