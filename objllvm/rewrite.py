@@ -758,8 +758,21 @@ def describe_changes(result: RewriteResult) -> list:
     return items
 
 
+def _leaves(x, path=""):
+    if isinstance(x, dict):
+        for k, v in x.items():
+            yield from _leaves(v, f"{path}.{k}" if path else str(k))
+    elif isinstance(x, list) and x:
+        for i, v in enumerate(x):
+            yield from _leaves(v, f"{path}[{i}]")
+    else:
+        yield path, x
+
+
 def _diff_lines(d) -> list:
-    """One line per scalar field, one compact JSON line per list element: a readable decoded diff."""
+    """A readable decoded diff: one line per scalar field; one compact JSON line per element of a top-level
+    list (an edge, a library), or, for big elements (a function's map), one line per field named by the
+    element (``functions[bb_mix].ranges[0].blocks[3].size: 16``)."""
     if d is None:
         return []
     if not isinstance(d, dict):
@@ -767,7 +780,13 @@ def _diff_lines(d) -> list:
     out = []
     for k, v in d.items():
         if isinstance(v, list):
-            out.extend(f"{k}[]: {json.dumps(x, sort_keys=True, separators=(',', ':'))}" for x in v)
+            for i, x in enumerate(v):
+                leaves = list(_leaves(x))
+                if len(leaves) <= 12:
+                    out.append(f"{k}[]: {json.dumps(x, sort_keys=True, separators=(',', ':'))}")
+                else:
+                    label = x.get("name") if isinstance(x, dict) and x.get("name") else i
+                    out.extend(f"{k}[{label}].{p}: {json.dumps(val, separators=(',', ':'))}" for p, val in leaves)
         else:
             out.append(f"{k}: {json.dumps(v, sort_keys=True, separators=(',', ':'))}")
     return out
