@@ -44,8 +44,12 @@ MAX_VERSION = 5
 HAS_RETURN, HAS_TAIL_CALL, IS_EH_PAD, CAN_FALL_THROUGH, HAS_INDIRECT_BRANCH = 0x1, 0x2, 0x4, 0x8, 0x10
 METADATA_NAMES = ("HasReturn", "HasTailCall", "IsEHPad", "CanFallThrough", "HasIndirectBranch")
 KNOWN_METADATA = 0x1F
-# Flag-name lists per metadata value, shared by every block (read only).
-_FLAG_LISTS = tuple([n for b, n in enumerate(METADATA_NAMES) if v >> b & 1] for v in range(32))
+# Flag names per metadata value, shared by every block of the JSON view.  Tuples of strings, which
+# the garbage collector stops tracking after one pass (forced here): a dict holding only ints,
+# strings and such tuples is then untracked too, so the hundreds of thousands of block dicts of a
+# big map cost the collector nothing.
+_FLAG_LISTS = tuple(tuple(n for b, n in enumerate(METADATA_NAMES) if v >> b & 1) for v in range(32))
+gc.collect(0)
 _FLAG_SHORT = tuple(",".join(s for b, s in enumerate(("ret", "tail", "eh", "ft", "ind")) if v >> b & 1)
                     for v in range(32))
 
