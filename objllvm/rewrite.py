@@ -149,17 +149,23 @@ class Session:
             return
         for i in self.writer.remove(section.index):
             self.removed_by_op[i] = op
-        self.models.pop(section.index, None)
+        if section.index in self.models and not getattr(self, "_finishing", False):
+            self.models.pop(section.index, None)
 
     # -- finish --------------------------------------------------------------------------------
     def finish(self):
         """Encode the edited models, fix the relocations that depend on them, write, verify."""
         w = self.writer
         changed = []
+        self._finishing = True
         for idx, (codec, model) in sorted(self.models.items()):
             if w.sections[idx].removed:
                 continue
             section = self.elf.sections[idx]
+            if codec.kind == "cg-profile" and not model.edges and w.relocation_sections_for(idx):
+                # No edge left: lld warns about a profile section whose relocation section is empty.
+                self.remove(section, "(no call-graph edge left)")
+                continue
             ctx = self.ctx(section)
             try:
                 data = codec.encode(model, ctx)

@@ -536,3 +536,13 @@ def test_drop_offload_in_a_multi_image_blob(tmp_path):
     (m,) = api.decode(str(out), "offloading")
     assert [(e.triple, e.arch, e.image) for e in m.entries] == [("armv7-linux-gnueabihf", "generic", elf_image)]
     assert_same_except(readobj(src), readobj(out), resized={".llvm.offloading"})
+
+
+def test_dropping_every_cg_edge_removes_the_profile_and_its_relocations(tmp_path):
+    want = expected_output(tmp_path)
+    out, res = do(tmp_path, "main.o", rw.DropCGEdge("*:*"))
+    assert {c.name for c in res.changes if c.action == "removed"} == {".llvm.call-graph-profile",
+                                                                     ".rel.llvm.call-graph-profile"}
+    assert_same_except(readobj(RW / "main.o"), readobj(out),
+                       removed={".llvm.call-graph-profile", ".rel.llvm.call-graph-profile"})
+    assert link_and_run(objs_with({"main.o": out}), tmp_path / "p") == want     # and no lld warning

@@ -97,6 +97,7 @@ def link(objs, out, *extra) -> subprocess.CompletedProcess:
 def link_and_run(objs, out, *extra, args=("500",)) -> str:
     p = link(objs, out, *extra)
     assert p.returncode == 0, p.stderr
+    assert "warning" not in p.stderr, p.stderr        # lld has nothing to say about our objects
     r = subprocess.run([str(out), *args], capture_output=True, text=True, timeout=30)
     assert r.returncode == 0, r.stderr
     return r.stdout
