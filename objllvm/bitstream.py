@@ -227,11 +227,6 @@ class BitstreamCursor:
         end = body + nwords * 32
         if end > self.limit and lenient and self.limit == self.size_bits:
             return width, self.limit, body, end
-        if end > self.limit and self.stack and self.stack[-1].declared_end is not None:
-            f = self.stack[-1]
-            raise self.error(f"bitstream ends inside {self.block_name(f.block_id)} (declared to end at offset "
-                             f"{self.base + (f.declared_end >> 3):#x}): a sub-block of {nwords * 4} bytes starts "
-                             f"here, {(self.limit - body) // 8} bytes are left", body - 32)
         if end > self.limit:
             raise self.error(f"block length {nwords} words ({nwords * 4} bytes) runs past the end of the "
                              f"{'enclosing block' if self.stack else 'stream'} "
