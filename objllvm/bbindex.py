@@ -10,9 +10,10 @@ linked file or an object.  ``functions`` is sorted by address.  ``lookup(address
 holding ``address`` by bisection (the index is built once); ``function_at(address)`` the function
 whose address ranges hold it (alignment padding between blocks included).
 
-In relocatable objects every text section starts at 0, so addresses repeat: ``lookup`` and
-``function_at`` take ``section=`` (the index of the text section, ``FunctionMap.section_index``);
-without it the first match in section order is returned.
+In relocatable objects every text section starts at 0, so addresses repeat: ``functions`` is
+sorted by (text section index, address), and ``lookup`` and ``function_at`` take ``section=`` (the
+index of the text section, ``FunctionMap.section_index``); without it the first match in section
+order is returned.
 
 A decoding error raises the located :class:`~objllvm.errors.DecodeError` by default; with
 ``strict=False`` the functions decoded before it are kept and the error is in ``index.errors``.
@@ -24,7 +25,6 @@ from bisect import bisect_right
 from operator import add
 
 from .codecs.bb_addr_map import OMIT_BB_ENTRIES, TYPE_NAMES
-from .errors import ObjllvmError
 
 
 class _Table:
@@ -173,4 +173,4 @@ class BBIndex:
         return f"BBIndex({len(self.functions)} functions" + (f", {len(self.errors)} errors" if self.errors else "") + ")"
 
 
-__all__ = ["BBIndex", "ObjllvmError"]
+__all__ = ["BBIndex"]
