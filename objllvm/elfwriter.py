@@ -436,6 +436,11 @@ class ElfWriter:
             n = len(body)
             if pos == prev_end and off >= pos and (low is not None or not n):
                 cand = off                # in step with the input, nothing fixed in the way: keep the offset
+            elif low is not None and pos >= low:
+                a = s.addralign if s.addralign > 1 else 1     # a relocatable object: nothing fixed after the header
+                cand = pos + (off - prev_end if off > prev_end else 0)
+                if a > 1:
+                    cand = (cand + a - 1) // a * a
             else:
                 cand = self._place(off, n, s.addralign, pos, prev_end, in_fixed)
             new_off[ref] = cand
