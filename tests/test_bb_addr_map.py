@@ -314,6 +314,14 @@ def test_unencodable_models_are_errors():
         CODEC.encode(M.BBAddrMap([_fn(blocks=((0, 8, 4, 8), (1, 0, 4, 1)))]), SectionContext())
     with pytest.raises(DecodeError, match="version 7"):
         CODEC.encode(M.BBAddrMap([_fn(version=7)]), SectionContext())
+    with pytest.raises(DecodeError, match="no version byte"):
+        CODEC.encode(M.BBAddrMap([_fn()], M.SHT_LLVM_BB_ADDR_MAP_V0), SectionContext())
+    with pytest.raises(DecodeError, match="not a known flag|HasNothing"):
+        CODEC.from_dict({"functions": [{"version": 2, "ranges": [{"base_address": 0, "blocks": [
+            {"id": 0, "offset": 0, "size": 1, "flags": ["HasNothing"]}]}]}]}, SectionContext())
+    m = CODEC.from_dict({"functions": [{"version": 2, "ranges": [{"base_address": 16, "blocks": [
+        {"id": 0, "offset": 0, "size": 1, "flags": ["HasReturn", "IsEHPad"]}]}]}]}, SectionContext())
+    assert m.functions[0].blocks[0].metadata == 5 and m.functions[0].blocks[0].address == 16
     with pytest.raises(DecodeError, match="2 blocks but 0 PGO entries"):
         CODEC.encode(M.BBAddrMap([_fn(feature=M.BB_FREQ)]), SectionContext())
     with pytest.raises(DecodeError, match="call-site end"):

@@ -779,7 +779,13 @@ def function_from_dict(d, section_index=None) -> FunctionMap:
             h = b.get("hash")
             if isinstance(h, str):
                 h = int(h, 0)
-            blocks.append(Block(int(b["id"]), int(b["offset"]), int(b["size"]), int(b.get("metadata", 0)),
+            md = b.get("metadata")
+            if md is None:      # flags alone will do
+                bad = [n for n in b.get("flags", ()) if n not in METADATA_NAMES]
+                if bad:
+                    raise ValueError(f"{bad[0]!r} is not a known flag (known: {', '.join(METADATA_NAMES)})")
+                md = sum(1 << METADATA_NAMES.index(n) for n in b.get("flags", ()))
+            blocks.append(Block(int(b["id"]), int(b["offset"]), int(b["size"]), int(md),
                                 base + int(b["offset"]), [int(x) for x in b.get("callsite_end_offsets", [])],
                                 h if feature & BB_HASH else None))
         stored = rd.get("stored_address")
@@ -802,6 +808,9 @@ def _check_encodable(model):
     """Values the format cannot hold are a usage problem, not a crash."""
     for fn in model.functions:
         v = fn.version
+        if model.section_type == SHT_LLVM_BB_ADDR_MAP_V0 and (v is not None or fn.feature):
+            raise DecodeError(f"function {fn.name or hex(fn.address)}: the V0 section type has no version byte "
+                              f"and no features (version {v}, feature {fn.feature:#x})")
         if model.section_type == SHT_LLVM_BB_ADDR_MAP and (v is None or not 0 <= v <= MAX_VERSION):
             raise DecodeError(f"function {fn.name or hex(fn.address)}: version {v} cannot be encoded "
                               f"(expected 0 to {MAX_VERSION})")
