@@ -546,3 +546,29 @@ def test_dropping_every_cg_edge_removes_the_profile_and_its_relocations(tmp_path
     assert_same_except(readobj(RW / "main.o"), readobj(out),
                        removed={".llvm.call-graph-profile", ".rel.llvm.call-graph-profile"})
     assert link_and_run(objs_with({"main.o": out}), tmp_path / "p") == want     # and no lld warning
+
+
+@pytest.mark.parametrize("name", ["prog.exe", "prog.pie", "libbb.so"])
+def test_operations_on_linked_files_keep_them_working(tmp_path, name):
+    """Executables and shared objects: every applicable operation at once; the result runs (or links)."""
+    want = expected_output(tmp_path)
+    src = RW / name
+    out, res = do(tmp_path, name, rw.ReplaceBitcode(str(RW / "replacement.bc")), rw.StripPGOAnalysis(),
+                  rw.AddDeplib("extra"), rw.AddLinkerOption("lib=extra"), src=src)
+    o = open_object(str(out))
+    assert o.section_by_name(".llvmbc").data() == (RW / "replacement.bc").read_bytes()
+    assert model(out, "deplibs").libraries == ["extra"]
+    assert all(not f.pgo_blocks for f in functions(out))
+    added = {".deplibs", ".linker-options"}
+    before, after = readobj(src), readobj(out)
+    after["sections"] = [s for s in after["sections"] if s["name"] not in added]
+    assert_same_except(before, after, resized={".llvmbc", ".llvm_bb_addr_map", ".shstrtab"})
+    assert open_object(str(src)).segments == o.segments
+    if name == "libbb.so":
+        lib = tmp_path / "lib" / "libbb.so"
+        lib.parent.mkdir()
+        shutil.copy(out, lib)
+        got = link_and_run([RW / "main.o", RW / "linkopt.o", lib], tmp_path / "p", f"-Wl,-rpath,{lib.parent}")
+    else:
+        got = subprocess.run([str(out), "500"], capture_output=True, text=True).stdout
+    assert got == want
