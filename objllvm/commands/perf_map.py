@@ -55,6 +55,10 @@ def run(args) -> int:
             ["mapped to blocks", prof.mapped_samples, pct(prof.mapped_samples)]]
     rows += [[f"unmapped: {r}", prof.unmapped.get(r, 0), pct(prof.unmapped.get(r, 0))] for r in UNMAPPED_REASONS]
     items.append(Table(["samples", "count", "share"], rows))
+    for i, ev in enumerate(prof.events):
+        items.append(Text(f"event {i}: type {ev['type']} config {ev['config']}, sample_type "
+                          f"{'|'.join(ev['sample_type'])}, read_format {ev['read_format']:#x}, "
+                          f"sample_id_all {int(ev['sample_id_all'])}"))
     items.append(Heading("Functions", 2))
     items.append(Table(["function", "address", "samples", "share", "blocks hit"],
                        [[f.name, f"{f.function.address:#x}", f.samples, pct(f.samples),

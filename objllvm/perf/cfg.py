@@ -63,7 +63,13 @@ def cfg_edges(fn, profile=None):
                 out.append((a, b, ", ".join(parts), (t + f) / top, "solid"))
             return out, "branch stacks"
     blocks = sorted(fn.blocks, key=lambda b: b.address)
-    out = [(a.id, b.id, "", 0.0, "dashed") for a, b in zip(blocks, blocks[1:]) if a.can_fall_through]
+    counts = {}
+    if profile is not None:
+        fp = profile.function_by_address(fn.address)
+        counts = fp.blocks if fp is not None else {}
+    pairs = [(a, b) for a, b in zip(blocks, blocks[1:]) if a.can_fall_through]
+    top = max([min(counts.get(a.id, 0), counts.get(b.id, 0)) for a, b in pairs] + [0]) or 1
+    out = [(a.id, b.id, "", min(counts.get(a.id, 0), counts.get(b.id, 0)) / top, "dashed") for a, b in pairs]
     return out, "layout"
 
 

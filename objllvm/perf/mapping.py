@@ -316,6 +316,7 @@ class Profile:
     records: dict = field(default_factory=dict)
     unknown_records: int = 0
     matched_mappings: list = field(default_factory=list)
+    events: list = field(default_factory=list)                 # the event attributes (EventAttr.to_dict)
 
     @property
     def mapped_samples(self) -> int:
@@ -382,7 +383,7 @@ class Profile:
                 "fallthrough_edges": [{"function": self._fname(fa), "from": a, "to": b, "count": c}
                                       for (fa, a, b), c in sorted(self.fallthrough_edges.items(),
                                                                   key=lambda t: -t[1])]},
-            "records": self.records, "unknown_records": self.unknown_records,
+            "events": self.events, "records": self.records, "unknown_records": self.unknown_records,
             "mappings": self.matched_mappings, "warnings": self.warnings,
         }
 
@@ -554,7 +555,8 @@ def map_profile(raw: RawProfile, binary_path: str, obj=None, index=None) -> Prof
                    total_samples=raw.samples, binary_samples=in_binary, functions=fns, unmapped=dict(unmapped),
                    taken_edges=dict(taken), fallthrough_edges=dict(fall), branch_samples=raw.branch_samples,
                    branch_stats=dict(bstats), warnings=warnings, records=raw.records,
-                   unknown_records=raw.unknown_records, matched_mappings=list(res.matched.values()))
+                   unknown_records=raw.unknown_records, matched_mappings=list(res.matched.values()),
+                   events=list(raw.attrs))
 
 
 NO_MAP_HINT = ("rebuild it with clang -fbasic-block-sections=labels (clang <= 19) or -fbasic-block-address-map "
