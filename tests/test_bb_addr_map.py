@@ -477,3 +477,19 @@ def test_render_json_same_text_and_compact_when_big(monkeypatch, with_orjson):
     o = io.StringIO()
     render.render_json(big, o)
     assert o.getvalue() == json.dumps(big, separators=(",", ":")) + "\n"
+
+
+@pytest.mark.parametrize("name", ["clang19-labels.exe", "yaml-versions.o", "mc-v5.o"])
+def test_views_same_from_columns_and_from_blocks(name):
+    """The fast views of entries still in columns equal the views of materialised Block objects."""
+    obj = open_object(str(BB / name))
+    s = next(x for x in obj.sections if x.type in M.TYPE_NAMES)
+    ctx = SectionContext.for_section(obj, s)
+    lazy, full = CODEC.decode(s.data(), ctx), CODEC.decode(s.data(), ctx)
+    for f in full.functions:
+        f.blocks
+    assert [(t.title, t.headers, t.rows) for t in CODEC.tables(lazy, {})] == \
+        [(t.title, t.headers, t.rows) for t in CODEC.tables(full, {})]
+    assert CODEC.to_dict(lazy) == CODEC.to_dict(full)
+    assert all(r._blocks is None for f in lazy.functions for r in f.ranges if f.feature & M.CALLSITE_END_OFFSETS == 0
+               and name == "clang19-labels.exe")

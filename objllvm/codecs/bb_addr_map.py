@@ -871,7 +871,8 @@ class BBAddrMapCodec(Codec):
 
     def tables(self, model, options):
         pretty = bool((options or {}).get("pretty_pgo"))
-        return [function_table(f, pretty) for f in model.functions]
+        with _no_gc():
+            return [function_table(f, pretty) for f in model.functions]
 
 
 def function_table(fn, pretty=False) -> Table:
@@ -885,6 +886,13 @@ def function_table(fn, pretty=False) -> Table:
         title += f", entry count {fn.entry_count}"
     multi = len(fn.ranges) > 1
     headers = (["range"] if multi else []) + ["id", "address", "offset", "size", "flags"]
+    if not feature and not multi and fn.ranges and fn.ranges[0]._blocks is None and len(fn.ranges[0]._cols) == 4:
+        r = fn.ranges[0]          # the common entry, still in columns
+        base = r.base_address
+        ids, offs, sizes, mds = r._cols
+        short = _FLAG_SHORT
+        return Table(headers, [[i, f"{base + o:#x}", f"{o:#x}", s, short[m]]
+                               for i, o, s, m in zip(ids, offs, sizes, mds)], title=title)
     if feature & CALLSITE_END_OFFSETS:
         headers.append("call-site ends")
     if feature & BB_HASH:
