@@ -14,6 +14,8 @@ import subprocess
 from collections import Counter
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import ROOT, TESTDATA, need_tool, run_objllvm
 from objllvm.errors import ObjllvmError
@@ -458,3 +460,37 @@ def test_version5_maps_against_the_symbol_table(tmp_path, name):
         assert fp.function.address == v and entry.address == v and entry.id in fp.blocks
         assert fp.samples == 2, n          # the entry and the last byte: both in this function
     assert prof.total_samples == 2 * len(syms)
+
+
+def test_relocatable_object_is_refused(tmp_path):
+    obj = TESTDATA / "bb-addr-map" / "clang19-labels.o"
+    if not obj.exists():
+        pytest.skip(f"{obj} is made by the bb-addr-map fragment of scripts/make-testdata")
+    w = PerfDataWriter()
+    w.sample(0x1000, 1)
+    data = tmp_path / "r.data"
+    data.write_bytes(w.to_bytes())
+    code, out, err = run_objllvm("perf-map", obj, data)
+    assert code == 1 and "linked ELF executable or shared object" in err and "Traceback" not in err
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(
+    st.text(max_size=60),
+    st.builds(lambda a, b, c, d: f" x {a} PERF_RECORD_MMAP2 {a}/{a}: [0x{b:x}(0x{c:x}) @ {d} 0 0 0 0]: r-xp /p",
+              st.integers(-5, 99), st.integers(0, 2**64), st.integers(0, 2**40),
+              st.sampled_from(["0", "0x1000", "0123", "zz"])),
+    st.builds(lambda a, b: f" x {a} {b:x}", st.integers(-5, 2**31), st.integers(0, 2**64))), max_size=8))
+def test_perf_script_parser_never_crashes(lines):
+    import tempfile
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        f.write("\n".join(lines) + "\n")
+    try:
+        raw = collect_perfscript(f.name)
+        assert raw.samples == sum(raw.ip_counts.values())
+        if raw.samples:
+            map_profile(raw, str(LOOP))
+    except ObjllvmError as exc:
+        assert exc.file == f.name or str(LOOP) in str(exc)
+    finally:
+        os.unlink(f.name)

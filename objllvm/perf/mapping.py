@@ -603,6 +603,9 @@ def profile(binary: str, perf_data: str | None = None, *, perf_script: str | Non
     """The Python API: map a perf.data file (or ``perf script`` text) to the blocks of ``binary``."""
     from ..containers import open_object
     obj = open_object(binary)
+    if obj.is_relocatable or obj.format != "elf":
+        raise ObjllvmError(f"{obj.describe()}: samples map to a linked ELF executable or shared object, not to "
+                           f"this file", file=binary)
     index = load_index(obj, binary)
     if perf_script is not None:
         from .perfscript import collect_perfscript
