@@ -25,7 +25,19 @@ from objllvm.perf import clusters as cl
 from objllvm.perf.mapping import profile
 
 FETCH = ROOT / "scripts" / "fetch-zstd"
-CACHE = os.environ.get("OBJLLVM_CACHE", os.path.join(os.path.expanduser("~"), ".cache", "objllvm"))
+def _cache_dir():
+    d = os.environ.get("OBJLLVM_CACHE", os.path.join(os.path.expanduser("~"), ".cache", "objllvm"))
+    try:
+        os.makedirs(d, exist_ok=True)
+        if os.access(d, os.W_OK):
+            return d
+    except OSError:
+        pass
+    import tempfile
+    return os.path.join(tempfile.gettempdir(), "objllvm-cache")    # read-only home (some CI runners)
+
+
+CACHE = _cache_dir()
 ROUNDS = "60"
 
 
