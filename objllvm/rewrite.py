@@ -277,8 +277,23 @@ def _exc_text(exc) -> str:
 
 
 # -- relocation fixers: sections whose relocations follow their contents --------------------------
+# Kept relocations are copied as raw entries with only r_offset (the first field in every layout) rewritten,
+# so target-specific r_info layouts (MIPS64's, say) are never re-encoded.
+def _raw_entries(sess, rel) -> list:
+    s = sess.writer.sections[rel]
+    size = (24 if s.type == SHT_RELA else 16) if sess.elf.is64 else (12 if s.type == SHT_RELA else 8)
+    data = sess.writer.content(rel)
+    return [data[k:k + size] for k in range(0, len(data) - size + 1, size)]
+
+
+def _with_offset(sess, raw: bytes, offset: int) -> bytes:
+    n = sess.elf.addr_size
+    return offset.to_bytes(n, "little" if sess.elf.endian == "<" else "big") + raw[n:]
+
+
 def _fix_cg_profile(sess, section, codec, model, data, rels):
-    """New-layout call-graph profile: relocation 2i names the caller of edge i, 2i+1 the callee."""
+    """New-layout call-graph profile: relocation 2i names the caller of edge i, 2i+1 the callee (both at
+    offset 8i)."""
     if model.layout != "relocations":
         return
     w = sess.writer
@@ -286,6 +301,10 @@ def _fix_cg_profile(sess, section, codec, model, data, rels):
         raise sess.err("expected one relocation section for the call-graph profile", section)
     rel = rels[0]
     old = sess.elf.read_relocations(sess.elf.sections[rel])
+    raw = _raw_entries(sess, rel)
+    pairs = {}
+    for k in range(0, len(old) - 1, 2):
+        pairs.setdefault((old[k].sym, old[k + 1].sym), []).append((raw[k], raw[k + 1]))
     rtype = old[0].type if old else 0
     syms = sess.elf.symbols
 
@@ -299,11 +318,15 @@ def _fix_cg_profile(sess, section, codec, model, data, rels):
         if not hits:
             raise sess.err(f"edge {i}: no symbol named {ref.name!r} for the {what}", section)
         return hits[0]
-    new = []
+    out = []
     for i, e in enumerate(model.edges):
-        new.append(Relocation(8 * i, rtype, index(e.source, "caller", i), 0))
-        new.append(Relocation(8 * i, rtype, index(e.target, "callee", i), 0))
-    b = w.encode_relocations(rel, new)
+        a, b = index(e.source, "caller", i), index(e.target, "callee", i)
+        if pairs.get((a, b)):
+            ra, rb = pairs[(a, b)].pop(0)
+            out += [_with_offset(sess, ra, 8 * i), _with_offset(sess, rb, 8 * i)]
+        else:   # a new edge (from --set-section): encode a pair of R_*_NONE relocations
+            out.append(w.encode_relocations(rel, [Relocation(8 * i, rtype, a, 0), Relocation(8 * i, rtype, b, 0)]))
+    b = b"".join(out)
     if b != w.content(rel):
         w.sections[rel].content = b
 
@@ -313,9 +336,7 @@ def _fix_sympart(sess, section, codec, model, data, rels):
     w = sess.writer
     word_off = len(data) - sess.elf.addr_size
     for rel in rels:
-        old = sess.elf.read_relocations(sess.elf.sections[rel])
-        new = [Relocation(word_off, r.type, r.sym, r.addend) for r in old]
-        b = w.encode_relocations(rel, new)
+        b = b"".join(_with_offset(sess, r, word_off) for r in _raw_entries(sess, rel))
         if b != w.content(rel):
             w.sections[rel].content = b
 
@@ -335,11 +356,12 @@ def _fix_bb_addr_map(sess, section, codec, model, data, rels):
     import bisect
     for rel in rels:
         old = sess.elf.read_relocations(sess.elf.sections[rel])
-        new = []
-        for r in old:
+        raw = _raw_entries(sess, rel)
+        out = []
+        for r, rb in zip(old, raw):
             k = bisect.bisect_right(old_starts, r.offset) - 1
-            new.append(Relocation(new_starts[k] + r.offset - old_starts[k], r.type, r.sym, r.addend))
-        w.sections[rel].content = w.encode_relocations(rel, new)
+            out.append(_with_offset(sess, rb, new_starts[k] + r.offset - old_starts[k]))
+        w.sections[rel].content = b"".join(out)
 
 
 def _bb_function_starts(model, ctx) -> list:
