@@ -572,3 +572,28 @@ def test_operations_on_linked_files_keep_them_working(tmp_path, name):
     else:
         got = subprocess.run([str(out), "500"], capture_output=True, text=True).stdout
     assert got == want
+
+
+def test_set_section_sympart_moves_its_relocation(tmp_path):
+    """A longer partition name moves the address word: the relocation on it moves too (LLVM checks it)."""
+    src = ELF / "sympart.o"
+    code, js, err = run_objllvm("dump", "--json", "-s", "sympart", src)
+    doc = json.loads(js)
+    secs = doc["files"][0]["sections"]
+    assert len(secs) == 2
+    doc["files"][0]["sections"] = [secs[1]]            # the dump document names the section to set
+    secs[1]["content"]["partition"] = "libpartition-renamed.so"
+    (tmp_path / "sp.json").write_text(json.dumps(doc))
+    out, res = do(tmp_path, None, rw.SetSection(f"sympart={tmp_path / 'sp.json'}"), src=src)
+    ms = api.decode(str(out), "sympart")
+    assert [m.partition for m in ms] == ["libpart.so", "libpartition-renamed.so"]
+    assert ms[1].symbol.name == secs[1]["content"]["symbol"]["name"]
+    ro = readobj(out)
+    rels = [s["name"] for s in ro["sections"] if s["info"] == ".llvm_sympart"]
+    offs = [r[0][0] for r in ro["relocations"][".rela.llvm_sympart"]]
+    assert offs == [len("libpart.so") + 1, len("libpartition-renamed.so") + 1] and len(rels) == 2
+    before = readobj(src)
+    # The second pair changed: compare everything else.
+    before["relocations"].pop(".rela.llvm_sympart")
+    ro["relocations"].pop(".rela.llvm_sympart")
+    assert_same_except(before, ro, resized={".llvm_sympart"})
