@@ -16,6 +16,8 @@ KNOWN = [
     ("rewrite", "Hang: ", "objllvm/elfwriter.py", "the same, when filling GBs takes longer than the watchdog"),
     ("rewrite", "OverflowError: cannot fit 'int' into an index-sized integer", "objllvm/elfwriter.py",
      "the same, when the size passes sys.maxsize"),
+    ("rewrite", "KeyError", "objllvm/rewrite.py", "Session.verify: newidx[idx] of a dropped section "
+     "(testdata/malformed/crash-rewrite-escape-228fe4441b.bin)"),
     ("rewrite", " s for ", "objllvm/elfwriter.py", "slow (> 2 s): the same, building outputs of hundreds of MB"),
 ]
 
