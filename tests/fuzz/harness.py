@@ -187,7 +187,11 @@ def codec_contexts(obj, section, codec):
         sec.type = codec.sh_types[0]
     if codec.names:
         sec.name = codec.names[0]
-    real = SectionContext.for_section(obj, section)
+    try:
+        real = SectionContext.for_section(obj, section)
+    except ObjllvmError:       # unreadable relocations (dump reports that): the codec still gets the bytes
+        real = SectionContext(endian=obj.endian, addr_size=obj.addr_size, is_relocatable=obj.is_relocatable,
+                              file_type=obj.file_type, machine=obj.machine_name, format=obj.format, obj=obj)
     real.section = sec
     yield "real", real
     empty = copy.copy(real)
