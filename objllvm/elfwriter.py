@@ -314,6 +314,9 @@ class ElfWriter:
     def _symbols_used_by_relocations(self, si) -> set:
         used = set()
         for i, s in enumerate(self.sections):
+            if not s.removed and s.type == SHT_CREL and s.link == si:
+                raise self._err("a removed section has a section symbol, and this writer cannot tell whether the "
+                                "SHT_CREL relocations use it (refused)", i)
             if s.removed or s.type not in (SHT_REL, SHT_RELA) or s.link != si:
                 continue
             b = self.content(i)

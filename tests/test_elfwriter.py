@@ -95,8 +95,10 @@ def test_remove_each_llvm_section_like_objcopy(tmp_path, path, index):
     assert len(new.sections) == len(o.sections) - len(removed)
     for s in new.sections:          # every section still reads (and decodes, for the LLVM ones)
         s.data()
+    # The LLVM sections decode as they did in the input (an input error, e.g. SHT_CREL relocations, stays).
+    status = {(d.section.name, d.status) for d in api.dump_object(o).sections}
     for d in api.dump_object(new).sections:
-        assert d.status != "error", d.error
+        assert (d.section.name, d.status) in status, d.error
     ref = tmp_path / "objcopy"
     p = subprocess.run([objcopy, f"--remove-section={name}", str(path), str(ref)], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
