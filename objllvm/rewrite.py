@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from . import registry
 from .containers import sniff
 from .containers.base import Relocation
-from .containers.elf import SHF_ALLOC, SHT_REL, SHT_RELA, ElfFile, is_llvm_type, section_type_name
+from .containers.elf import SHF_ALLOC, SHT_REL, SHT_RELA, ElfFile, is_llvm_type
 from .elfwriter import SHF_EXCLUDE, ElfWriter
 from .errors import ObjllvmError, UsageError
 
@@ -820,12 +820,7 @@ def _diff_lines(d) -> list:
     return out
 
 
-def operations_from_args(args) -> list:
-    """The operations of a parsed ``objllvm rewrite`` command line, in command-line order."""
-    return list(getattr(args, "operations", None) or [])
-
-
 __all__ = ["rewrite_file", "rewrite_bytes", "rewrite_object", "describe_changes", "Change", "RewriteResult",
            "Remove", "StripLLVM", "DropLinkerOption", "AddLinkerOption", "DropDeplib", "AddDeplib", "DropAddrsig",
            "DropCGEdge", "ScaleCGWeights", "StripBitcode", "ReplaceBitcode", "DropOffload", "StripPGOAnalysis",
-           "SetSection", "section_type_name"]
+           "SetSection"]

@@ -405,10 +405,18 @@ def test_errors_write_nothing(tmp_path, args, needle):
     assert _snapshot(work) == before        # input untouched, no output, no temporary file
 
 
-def test_schema_error_names_the_key():
-    with pytest.raises(ObjllvmError) as e:
-        rw.rewrite_file(str(RW / "main.o"), None, [rw.SetSection("linker-options=/dev/null")], dry_run=True)
-    assert "not JSON" in str(e.value)
+def test_schema_errors_name_the_key(tmp_path):
+    p = tmp_path / "lo.json"
+    for doc, needle in (({"options": [{"key": "lib"}]}, "missing key 'value'"),
+                        ({"options": "lib=z"}, "does not match the linker-options schema"),
+                        (["not", "an", "object"], "expected a JSON object")):
+        p.write_text(json.dumps(doc))
+        with pytest.raises(ObjllvmError) as e:
+            rw.rewrite_file(str(RW / "linkopt.o"), str(tmp_path / "o.o"), [rw.SetSection(f"linker-options={p}")])
+        assert needle in str(e.value) and str(p) in str(e.value)
+        assert not (tmp_path / "o.o").exists()
+    with pytest.raises(ObjllvmError, match="not JSON"):
+        rw.rewrite_file(str(RW / "linkopt.o"), None, [rw.SetSection("linker-options=/dev/null")], dry_run=True)
 
 
 def test_archives_refused(tmp_path):
