@@ -299,7 +299,7 @@ class ElfFile(ObjectFile):
     def read_relocations(self, rs: Section) -> list:
         loc = dict(file=self.path, member=self.member, section_index=rs.index, section_name=rs.name)
         if rs.type == SHT_CREL:
-            raise DecodeError("SHT_CREL relocations are not supported yet", offset=0, **loc)
+            return self._read_crel(rs, loc)
         rela = rs.type == SHT_RELA
         if self.is64:
             st = struct.Struct(self.endian + ("QQq" if rela else "QQ"))
@@ -309,9 +309,7 @@ class ElfFile(ObjectFile):
         if len(data) % st.size:
             raise DecodeError(f"size {len(data)} is not a multiple of the entry size {st.size}",
                               offset=len(data) - len(data) % st.size, **loc)
-        # Symbols of the symbol table this relocation section links to.
-        symtab = self.sections[rs.link] if 0 < rs.link < len(self.sections) else None
-        syms = self.symbols if symtab is self._symtab_section() else self.read_symbols(symtab)
+        syms = self._symbols_for(rs)   # the symbol table this relocation section links to
         nsyms = len(syms)
         out = []
         shift, mask = (32, 0xFFFFFFFF) if self.is64 else (8, 0xFF)
@@ -322,6 +320,51 @@ class ElfFile(ObjectFile):
                 raise DecodeError(f"relocation {i} refers to symbol {sym}, past the symbol table "
                                   f"({nsyms} symbols)", offset=i * st.size, **loc)
             out.append(Relocation(off, typ, sym, v[2] if rela else None, syms[sym] if sym else None))
+        return out
+
+    def _symbols_for(self, rs: Section) -> list:
+        symtab = self.sections[rs.link] if 0 < rs.link < len(self.sections) else None
+        return self.symbols if symtab is self._symtab_section() else self.read_symbols(symtab)
+
+    def _read_crel(self, rs: Section, loc: dict) -> list:
+        """SHT_CREL (LLVM >= 19, ``-Wa,--crel``): a ULEB128 header ``count * 8 | addend_bit * 4 | shift``, then
+        per relocation a first byte holding offset-delta bits and flags (1: symbol delta, 2: type delta,
+        4: addend delta, with explicit addends), the rest of a long offset delta as ULEB128, and the SLEB128
+        deltas the flags announce."""
+        from ..binary import Reader
+        r = Reader(rs.data(), self.endian)
+        hdr = r.uleb("CREL header")
+        count, explicit, shift = hdr >> 3, bool(hdr & 4), hdr & 3
+        flag_bits = 3 if explicit else 2
+        if count > r.remaining():   # every relocation takes at least one byte
+            raise DecodeError(f"CREL header claims {count} relocations, only {r.remaining()} bytes follow",
+                              offset=0, **loc)
+        syms = self._symbols_for(rs)
+        nsyms = len(syms)
+        umask = (1 << (64 if self.is64 else 32)) - 1
+        offset = addend = sym = typ = 0
+        out = []
+        try:
+            for i in range(count):
+                start = r.pos
+                b = r.u8("CREL entry")
+                offset += b >> flag_bits
+                if b >= 0x80:
+                    offset += (r.uleb("CREL offset delta") << (7 - flag_bits)) - (0x80 >> flag_bits)
+                if b & 1:
+                    sym = (sym + r.sleb("CREL symbol delta")) & 0xFFFFFFFF
+                if b & 2:
+                    typ = (typ + r.sleb("CREL type delta")) & 0xFFFFFFFF
+                if b & 4 and explicit:
+                    addend = (addend + r.sleb("CREL addend delta")) & umask
+                if sym >= nsyms and sym:
+                    raise DecodeError(f"relocation {i} refers to symbol {sym}, past the symbol table "
+                                      f"({nsyms} symbols)", offset=start)
+                signed = addend - (umask + 1) if addend > umask >> 1 else addend
+                out.append(Relocation(((offset & umask) << shift) & umask, typ, sym, signed if explicit else None,
+                                      syms[sym] if sym else None))
+        except DecodeError as exc:
+            raise exc.located(**loc) from None
         return out
 
     def section_for_address(self, addr: int):

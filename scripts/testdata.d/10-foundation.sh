@@ -50,3 +50,8 @@ llvm-strip-19 --strip-debug "$O/pgo.exe" "$O/portable.so"
 $CC -O1 -fPIC -shared -fuse-ld=lld -fsymbol-partition=libpart.so "$S/sympart.c" -o "$O/sympart-partitioned.so"
 llvm-strip-19 --strip-debug "$O/sympart-partitioned.so"
 yaml2obj-19 "$S/sympart-linked.yaml" -o "$O/sympart-linked.so"
+
+# CREL relocations (LLVM 19's compact relocation format): the call-graph profile's symbol pairs and the
+# relocations of a compiled object.
+llvm-mc-19 -filetype=obj --crel -triple=x86_64-linux-gnu "$S/cg-profile.s" -o "$O/cg-profile-crel.o"
+$CC -O1 -Wa,--crel,--allow-experimental-crel -c "$S/portable.c" -o "$O/portable-crel.o"
