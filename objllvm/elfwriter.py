@@ -23,6 +23,13 @@ Refused with an :class:`~objllvm.errors.ObjllvmError`: changing the size of an a
 section inside a segment, removing a section that a kept section links to, that defines a (non-section)
 symbol, or whose section symbol a kept relocation uses; removing the section name table or a symbol table
 that something uses.
+
+Hostile input: the writer never allocates by an untrusted size.  The program header table and every segment
+must lie inside the input file; a section placed at a new offset must have an sh_addralign of 0, 1 or a
+power of two no larger than the input (or 64 KiB); an empty or SHT_NOBITS section whose sh_offset is past the
+end keeps it and moves nothing else there; and the output may not pass twice the input's size plus the new
+contents, alignment padding and a section header table (overlapping sections would be copied once each).
+Each is refused with an ObjllvmError naming the section (or program header) and the offset.
 """
 from __future__ import annotations
 
@@ -37,6 +44,7 @@ SHF_INFO_LINK = 0x40
 SHF_LINK_ORDER = 0x80
 SHF_EXCLUDE = 0x80000000
 STT_SECTION = 3
+MIN_ALIGN_CAP = 1 << 16      # sh_addralign up to this (or up to the input's size) is honoured when placing
 
 
 @dataclass(slots=True)
@@ -343,11 +351,21 @@ class ElfWriter:
         """Byte ranges of the input that must stay where they are."""
         elf = self.elf
         ehsize = 64 if self.is64 else 52
+        size = len(self.data)
         ranges = [(0, ehsize)]
         if elf.e_phoff and elf.e_phnum:
-            ranges.append((elf.e_phoff, elf.e_phoff + elf.e_phnum * elf.e_phentsize))
-        for seg in getattr(elf, "segments", []):
+            end = elf.e_phoff + elf.e_phnum * elf.e_phentsize
+            if end > size:
+                raise self._err(f"program header table ({elf.e_phnum} entries of {elf.e_phentsize} bytes at "
+                                f"{elf.e_phoff:#x}) runs past the end of the file ({size:#x} bytes): cannot keep it "
+                                f"in place", offset=0x20 if self.is64 else 0x1C)
+            ranges.append((elf.e_phoff, end))
+        for k, seg in enumerate(getattr(elf, "segments", [])):
             if seg["filesz"]:
+                if seg["offset"] + seg["filesz"] > size:
+                    raise self._err(f"program header {k}: segment contents ({seg['filesz']:#x} bytes at "
+                                    f"{seg['offset']:#x}) run past the end of the file ({size:#x} bytes): cannot keep "
+                                    f"the segment in place", offset=elf.e_phoff + k * elf.e_phentsize)
                 ranges.append((seg["offset"], seg["offset"] + seg["filesz"]))
         has_segments = len(ranges) > 1
         if has_segments:
@@ -410,6 +428,9 @@ class ElfWriter:
         pos = prev_end = fixed[0][1]     # just after the ELF header
         new_off = {}
         shoff = None
+        size_in = len(data)
+        beyond = []          # kept sections whose input offset is past the end of the file, with new contents
+        bound = self._size_bound(shsize)
         for off, size, ref in walk:
             if ref < 0:
                 shoff = self._place(off if elf.e_shoff else None, shsize, 8 if self.is64 else 4, pos, prev_end,
@@ -419,6 +440,15 @@ class ElfWriter:
                 continue
             s = secs[ref]
             end = off + size
+            if off > size_in:
+                # Only an empty or SHT_NOBITS section can claim an offset past the end (the container checks the
+                # others): it has no bytes there, so it must not move anything else out to that offset.
+                if not s.removed:
+                    if s.content:
+                        beyond.append(ref)      # new bytes: placed after everything, like an added section
+                    else:
+                        new_off[ref] = off
+                continue
             if s.removed:
                 if end > prev_end:
                     prev_end = end
@@ -440,13 +470,14 @@ class ElfWriter:
             if pos == prev_end and off >= pos and (low is not None or not n):
                 cand = off                # in step with the input, nothing fixed in the way: keep the offset
             elif low is not None and pos >= low:
-                a = s.addralign if s.addralign > 1 else 1     # a relocatable object: nothing fixed after the header
+                a = self._alignment(ref)      # a relocatable object: nothing fixed after the header
                 cand = pos + (off - prev_end if off > prev_end else 0)
                 if a > 1:
                     cand = (cand + a - 1) // a * a
             else:
-                cand = self._place(off, n, s.addralign, pos, prev_end, in_fixed)
+                cand = self._place(off, n, self._alignment(ref), pos, prev_end, in_fixed)
             new_off[ref] = cand
+            self._check_end(cand + n, bound, ref)
             if n:
                 gap = off - prev_end
                 if gap > 0 and cand == pos + gap and in_fixed(pos, cand) is None:
@@ -457,10 +488,11 @@ class ElfWriter:
             if end > prev_end:
                 prev_end = end
         for ref, s in enumerate(secs):
-            if s.orig is not None or s.removed:
+            if (s.orig is not None or s.removed) and ref not in beyond:
                 continue
-            cand = self._place(None, len(s.content), s.addralign, pos, prev_end, in_fixed)
+            cand = self._place(None, len(s.content), self._alignment(ref), pos, prev_end, in_fixed)
             new_off[ref] = cand
+            self._check_end(cand + len(s.content), bound, ref)
             chunks.append((cand, s.content))
             pos = max(pos, cand + len(s.content))
         if shoff is None or shoff + shsize > (sh_in if elf.e_shoff else 0) + len(elf.sections) * self._shdr.size \
@@ -495,6 +527,7 @@ class ElfWriter:
         chunks.append((shoff, b"".join(shdrs)))
         allc = chunks + late
         total = max(o + len(b) for o, b in allc)
+        self._check_end(total, bound, None)
         out = bytearray(total)
         for o, b in allc:
             out[o:o + len(b)] = b
@@ -507,6 +540,52 @@ class ElfWriter:
             struct.pack_into(e + "I", out, 0x20, shoff)
             struct.pack_into(e + "HH", out, 0x30, e_shnum, e_shstrndx)
         return bytes(out)
+
+    def _alignment(self, i: int) -> int:
+        """The alignment to place section ``i`` at: sh_addralign, which must be 0, 1 or a power of two no larger
+        than the input file (or than 64 KiB): a larger one cannot have been honoured by the input's layout,
+        and would only pad the output."""
+        s = self.sections[i]
+        a = s.addralign
+        if a <= 1:
+            return 1
+        where = None
+        if s.orig is not None:
+            where = self.elf.e_shoff + s.orig * self._shdr.size + (0x30 if self.is64 else 0x20)
+        if a & (a - 1):
+            raise self._err(f"sh_addralign {a:#x} is not a power of two: cannot place the section (expected 0, 1 or "
+                            f"a power of two)", i, where)
+        cap = self._align_cap()
+        if a > cap:
+            raise self._err(f"sh_addralign {a:#x} is larger than the file ({len(self.data):#x} bytes) and than "
+                            f"{MIN_ALIGN_CAP:#x}: cannot place the section (expected an alignment the input's own "
+                            f"layout could honour)", i, where)
+        return a
+
+    def _align_cap(self) -> int:
+        return max(len(self.data), MIN_ALIGN_CAP)
+
+    def _size_bound(self, shsize) -> int:
+        """The most bytes any rewrite of this input can need: twice the input (each input byte copied once, and
+        the input's own padding kept), the new contents, alignment padding (at most the input's size, or
+        64 KiB) and a new section header table.  ELF32 offsets are 32-bit as well."""
+        kept = [s for s in self.sections if not s.removed]
+        cap = self._align_cap()
+        grow = sum(len(s.content) for s in kept if s.content is not None)
+        pad = min(sum(min(max(s.addralign, 1), cap) - 1 for s in kept), cap)
+        bound = 2 * len(self.data) + grow + pad + shsize + 8
+        return bound if self.is64 else min(bound, 0xFFFFFFFF)
+
+    def _check_end(self, end, bound, index):
+        """Refuse (before allocating anything) a layout that would reach past ``bound``."""
+        if end <= bound:
+            return
+        s = self.sections[index] if index is not None else None
+        what = "this section" if s is not None else "the section header table"
+        raise self._err(f"the new layout would put {what} up to offset {end:#x}, past {bound:#x}, the most a rewrite "
+                        f"of this {len(self.data):#x}-byte input can need (twice its size, plus the new contents, "
+                        f"alignment padding and the section header table): overlapping or misplaced sections? "
+                        f"(refused)", index, s.offset if s is not None and s.orig is not None else None)
 
     @staticmethod
     def _place(orig_off, size, align, pos, prev_end, in_fixed) -> int:

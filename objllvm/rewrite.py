@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from . import registry
 from .containers import sniff
 from .containers.base import Relocation
-from .containers.elf import SHF_ALLOC, SHT_REL, SHT_RELA, ElfFile, is_llvm_type
+from .containers.elf import SHF_ALLOC, SHT_GROUP, SHT_REL, SHT_RELA, ElfFile, is_llvm_type
 from .elfwriter import SHF_EXCLUDE, ElfWriter
 from .errors import ObjllvmError, UsageError
 
@@ -220,6 +220,14 @@ class Session:
                 newidx[i] = n
                 n += 1
         for idx in changed:
+            if idx not in newidx:
+                # The writer dropped a section an operation edited: typed SHT_GROUP, its new bytes read as a member
+                # list naming only removed sections; or typed REL/RELA, with a removed target.
+                why = ("an SHT_GROUP section whose members (its new bytes read as section indices) are all removed"
+                       if self.writer.sections[idx].type == SHT_GROUP else "relocations of a removed section")
+                raise self.err(f"the edited section would be dropped by the writer as {why}; nothing written "
+                               f"(expected a section of its kind's own type)", self.elf.sections[idx],
+                               offset=self.elf.e_shoff + idx * self.writer._shdr.size + 4)     # its sh_type
             ns = new.sections[newidx[idx]]
             d = registry.decode_section(new, ns, self.options)
             if d.status == "error":
