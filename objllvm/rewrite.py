@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from . import registry
 from .containers import sniff
 from .containers.base import Relocation
-from .containers.elf import SHF_ALLOC, SHT_GROUP, SHT_REL, SHT_RELA, ElfFile, is_llvm_type
+from .containers.elf import (SHF_ALLOC, SHF_COMPRESSED, SHT_CREL, SHT_GROUP, SHT_REL, SHT_RELA, ElfFile,
+                             is_llvm_type)
 from .elfwriter import SHF_EXCLUDE, ElfWriter
 from .errors import ObjllvmError, UsageError
 
@@ -287,8 +288,14 @@ def _exc_text(exc) -> str:
 # -- relocation fixers: sections whose relocations follow their contents --------------------------
 # Kept relocations are copied as raw entries with only r_offset (the first field in every layout) rewritten,
 # so target-specific r_info layouts (MIPS64's, say) are never re-encoded.
-def _raw_entries(sess, rel) -> list:
+def _raw_entries(sess, rel, section=None) -> list:
     s = sess.writer.sections[rel]
+    if s.type not in (SHT_REL, SHT_RELA) or s.flags & SHF_COMPRESSED:
+        what = "SHT_CREL relocations" if s.type == SHT_CREL else (
+            "compressed relocations" if s.flags & SHF_COMPRESSED else f"relocations of type {s.type:#x}")
+        target = f" of the edited section [{section.index}] {section.name}" if section is not None else ""
+        raise sess.err(f"{what}{target}: this writer updates only plain REL/RELA entries (refused)",
+                       sess.elf.sections[rel], offset=0)
     size = (24 if s.type == SHT_RELA else 16) if sess.elf.is64 else (12 if s.type == SHT_RELA else 8)
     data = sess.writer.content(rel)
     return [data[k:k + size] for k in range(0, len(data) - size + 1, size)]
@@ -309,7 +316,7 @@ def _fix_cg_profile(sess, section, codec, model, data, rels):
         raise sess.err("expected one relocation section for the call-graph profile", section)
     rel = rels[0]
     old = sess.elf.read_relocations(sess.elf.sections[rel])
-    raw = _raw_entries(sess, rel)
+    raw = _raw_entries(sess, rel, section)
     pairs = {}
     for k in range(0, len(old) - 1, 2):
         pairs.setdefault((old[k].sym, old[k + 1].sym), []).append((raw[k], raw[k + 1]))
@@ -344,7 +351,7 @@ def _fix_sympart(sess, section, codec, model, data, rels):
     w = sess.writer
     word_off = len(data) - sess.elf.addr_size
     for rel in rels:
-        b = b"".join(_with_offset(sess, r, word_off) for r in _raw_entries(sess, rel))
+        b = b"".join(_with_offset(sess, r, word_off) for r in _raw_entries(sess, rel, section))
         if b != w.content(rel):
             w.sections[rel].content = b
 
@@ -364,7 +371,7 @@ def _fix_bb_addr_map(sess, section, codec, model, data, rels):
     import bisect
     for rel in rels:
         old = sess.elf.read_relocations(sess.elf.sections[rel])
-        raw = _raw_entries(sess, rel)
+        raw = _raw_entries(sess, rel, section)
         out = []
         for r, rb in zip(old, raw):
             k = bisect.bisect_right(old_starts, r.offset) - 1

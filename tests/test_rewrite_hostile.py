@@ -60,3 +60,22 @@ def test_truncated_file_cli(tmp_path):
     code, out, err = run_objllvm("rewrite", bad, "-o", tmp_path / "o.o", "--strip-llvm")
     assert code == 1 and err.startswith("objllvm: error: ") and err.count("\n") == 1, err
     assert not (tmp_path / "o.o").exists()
+
+
+def test_edit_needing_crel_relocations_is_refused():
+    """A call-graph profile whose relocations are SHT_CREL (cg-profile-crel.o, valid LLVM 19 output): the
+    writer cannot re-encode them, so --scale-cg-weights is refused (it raised IndexError, found by the fuzz
+    tools target); --strip-llvm still works."""
+    from conftest import TESTDATA
+    data = (TESTDATA / "elf" / "cg-profile-crel.o").read_bytes()
+    o = ElfFile(data, "crel.o")
+    rel = next(s for s in o.sections if s.type == 0x40000014)
+    try:
+        rw.rewrite_bytes(data, [rw.ScaleCGWeights("2")], "crel.o")
+    except ObjllvmError as exc:
+        assert exc.section_index == rel.index and exc.offset == 0
+        assert "SHT_CREL relocations of the edited section" in exc.message and "refused" in exc.message
+    else:
+        raise AssertionError("the CREL edit was not refused")
+    out, _ = rw.rewrite_bytes(data, [rw.StripLLVM()], "crel.o")
+    assert ElfFile(out, "out").sections and len(out) < len(data)
