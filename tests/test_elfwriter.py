@@ -215,3 +215,108 @@ def test_archive_members_rewrite_individually():
         out, changes = rw.rewrite_bytes(o.data, [rw.StripLLVM()], o.label)
         (new,) = list(open_data(out, "m"))
         assert api.llvm_sections(new) == []
+
+
+# -- hostile input: the writer never allocates by an untrusted size (crashers found by scripts/fuzz) -----------
+def _patched(path, **fields):
+    """A copy of an ELF64 little-endian file with section header fields set: name=(section name, field, value)."""
+    import struct
+    o = open_object(str(path))
+    data = bytearray(o.data)
+    pos = {"offset": (24, "<Q"), "size": (32, "<Q"), "addralign": (48, "<Q"), "type": (4, "<I")}
+    for _key, (name, fld, value) in fields.items():
+        i = next(s.index for s in o.sections if s.name == name)
+        off, fmt = pos[fld]
+        struct.pack_into(fmt, data, o.e_shoff + i * 64 + off, value)
+    return bytes(data), o
+
+
+def _peak(fn):
+    import tracemalloc
+    was = tracemalloc.is_tracing()
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    try:
+        return fn(), tracemalloc.get_traced_memory()[1]
+    except ObjllvmError as exc:
+        return exc, tracemalloc.get_traced_memory()[1]
+    finally:
+        if not was:
+            tracemalloc.stop()
+
+
+@pytest.mark.parametrize("align,why", [(0x3900D375, "is not a power of two"), (1 << 40, "is larger than the file")])
+def test_alignment_of_a_moved_section_is_checked_before_placing(align, why):
+    """A section that has to move (here .strtab, after .deplibs grows) is aligned only by a power of two the
+    input could have honoured: sh_addralign 0x3900d375 made a 956 MB output of a 1233-byte input."""
+    data, o = _patched(RW / "main.o", a=(".strtab", "addralign", align))
+    err, peak = _peak(lambda: rw.rewrite_bytes(data, [rw.AddDeplib("pthread")], "a.o"))
+    assert isinstance(err, ObjllvmError), "rewrite did not refuse"
+    i = next(s.index for s in o.sections if s.name == ".strtab")
+    assert err.section_index == i and err.offset == o.e_shoff + i * 64 + 48 and why in err.message
+    assert peak < 4 << 20
+    # Where nothing has to move, the alignment is not used: an edit of the same size still works.
+    out, _ = rw.rewrite_bytes(data, [rw.ScaleCGWeights("2")], "a.o")
+    assert len(out) == len(data) and out != data
+
+
+def test_segments_and_program_headers_must_lie_inside_the_file():
+    """A p_offset past the end (fuzz: 0x7fffffff) kept a 2 GB range fixed; a program header table past the end
+    (e_phentsize 0xffff) did the same.  Both are refused at once, naming the program header."""
+    import struct
+    o = open_object(str(RW / "prog.exe"))
+    k = next(k for k, s in enumerate(o.segments) if s["filesz"] and s["type"] != 1)    # not a PT_LOAD
+    data = bytearray(o.data)
+    struct.pack_into("<Q", data, o.e_phoff + k * 56 + 8, 0x7FFFFFFF)
+    err, peak = _peak(lambda: rw.rewrite_bytes(bytes(data), [rw.StripLLVM()], "p"))
+    assert isinstance(err, ObjllvmError) and err.offset == o.e_phoff + k * 56
+    assert f"program header {k}: segment contents" in err.message and "past the end of the file" in err.message
+    assert peak < 4 << 20
+    data = bytearray(o.data)
+    struct.pack_into("<H", data, 0x36, 0xFFFF)       # e_phentsize
+    err, _ = _peak(lambda: rw.rewrite_bytes(bytes(data), [rw.StripLLVM()], "p"))
+    assert isinstance(err, ObjllvmError) and err.offset == 0x20 and "program header table" in err.message
+
+
+def test_an_empty_section_past_the_end_keeps_its_offset_and_moves_nothing():
+    """An empty section at sh_offset 2^60 (fuzz: 0xa362cf675d851100 went past sys.maxsize) has no bytes: its
+    header keeps the offset, nothing else goes there, and the output is the input's size plus the edit."""
+    data, o = _patched(RW / "main.o", a=(".note.GNU-stack", "offset", 1 << 60))
+    out, _ = rw.rewrite_bytes(data, [rw.AddDeplib("pthread")], "e.o")
+    new = ElfFile(out, "e.o")
+    assert len(data) < len(out) < len(data) + 64
+    assert next(s for s in new.sections if s.name == ".note.GNU-stack").offset == 1 << 60
+    assert next(s for s in new.sections if s.name == ".deplibs").data() == b"m\0pthread\0"
+
+
+def test_overlapping_sections_cannot_blow_up_the_output():
+    """Nine kept sections each claiming the same 4 KB would each be copied: refused before anything is
+    allocated, past twice the input's size plus the new contents, padding and the header table."""
+    import struct
+    o = open_object(str(RW / "main.o"))
+    data = bytearray(o.data)
+    idx = [s.index for s in o.sections if s.name.startswith(".debug_")]
+    for i in idx:
+        struct.pack_into("<QQ", data, o.e_shoff + i * 64 + 24, 64, o.e_shoff - 64)
+    err, peak = _peak(lambda: rw.rewrite_bytes(bytes(data), [rw.AddDeplib("x")], "o.o"))
+    assert isinstance(err, ObjllvmError), "rewrite did not refuse"
+    assert err.section_index in idx and err.offset == 64 and "the most a rewrite of this" in err.message
+    assert peak < 4 << 20
+    # Two sections sharing bytes stay within the bound: written (each copied once).
+    data = bytearray(o.data)
+    struct.pack_into("<QQ", data, o.e_shoff + idx[0] * 64 + 24, 64, 200)
+    out, _ = rw.rewrite_bytes(bytes(data), [rw.AddDeplib("x")], "o.o")
+    s = ElfFile(out, "o.o").sections[idx[0]]
+    assert s.size == 200 and out[s.offset:s.offset + 200] == bytes(data[64:264])
+
+
+def test_an_edited_section_the_writer_drops_is_refused_cleanly():
+    """.deplibs retyped SHT_GROUP: after --add-deplib its bytes read as a member list of removed sections, the
+    writer dropped it, and Session.verify raised KeyError looking up its new index."""
+    data, o = _patched(RW / "main.o", a=(".deplibs", "type", 17))
+    i = next(s.index for s in o.sections if s.name == ".deplibs")
+    with pytest.raises(ObjllvmError) as ei:
+        rw.rewrite_bytes(data, [rw.AddDeplib("pthread")], "g.o")
+    e = ei.value
+    assert e.section_index == i and e.offset == o.e_shoff + i * 64 + 4
+    assert "would be dropped by the writer as an SHT_GROUP section" in e.message and "nothing written" in e.message
