@@ -277,7 +277,7 @@ def test_loop_reports_a_violation(tmp_path, monkeypatch):
 
 def test_scripts_fuzz_runs_a_budget_and_replays(tmp_path):
     """scripts/fuzz: a 3-second campaign reports its figures; --replay passes a malformed file objllvm handles
-    (test_malformed.test_crasher_fixed shows it failing on the recorded crashers)."""
+    (test_replay_reports_a_violation shows it failing)."""
     import subprocess
     import sys
     from conftest import ROOT
@@ -288,3 +288,14 @@ def test_scripts_fuzz_runs_a_budget_and_replays(tmp_path):
     p = subprocess.run([sys.executable, str(ROOT / "scripts" / "fuzz"), "--replay",
                         str(TESTDATA / "malformed" / "deplibs-no-nul.o")], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0 and "1 file(s): 0 violation(s)" in p.stdout, p.stdout + p.stderr
+
+
+def test_replay_reports_a_violation(tmp_path, monkeypatch):
+    """What --replay runs (campaign.replay) reports a file that makes objllvm crash, naming the file (the
+    recorded crashers used to show this; they are fixed now)."""
+    codec = registry.get("deplibs")
+    monkeypatch.setattr(codec, "decode", lambda data, ctx: data[10 ** 6])
+    path = str(TESTDATA / "elf" / "deplibs.o")
+    found = campaign.replay([path], str(tmp_path))
+    assert found and all(p == path for p, _v in found)
+    assert any(v.kind == "escape" and "IndexError" in v.detail for _p, v in found)
