@@ -511,7 +511,9 @@ class ElfWriter:
                 # Extended numbering where needed, and where the input used it.
                 ext_num = shnum >= SHN_LORESERVE or raw_shnum == 0
                 ext_str = ns >= SHN_LORESERVE or raw_shstrndx == SHN_XINDEX
-                size = shnum if ext_num else 0 if raw_shnum == 0 else s.size
+                # (without extended numbering sh_size is 0: a stray value would claim bytes at sh_offset that
+                # the output, perhaps smaller, does not have)
+                size = shnum if ext_num else 0
                 link = ns if ext_str else s.link
                 shdrs.append(self._shdr.pack(s.name_off, s.type, s.flags, s.addr, s.offset, size, link, info,
                                              s.addralign, s.entsize))

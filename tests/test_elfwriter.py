@@ -320,3 +320,16 @@ def test_an_edited_section_the_writer_drops_is_refused_cleanly():
     e = ei.value
     assert e.section_index == i and e.offset == o.e_shoff + i * 64 + 4
     assert "would be dropped by the writer as an SHT_GROUP section" in e.message and "nothing written" in e.message
+
+
+def test_section_zero_size_is_zero_without_extended_numbering():
+    """Section 0 with a stray sh_size (fuzz: 0xcbf in a 0xcc0-byte file) kept it, and the smaller output no
+    longer opened ("section [0]: contents run past the end of the file").  Its sh_size is 0 unless it holds
+    the extended section count."""
+    import struct
+    o = open_object(str(RW / "main.o"))
+    data = bytearray(o.data)
+    struct.pack_into("<Q", data, o.e_shoff + 32, len(data) - 1)
+    out, _ = rw.rewrite_bytes(bytes(data), [rw.StripLLVM()], "z.o")
+    new = ElfFile(out, "z.o")
+    assert len(out) < len(data) - 1 and new.sections[0].size == 0
