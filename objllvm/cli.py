@@ -22,17 +22,47 @@ class _Parser(argparse.ArgumentParser):
         sys.exit(2)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _command_modules(only=None) -> list:
+    """The command modules (all, in name order; or only the one whose NAME is ``only``: [] when none is)."""
     from . import commands
+    if only is not None:
+        modname = only.replace("-", "_")
+        if not modname.isidentifier() or modname.startswith("_"):
+            return []
+        try:
+            mod = importlib.import_module(f"{commands.__name__}.{modname}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{commands.__name__}.{modname}":
+                raise
+            return []
+        return [mod] if getattr(mod, "NAME", None) == only else []
+    mods = sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name)
+    return [importlib.import_module(f"{commands.__name__}.{m.name}") for m in mods if not m.name.startswith("_")]
+
+
+def _chosen_command(argv):
+    """The command word of ``argv`` when the parser would see it as one (the first argument not
+    starting with '-'), and no top-level help is asked for before it; else None."""
+    for a in argv:
+        if a == "--" or (a.startswith("-") and a != "-"):
+            if (a.startswith("-h") or a.startswith("--h") and "--help".startswith(a)
+                    or not a.startswith("--") and "h" in a):    # -h, --help, --he, -xh (clustered)
+                return None
+            continue
+        return a
+    return None
+
+
+def build_parser(argv=None) -> argparse.ArgumentParser:
+    """The parser.  With ``argv``, only the command named there (when it names one) is set up: the other
+    command modules are not imported (start-up time); the result for that command line is the same."""
     p = _Parser(prog="objllvm", description="Inspect and rewrite the LLVM-specific sections of object files.")
     p.add_argument("--version", action="version", version=f"objllvm {__version__}")
     p.add_argument("--debug", action="store_true", help="show a traceback for internal errors")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    mods = sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name)
-    for m in mods:
-        if m.name.startswith("_"):
-            continue
-        mod = importlib.import_module(f"{commands.__name__}.{m.name}")
+    name = _chosen_command(argv) if argv is not None else None
+    mods = (_command_modules(name) if name is not None else []) or _command_modules()
+    for mod in mods:
         sp = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP)
         mod.add_arguments(sp)
         sp.set_defaults(_run=mod.run)
@@ -41,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    parser = build_parser()
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):
         parser.print_help(sys.stderr)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import bitcode as bc
 from ..errors import DecodeError, UsageError
 from ..registry import Codec, Table, register
 
@@ -19,7 +18,7 @@ SHT_LLVM_LTO = 0x6FFF4C0C
 @dataclass
 class BitcodeSection:
     data: bytes                    # the exact section bytes
-    summary: bc.BitcodeSummary
+    summary: "objllvm.bitcode.BitcodeSummary"
 
 
 @register
@@ -36,6 +35,7 @@ class BitcodeCodec(Codec):
                             help="bitcode: which global symbols to list (default: the defined ones)")
 
     def decode(self, data, ctx):
+        from .. import bitcode as bc     # here: importing the codec stays cheap
         data = bytes(data)
         try:
             return BitcodeSection(data, bc.summarize(data))
@@ -47,6 +47,7 @@ class BitcodeCodec(Codec):
         return model.data
 
     def to_dict(self, model):
+        from .. import bitcode as bc
         return bc.summary_to_dict(model.summary, "all")
 
     def from_dict(self, d, ctx):
