@@ -98,6 +98,19 @@ def object_header(obj) -> dict:
 
 def dump_to_dict(items) -> dict:
     """The JSON document of ``objllvm dump --json`` (schema in README.md)."""
+    return _dump_doc(items, False)
+
+
+def dump_to_json_doc(items) -> dict:
+    """``dump_to_dict(items)`` for ``render_json(doc, raw=True)``: a section content the codec can give
+    as JSON text already (``Codec.to_json``) is a :class:`~objllvm.render.RawJSON` there (the same
+    output, without building a dict per item of a big section)."""
+    return _dump_doc(items, True)
+
+
+def _dump_doc(items, raw: bool) -> dict:
+    if raw:
+        from .render import RawJSON
     files, errors = [], []
     for it in items:
         if isinstance(it, ObjllvmError):
@@ -110,7 +123,14 @@ def dump_to_dict(items) -> dict:
             e["kind"] = d.codec.kind if d.codec else None
             e["status"] = d.status
             e["error"] = str(d.error) if d.error else None
-            e["content"] = d.codec.to_dict(d.model) if (d.codec and d.model is not None) else None
+            content = None
+            if d.codec and d.model is not None:
+                text = d.codec.to_json(d.model) if raw else None
+                if text is None:
+                    content = d.codec.to_dict(d.model)
+                else:
+                    content = RawJSON(text, lambda c=d.codec, m=d.model: c.to_dict(m))
+            e["content"] = content
             if d.error:
                 errors.append(str(d.error))
             secs.append(e)

@@ -63,7 +63,7 @@ def _default(o):
 BIG_JSON = 8 << 20
 
 
-def _orjson_bytes(data, indent: bool):
+def _orjson_bytes(data, indent: bool, default=_default):
     """The document through orjson (about 10x faster than json's C encoder and 30x faster than its
     indenting one on a big bb-addr-map), or None when orjson is not installed or the output would
     differ from json's: non-ASCII text (json escapes it), surrogate-escaped names, integers beyond
@@ -75,9 +75,9 @@ def _orjson_bytes(data, indent: bool):
         return None
     opt = orjson.OPT_NON_STR_KEYS
     try:
-        b = orjson.dumps(data, default=_default, option=opt)
+        b = orjson.dumps(data, default=default, option=opt)
         if indent and len(b) <= BIG_JSON:
-            b = orjson.dumps(data, default=_default, option=opt | orjson.OPT_INDENT_2)
+            b = orjson.dumps(data, default=default, option=opt | orjson.OPT_INDENT_2)
     except (TypeError, ValueError):          # orjson.JSONEncodeError is a TypeError
         return None
     if not b.isascii():
@@ -85,12 +85,78 @@ def _orjson_bytes(data, indent: bool):
     return b
 
 
-def render_json(data, out=None, *, indent: bool = True) -> None:
+class RawJSON:
+    """A part of a document given as its compact JSON text already (``text``, str or bytes, ASCII:
+    non-ASCII characters escaped as json does), and ``value()``: the plain value that text stands for.
+    ``render_json`` splices the text into its compact output, and writes ``value()`` when it
+    indents.  The text must be exactly what json.dumps(value(), separators=(",", ":")) gives."""
+    __slots__ = ("text", "value")
+
+    def __init__(self, text: str, value):
+        self.text = text
+        self.value = value
+
+
+def _with_raw(data, out, indent: bool) -> bool:
+    """Write ``data``, which holds RawJSON parts, when its compact form is what is wanted (returns
+    False, writing nothing, when it is to be indented)."""
+    raws = []
+    tag = f"\0objllvm-raw-json:{id(raws):x}:"
+
+    def placeholder(o):
+        if isinstance(o, RawJSON):
+            raws.append(o)
+            return f"{tag}{len(raws) - 1}\0"
+        return _default(o)
+
+    b = _orjson_bytes(data, False, placeholder)
+    if b is None:
+        raws.clear()
+        b = json.dumps(data, separators=(",", ":"), default=placeholder).encode("ascii")
+    marks = [json.dumps(f"{tag}{i}\0").encode("ascii") for i in range(len(raws))]
+    size = len(b) + sum(len(r.text) for r in raws) - sum(map(len, marks))
+    if indent and size <= BIG_JSON:
+        return False
+    pieces, pos = [], 0
+    for m, r in zip(marks, raws):
+        at = b.find(m, pos)
+        if at < 0:                      # pragma: no cover - the placeholder is always there
+            return False
+        pieces.append(b[pos:at])
+        pieces.append(r.text)
+        pos = at + len(m)
+    pieces.append(b[pos:])
+    buf = getattr(out, "buffer", None)
+    if buf is not None:
+        out.flush()
+        for p in pieces:
+            buf.write(p if isinstance(p, bytes) else p.encode("ascii"))
+        buf.write(b"\n")
+    else:
+        for p in pieces:
+            out.write(p.decode("ascii") if isinstance(p, bytes) else p)
+        out.write("\n")
+    return True
+
+
+def _materialise(o):
+    if isinstance(o, RawJSON):
+        return o.value()
+    return _default(o)
+
+
+def render_json(data, out=None, *, indent: bool = True, raw: bool = False) -> None:
     """JSON on ``out``: indented by 2 (``indent=True``) or one compact line (``indent=False``, and also
     when the compact form is over ``BIG_JSON`` bytes).  Uses orjson when it is installed (the same
-    text as json's, but floats may be spelled differently, e.g. 1e-05 vs 1e-5), else json."""
+    text as json's, but floats may be spelled differently, e.g. 1e-05 vs 1e-5), else json.
+    ``raw=True``: ``data`` may hold :class:`RawJSON` parts (the same output as with their values)."""
     out = out or sys.stdout
-    b = _orjson_bytes(data, indent)
+    default = _default
+    if raw:
+        if _with_raw(data, out, indent):
+            return
+        default = _materialise
+    b = _orjson_bytes(data, indent, default)
     if b is not None:
         buf = getattr(out, "buffer", None)
         if buf is not None:
@@ -101,9 +167,9 @@ def render_json(data, out=None, *, indent: bool = True) -> None:
             out.write(b.decode("ascii"))
             out.write("\n")
         return
-    text = json.dumps(data, separators=(",", ":"), default=_default)
+    text = json.dumps(data, separators=(",", ":"), default=default)
     if indent and len(text) <= BIG_JSON:
-        text = json.dumps(data, indent=2, default=_default)
+        text = json.dumps(data, indent=2, default=default)
     out.write(text)
     out.write("\n")
 

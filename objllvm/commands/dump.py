@@ -26,7 +26,7 @@ def run(args) -> int:
     for path in args.files:
         items.extend(api.dump(path, args.section, options))
     if args.json:
-        render_json(api.dump_to_dict(items))
+        render_json(api.dump_to_json_doc(items), raw=True)
     else:
         render_text(api.dump_to_text(items, options))
     dumps, errors = split_items(items)
