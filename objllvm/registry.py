@@ -34,10 +34,34 @@ class SectionContext:
 
     @classmethod
     def for_section(cls, obj, section, options=None) -> "SectionContext":
+        # symbols: obj.symbols, read when a codec first asks for them (see symbols_pending)
         return cls(endian=obj.endian, addr_size=obj.addr_size, is_relocatable=obj.is_relocatable,
                    file_type=obj.file_type, machine=obj.machine_name, format=obj.format, section=section,
-                   obj=obj, symbols=obj.symbols, relocations=obj.relocations_for(section),
+                   obj=obj, symbols=_FROM_OBJ, relocations=obj.relocations_for(section),
                    options=dict(options or {}))
+
+    @property
+    def symbols_pending(self) -> bool:
+        """True while ``symbols`` (the object's) has not been asked for: a codec that needs less than
+        the whole table may ask the object for that part instead."""
+        return self.__dict__.get("_symbols") is _FROM_OBJ
+
+
+_FROM_OBJ = object()
+
+
+def _get_symbols(self):
+    syms = self.__dict__.get("_symbols")
+    if syms is _FROM_OBJ:
+        syms = self.__dict__["_symbols"] = self.obj.symbols
+    return syms
+
+
+def _set_symbols(self, value):
+    self.__dict__["_symbols"] = value
+
+
+SectionContext.symbols = property(_get_symbols, _set_symbols, doc="the object's symbols (a list of Symbol)")
 
 
 class Codec:
@@ -62,6 +86,11 @@ class Codec:
 
     def to_dict(self, model):
         raise NotImplementedError
+
+    def to_json(self, model):
+        """Optional: ``to_dict(model)`` as compact JSON text (str or ASCII bytes), exactly as ``json.dumps(...,
+        separators=(",", ":"))`` writes it, for a faster ``dump --json``; None to use ``to_dict``."""
+        return None
 
     def from_dict(self, d, ctx: SectionContext):
         """The inverse of ``to_dict`` (used by ``rewrite --set-section``)."""

@@ -312,6 +312,8 @@ def _name_finder(ctx):
     in relocatable objects only those in the map's linked text section; the first in table order)."""
     shndx = ctx.section.link if (ctx.is_relocatable and ctx.section is not None) else None
     arm = ctx.machine == "arm"
+    if getattr(ctx, "symbols_pending", False) and hasattr(ctx.obj, "function_names"):
+        return ctx.obj.function_names(shndx, arm).get     # without a Symbol per symbol
     names = {}
     for s in ctx.symbols:
         if s.type != 2 or (shndx is not None and s.shndx != shndx):
@@ -768,6 +770,73 @@ def function_to_dict(fn, pretty=False) -> dict:
     return d
 
 
+_MD_JSON = None          # metadata value -> 'M,"flags":[...]}' (the end of a block object)
+_FN_TEMPLATES: dict = {}  # block count -> the %-template of a function entry
+_U64 = 1 << 64
+
+
+def map_to_json(model):
+    """``to_dict(model)`` as compact JSON text, ASCII bytes (what json.dumps with separators (",", ":") and orjson
+    both give), built column-wise without a dict per block; None unless every function is the
+    common kind (no features, one range, still in columns, no stored address, an ASCII name) and
+    every address fits in 64 bits (where json and orjson would write different text)."""
+    global _MD_JSON
+    if model.pretty:
+        return None
+    fns = model.functions
+    cols, bases, counts = [], [], []
+    for fn in fns:
+        if fn.feature or len(fn.ranges) != 1:
+            return None
+        r = fn.ranges[0]
+        c = r._cols
+        if r._blocks is not None or r.stored_address is not None or len(c) != 4 or r._num_blocks is not None:
+            return None
+        name = fn.name
+        if name is not None and not (name.isascii() and "\x7f" not in name):
+            return None
+        cols.append(c)
+        bases.append(r.base_address)
+        counts.append(len(c[2]))
+    if _MD_JSON is None:
+        import json
+        _MD_JSON = tuple(f'{v},"flags":{json.dumps(list(_FLAG_LISTS[v]), separators=(",", ":"))}}}'.encode()
+                         for v in range(32))
+    from itertools import chain, repeat
+    from json.encoder import encode_basestring_ascii as quote
+    flat = chain.from_iterable
+    offs = list(flat(c[1] for c in cols))
+    if bases and (min(bases) < -(1 << 63) or max(bases) + max(offs, default=0) >= _U64):
+        return None
+    ids = flat(c[0] for c in cols)
+    sizes = flat(c[2] for c in cols)
+    mds = flat(c[3] for c in cols)
+    # Block IDs, sizes and metadata of the common entries are bytes (metadata checked when decoding).
+    if not all(type(c[3]) is bytes for c in cols):
+        mds = list(mds)
+        if mds and (max(mds) > KNOWN_METADATA or min(mds) < 0):
+            return None
+    # One bytes %-template for the whole map (bytes formatting of integers is the fast one); the
+    # arguments, function by function: name, address, version, address, then 5 per block.
+    addrs = map(add, offs, flat(map(repeat, bases, counts)))
+    blocks = tuple(flat(zip(ids, addrs, offs, sizes, map(_MD_JSON.__getitem__, mds))))
+    del offs, ids, sizes, mds, addrs
+    ends = [5 * e for e in accumulate(counts)]
+    per_fn = map(blocks.__getitem__, map(slice, [0] + ends[:-1], ends))
+    names = [quote(n).encode("ascii") if n is not None else b"null" for n in (fn.name for fn in fns)]
+    versions = [b"null" if fn.version is None else b"%d" % fn.version for fn in fns]
+    args = tuple(flat(map(chain, zip(names, bases, versions, bases), per_fn)))
+    del blocks, per_fn
+    templates = _FN_TEMPLATES
+    for n in set(counts).difference(templates):
+        templates[n] = (b'{"name":%s,"address":%d,"version":%s,"feature":0,"features":[],"ranges":[{"base_address":%d,'
+                        b'"blocks":[' + b",".join([b'{"id":%d,"address":%d,"offset":%d,"size":%d,"metadata":%s'] * n)
+                        + b"]}]}")
+    tname = TYPE_NAMES.get(model.section_type, hex(model.section_type))
+    return b'{"section_type":%s,"functions":[%s]}' % (quote(tname).encode("ascii"),
+                                                       b",".join(map(templates.__getitem__, counts)) % args)
+
+
 def function_from_dict(d, section_index=None) -> FunctionMap:
     feature = int(d.get("feature", 0))
     version = d.get("version", 2)
@@ -852,6 +921,10 @@ class BBAddrMapCodec(Codec):
         with _no_gc():
             return {"section_type": TYPE_NAMES.get(model.section_type, hex(model.section_type)),
                     "functions": [function_to_dict(f, pretty) for f in model.functions]}
+
+    def to_json(self, model):
+        with _no_gc():
+            return map_to_json(model)
 
     def from_dict(self, d, ctx):
         st = d.get("section_type")

@@ -281,6 +281,60 @@ class ElfFile(ObjectFile):
                 s.name = self.sections[s.shndx].name
         return out
 
+    def function_names(self, shndx: int | None = None, thumb: bool = False) -> dict:
+        """value -> name of the first STT_FUNC symbol (in table order) at each value, of ``symbols``; only
+        those in section ``shndx`` when given; ``thumb``: the value with bit 0 cleared.  Reads only the
+        function symbols when ``symbols`` has not been read yet."""
+        if self._symbols is None:
+            names = self._function_names_raw(shndx, thumb)
+            if names is not None:
+                return names
+        names = {}
+        for s in self.symbols:
+            if s.type != 2 or (shndx is not None and s.shndx != shndx):
+                continue
+            v = s.value & ~1 if thumb else s.value
+            if v not in names:
+                names[v] = s.name
+        return names
+
+    def _function_names_raw(self, shndx, thumb):
+        """function_names straight from the table, or None where read_symbols must decide (it raises
+        for a bad name offset; extended section indexes)."""
+        symtab = self._symtab_section()
+        if symtab is None:
+            return {}
+        data = symtab.data()
+        st = struct.Struct(self.endian + ("IBBHQQ" if self.is64 else "IIIBBH"))
+        n = len(data) // st.size
+        strsec = self.sections[symtab.link] if 0 < symtab.link < len(self.sections) else None
+        strdata = strsec.data() if strsec is not None else b""
+        rows = list(st.iter_unpack(data[:n * st.size]))
+        if self.is64:
+            nms = [v[0] for v in rows]
+            funcs = [(v[0], v[4], v[3]) for v in rows if v[1] & 0xF == 2]
+        else:
+            nms = [v[0] for v in rows]
+            funcs = [(v[0], v[1], v[5]) for v in rows if v[3] & 0xF == 2]
+        if nms and max(nms) >= len(strdata) and any(nm and nm >= len(strdata) for nm in nms):
+            return None
+        if shndx is not None and any(x == SHN_XINDEX for _, _, x in funcs):
+            return None
+        names = {}
+        find = strdata.find
+        for nm, value, x in funcs:
+            if shndx is not None and x != shndx:
+                continue
+            v = value & ~1 if thumb else value
+            if v in names:
+                continue
+            if nm:
+                e = find(b"\0", nm)
+                names[v] = strdata[nm:e if e >= 0 else len(strdata)].decode("utf-8", "surrogateescape")
+            else:
+                names[v] = ""
+        return names
+
     def relocation_sections_for(self, section: Section) -> list:
         if self._relocs is None:
             self._relocs = {}

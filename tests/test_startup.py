@@ -1,0 +1,186 @@
+"""Start-up and fast paths: a command imports only its own module; dump --json of a big bb-addr-map without a
+dict per block (RawJSON); function names without a Symbol per symbol.  Each fast path gives exactly what the
+plain one gives."""
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from objllvm import api, registry, render
+from objllvm.codecs import bb_addr_map as M
+from objllvm.containers import open_object
+from objllvm.registry import SectionContext
+
+from conftest import ROOT, TESTDATA, corpus_files, run_objllvm
+
+BB = TESTDATA / "bb-addr-map"
+
+
+def _modules_after(code):
+    out = subprocess.run([sys.executable, "-c", "import sys; " + code + "; print(sorted(sys.modules))"],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    return set(eval(out.stdout.strip().splitlines()[-1]))
+
+
+def _commands(mods):
+    return sorted(m.rsplit(".", 1)[1] for m in mods if m.startswith("objllvm.commands.") and m != "objllvm.commands._common")
+
+
+def test_a_command_imports_only_its_module():
+    mods = _modules_after("from objllvm import cli; cli.build_parser(['--debug', 'rewrite', 'in.o', '-o', 'x'])")
+    assert _commands(mods) == ["rewrite"]
+    assert "objllvm.registry" not in mods and not any(m.startswith("objllvm.codecs") for m in mods)
+    mods = _modules_after("from objllvm import cli; cli.build_parser(['perf-map', 'x'])")
+    assert _commands(mods) == ["perf_map"]
+
+
+def test_dump_parser_does_not_import_bitcode_reader():
+    mods = _modules_after("from objllvm import cli; cli.build_parser(['dump', 'x.o'])")
+    assert _commands(mods) == ["dump"] and "objllvm.codecs.bitcode" in mods and "objllvm.bitcode" not in mods
+
+
+@pytest.mark.parametrize("argv", [[], ["--help"], ["--help", "dump"], ["-h", "dump"], ["no-such", "x"], ["_common"],
+                                  ["-", "x"]])
+def test_without_a_command_word_every_command_is_there(argv):
+    from objllvm import cli
+    names = lambda p: sorted(p._subparsers._group_actions[0].choices)   # noqa: E731
+    assert names(cli.build_parser(argv)) == names(cli.build_parser()) and len(names(cli.build_parser())) > 3
+
+
+def test_help_and_unknown_commands_list_every_command():
+    rc, out, err = run_objllvm("--help", "dump")
+    assert rc == 0 and "rewrite" in out and "perf-map" in out and "sections" in out
+    rc, out, err = run_objllvm("no-such-command", "x")
+    assert rc == 2 and "invalid choice" in err and "rewrite" in err and "dump" in err
+    rc, out, err = run_objllvm("dump", "--help")
+    assert rc == 0 and "--pretty-pgo" in out and "--section" in out
+
+
+# -- RawJSON ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("with_orjson", [True, False], ids=["orjson", "json"])
+def test_render_json_with_raw_parts_is_the_same(monkeypatch, with_orjson):
+    if not with_orjson:
+        monkeypatch.setitem(sys.modules, "orjson", None)
+    value = {"a": [1, 2, {"b": None}], "s": "x\u007fy"}
+
+    def raw(v, n=[0]):
+        n[0] += 1
+        text = json.dumps(v, separators=(",", ":"))
+        return render.RawJSON(text.encode() if n[0] % 2 else text, lambda: v)
+    rest = {"u": "\u00e9", "t": (1, 2), "h": b"\x01", "fl": 0.5, "big": 1 << 70, "z": "\0x"}
+    cases = [({"k": raw(value), **rest}, {"k": value, **rest}),
+             ({"k": [raw([]), raw({"q": 1})], "n": 1}, {"k": [[], {"q": 1}], "n": 1})]
+    for doc, plain in cases:
+        for indent in (True, False):
+            for big in (8 << 20, 10):
+                monkeypatch.setattr(render, "BIG_JSON", big)
+                a, b = io.StringIO(), io.StringIO()
+                render.render_json(doc, a, indent=indent, raw=True)
+                render.render_json(plain, b, indent=indent)
+                assert a.getvalue() == b.getvalue()
+
+
+def _bb_sections():
+    out = []
+    for p in corpus_files():
+        try:
+            obj = open_object(str(p))
+        except Exception:
+            continue
+        for s in getattr(obj, "sections", []):
+            if obj.format == "elf" and s.type in M.TYPE_NAMES:
+                out.append((p, obj, s))
+    return out
+
+
+def test_bb_to_json_is_to_dict_as_json():
+    n = 0
+    for p, obj, s in _bb_sections():
+        for pretty in (False, True):
+            d = registry.decode_section(obj, s, {"pretty_pgo": pretty})
+            if d.model is None:
+                continue
+            text = M.BBAddrMapCodec().to_json(d.model)
+            if pretty:
+                assert text is None
+                continue
+            if text is not None:
+                n += 1
+                assert text.decode() == json.dumps(M.BBAddrMapCodec().to_dict(d.model), separators=(",", ":")), p
+    assert n >= 3
+
+
+def test_bb_to_json_declines_what_it_does_not_spell_like_to_dict():
+    obj = open_object(str(BB / "clang19-labels.exe"))
+    s = next(x for x in obj.sections if x.type in M.TYPE_NAMES)
+    ctx = SectionContext.for_section(obj, s)
+    for change in (lambda m: setattr(m.functions[0], "name", "caf\u00e9"),
+                   lambda m: setattr(m.functions[0], "name", "a\x7f"),
+                   lambda m: m.functions[0].blocks,
+                   lambda m: setattr(m.functions[0].ranges[0], "base_address", (1 << 64) - 1)):
+        m = M.decode_map(s.data(), ctx)
+        assert M.map_to_json(m) is not None
+        change(m)
+        assert M.map_to_json(m) is None
+    m = M.decode_map(s.data(), ctx)
+    m.functions[0].name = 'w%s"\\ith'
+    assert M.map_to_json(m).decode() == json.dumps(M.BBAddrMapCodec().to_dict(m), separators=(",", ":"))
+
+
+def test_dump_json_cli_same_as_api(tmp_path):
+    for name in ("clang19-labels.exe", "yaml-versions.o", "mc-v5.o"):
+        rc, out, _ = run_objllvm("dump", "--json", BB / name)
+        o = io.StringIO()
+        render.render_json(api.dump_to_dict(api.dump(str(BB / name))), o)
+        assert out == o.getvalue()
+
+
+# -- symbols -------------------------------------------------------------------------------------------
+def _slow_names(obj, shndx, thumb):
+    names = {}
+    for s in obj.symbols:
+        if s.type != 2 or (shndx is not None and s.shndx != shndx):
+            continue
+        v = s.value & ~1 if thumb else s.value
+        names.setdefault(v, s.name)
+    return names
+
+
+def test_function_names_same_as_from_symbols():
+    n = 0
+    for p in corpus_files():
+        try:
+            obj = open_object(str(p))
+        except Exception:
+            continue
+        if obj.format != "elf":
+            continue
+        for shndx in (None, 1, 2):
+            for thumb in (False, True):
+                fresh = open_object(str(p))
+                try:
+                    want = _slow_names(obj, shndx, thumb)
+                except Exception as exc:
+                    with pytest.raises(type(exc)):
+                        fresh.function_names(shndx, thumb)
+                    continue
+                assert fresh.function_names(shndx, thumb) == want, p
+                n += bool(want)
+    assert n > 10
+
+
+def test_section_context_reads_symbols_when_asked():
+    obj = open_object(str(BB / "clang19-labels.exe"))
+    s = next(x for x in obj.sections if x.type in M.TYPE_NAMES)
+    ctx = SectionContext.for_section(obj, s)
+    assert ctx.symbols_pending and obj._symbols is None
+    assert ctx.symbols is obj.symbols and not ctx.symbols_pending
+    assert SectionContext().symbols == [] and not SectionContext().symbols_pending
+    assert SectionContext(symbols=[1]).symbols == [1]
+    c2 = SectionContext.for_section(obj, s)
+    c2.symbols = []
+    assert c2.symbols == [] and not c2.symbols_pending
+    assert SectionContext.for_section(obj, s) == ctx
