@@ -88,8 +88,9 @@ class Codec:
         raise NotImplementedError
 
     def to_json(self, model):
-        """Optional: ``to_dict(model)`` as compact JSON text (str or ASCII bytes), exactly as ``json.dumps(...,
-        separators=(",", ":"))`` writes it, for a faster ``dump --json``; None to use ``to_dict``."""
+        """Optional: ``to_dict(model)`` as compact JSON text (str or ASCII bytes, or a list of such pieces),
+        exactly as ``json.dumps(..., separators=(",", ":"))`` writes it, for a faster ``dump --json``; None to
+        use ``to_dict``."""
         return None
 
     def from_dict(self, d, ctx: SectionContext):

@@ -86,8 +86,8 @@ def _orjson_bytes(data, indent: bool, default=_default):
 
 
 class RawJSON:
-    """A part of a document given as its compact JSON text already (``text``, str or bytes, ASCII:
-    non-ASCII characters escaped as json does), and ``value()``: the plain value that text stands for.
+    """A part of a document given as its compact JSON text already (``text``: str or bytes, ASCII,
+    non-ASCII characters escaped as json does; or a list of such pieces, one after the other), and ``value()``: the plain value that text stands for.
     ``render_json`` splices the text into its compact output, and writes ``value()`` when it
     indents.  The text must be exactly what json.dumps(value(), separators=(",", ":")) gives."""
     __slots__ = ("text", "value")
@@ -114,7 +114,8 @@ def _with_raw(data, out, indent: bool) -> bool:
         raws.clear()
         b = json.dumps(data, separators=(",", ":"), default=placeholder).encode("ascii")
     marks = [json.dumps(f"{tag}{i}\0").encode("ascii") for i in range(len(raws))]
-    size = len(b) + sum(len(r.text) for r in raws) - sum(map(len, marks))
+    size = len(b) + sum(sum(map(len, r.text)) if isinstance(r.text, list) else len(r.text) for r in raws) \
+        - sum(map(len, marks))
     if indent and size <= BIG_JSON:
         return False
     pieces, pos = [], 0
@@ -123,7 +124,10 @@ def _with_raw(data, out, indent: bool) -> bool:
         if at < 0:                      # pragma: no cover - the placeholder is always there
             return False
         pieces.append(b[pos:at])
-        pieces.append(r.text)
+        if isinstance(r.text, list):
+            pieces.extend(r.text)
+        else:
+            pieces.append(r.text)
         pos = at + len(m)
     pieces.append(b[pos:])
     buf = getattr(out, "buffer", None)

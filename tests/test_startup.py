@@ -96,14 +96,16 @@ def _bb_sections():
     return out
 
 
-def test_bb_to_json_is_to_dict_as_json():
+@pytest.mark.parametrize("batch", [1 << 14, 1, 5])
+def test_bb_to_json_is_to_dict_as_json(monkeypatch, batch):
+    monkeypatch.setattr(M, "_JSON_BATCH", batch)
     n = 0
     for p, obj, s in _bb_sections():
         for pretty in (False, True):
             d = registry.decode_section(obj, s, {"pretty_pgo": pretty})
             if d.model is None:
                 continue
-            text = M.BBAddrMapCodec().to_json(d.model)
+            text = M.map_to_json(d.model)
             if pretty:
                 assert text is None
                 continue

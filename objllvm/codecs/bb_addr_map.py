@@ -771,15 +771,25 @@ def function_to_dict(fn, pretty=False) -> dict:
 
 
 _MD_JSON = None          # metadata value -> 'M,"flags":[...]}' (the end of a block object)
-_FN_TEMPLATES: dict = {}  # block count -> the %-template of a function entry
 _U64 = 1 << 64
+
+
+_BLOCK_TEMPLATE = b'%s{"id":%d,"address":%d,"offset":%d,"size":%d,"metadata":%s'
+_HEAD_TEMPLATE = b'{"name":%s,"address":%d,"version":%s,"feature":0,"features":[],"ranges":[{"base_address":%d,"blocks":['
+_JSON_BATCH = 1 << 14     # blocks per %-formatting (the memory it takes is reused by the next batch)
 
 
 def map_to_json(model):
     """``to_dict(model)`` as compact JSON text, ASCII bytes (what json.dumps with separators (",", ":") and orjson
     both give), built column-wise without a dict per block; None unless every function is the
-    common kind (no features, one range, still in columns, no stored address, an ASCII name) and
-    every address fits in 64 bits (where json and orjson would write different text)."""
+    common kind (no features, one non-empty range, still in columns, no stored address, an ASCII
+    name) and every address fits in 64 bits (where json and orjson would write different text)."""
+    parts = map_json_parts(model)
+    return None if parts is None else b"".join(parts)
+
+
+def map_json_parts(model):
+    """map_to_json as a list of pieces to write one after the other (or None)."""
     global _MD_JSON
     if model.pretty:
         return None
@@ -795,46 +805,60 @@ def map_to_json(model):
         name = fn.name
         if name is not None and not (name.isascii() and "\x7f" not in name):
             return None
+        n = len(c[2])
+        if not n:
+            return None
         cols.append(c)
         bases.append(r.base_address)
-        counts.append(len(c[2]))
+        counts.append(n)
+    if bases and min(bases) < -(1 << 63):
+        return None
     if _MD_JSON is None:
         import json
         _MD_JSON = tuple(f'{v},"flags":{json.dumps(list(_FLAG_LISTS[v]), separators=(",", ":"))}}}'.encode()
                          for v in range(32))
+    from bisect import bisect_left
     from itertools import chain, repeat
     from json.encoder import encode_basestring_ascii as quote
     flat = chain.from_iterable
-    offs = list(flat(c[1] for c in cols))
-    if bases and (min(bases) < -(1 << 63) or max(bases) + max(offs, default=0) >= _U64):
-        return None
-    ids = flat(c[0] for c in cols)
-    sizes = flat(c[2] for c in cols)
-    mds = flat(c[3] for c in cols)
-    # Block IDs, sizes and metadata of the common entries are bytes (metadata checked when decoding).
-    if not all(type(c[3]) is bytes for c in cols):
-        mds = list(mds)
-        if mds and (max(mds) > KNOWN_METADATA or min(mds) < 0):
-            return None
-    # One bytes %-template for the whole map (bytes formatting of integers is the fast one); the
-    # arguments, function by function: name, address, version, address, then 5 per block.
-    addrs = map(add, offs, flat(map(repeat, bases, counts)))
-    blocks = tuple(flat(zip(ids, addrs, offs, sizes, map(_MD_JSON.__getitem__, mds))))
-    del offs, ids, sizes, mds, addrs
-    ends = [5 * e for e in accumulate(counts)]
-    per_fn = map(blocks.__getitem__, map(slice, [0] + ends[:-1], ends))
     names = [quote(n).encode("ascii") if n is not None else b"null" for n in (fn.name for fn in fns)]
     versions = [b"null" if fn.version is None else b"%d" % fn.version for fn in fns]
-    args = tuple(flat(map(chain, zip(names, bases, versions, bases), per_fn)))
-    del blocks, per_fn
-    templates = _FN_TEMPLATES
-    for n in set(counts).difference(templates):
-        templates[n] = (b'{"name":%s,"address":%d,"version":%s,"feature":0,"features":[],"ranges":[{"base_address":%d,'
-                        b'"blocks":[' + b",".join([b'{"id":%d,"address":%d,"offset":%d,"size":%d,"metadata":%s'] * n)
-                        + b"]}]}")
+    # Function by function, the text before each block: ',' or, for a function's first block, the end
+    # of the previous function and the start of this one.
+    heads = (b"\0".join([_HEAD_TEMPLATE] * len(fns)) % tuple(flat(zip(names, bases, versions, bases)))).split(b"\0")
+    del names, versions
     tname = TYPE_NAMES.get(model.section_type, hex(model.section_type))
-    return b'{"section_type":%s,"functions":[%s]}' % (quote(tname).encode("ascii"),
-                                                       b",".join(map(templates.__getitem__, counts)) % args)
+    out = [b'{"section_type":%s,"functions":[' % quote(tname).encode("ascii")]
+    ends = list(accumulate(counts))
+    md_json = _MD_JSON.__getitem__
+    i = 0
+    while i < len(fns):
+        # One bytes %-template per batch of functions, the same for every block (bytes formatting of
+        # integers is the fast one): the text before the block, then ID, address, offset, size, metadata.
+        j = max(i + 1, bisect_left(ends, (ends[i - 1] if i else 0) + _JSON_BATCH, i))
+        bc = cols[i:j]
+        offs = list(flat(c[1] for c in bc))
+        if max(bases[i:j]) + max(offs) >= _U64:
+            return None
+        mds = flat(c[3] for c in bc)
+        if not all(type(c[3]) is bytes for c in bc):    # bytes: checked when decoding
+            mds = list(mds)
+            if max(mds) > KNOWN_METADATA or min(mds) < 0:
+                return None
+        before = [b","] * len(offs)
+        at = 0
+        for h, n in zip(heads[i:j], counts[i:j]):
+            before[at] = b"]}]}," + h
+            at += n
+        if not i:
+            before[0] = heads[0]
+        addrs = map(add, offs, flat(map(repeat, bases[i:j], counts[i:j])))
+        args = tuple(flat(zip(before, flat(c[0] for c in bc), addrs, offs, flat(c[2] for c in bc), map(md_json, mds))))
+        out.append((_BLOCK_TEMPLATE * len(offs)) % args)
+        del args, before, offs, mds, addrs
+        i = j
+    out.append(b"]}]}]}" if fns else b"]}")
+    return out
 
 
 def function_from_dict(d, section_index=None) -> FunctionMap:
@@ -924,7 +948,7 @@ class BBAddrMapCodec(Codec):
 
     def to_json(self, model):
         with _no_gc():
-            return map_to_json(model)
+            return map_json_parts(model)
 
     def from_dict(self, d, ctx):
         st = d.get("section_type")
