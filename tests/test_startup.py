@@ -186,3 +186,20 @@ def test_section_context_reads_symbols_when_asked():
     c2.symbols = []
     assert c2.symbols == [] and not c2.symbols_pending
     assert SectionContext.for_section(obj, s) == ctx
+
+
+def test_function_names_bad_name_offset_raises_like_symbols(tmp_path):
+    from objllvm.errors import DecodeError
+    p = BB / "clang19-labels.exe"
+    obj = open_object(str(p))
+    symtab = next(s for s in obj.sections if s.type == 2)
+    data = bytearray(p.read_bytes())
+    k = len(obj.symbols) - 1                                   # the last symbol: a name offset past the table
+    data[symtab.offset + 24 * k:symtab.offset + 24 * k + 4] = (0xFFFFFF).to_bytes(4, "little")
+    bad = tmp_path / "bad.exe"
+    bad.write_bytes(bytes(data))
+    with pytest.raises(DecodeError) as a:
+        open_object(str(bad)).symbols
+    with pytest.raises(DecodeError) as b:
+        open_object(str(bad)).function_names()
+    assert str(a.value) == str(b.value)

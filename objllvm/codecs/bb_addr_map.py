@@ -357,6 +357,19 @@ def decode_map(data, ctx) -> BBAddrMap:
     return out
 
 
+_MASKS = None
+
+
+def _block_masks():
+    global _MASKS
+    if _MASKS is None:
+        one = 0xE0808080        # ID, offset, size: below 0x80; metadata: below 0x20 (little-endian word)
+        _MASKS = [0]
+        for _ in range(0x7F):
+            _MASKS.append(_MASKS[-1] << 32 | one)
+    return _MASKS
+
+
 def _decode_into(data, ctx, stype, functions):
     end = len(data)
     asz = ctx.addr_size
@@ -370,38 +383,42 @@ def _decode_into(data, ctx, stype, functions):
     head = 3 + asz              # version, feature, address, one-byte block count
     new_range = BBRange.__new__
     new_fn = FunctionMap.__new__
+    append = functions.append
+    # Every byte of a block of the common entry below 0x80 (one-byte ULEB128s), metadata below 0x20:
+    # the entry's blocks as one little-endian integer, masked (masks[n] for n blocks).
+    masks = _block_masks()
     while pos < end:
         fstart = pos
         # Fast path for the common entry: version 2-4, no features, every ULEB128 one byte.
         if not legacy and 2 <= data[pos] <= 4 and pos + head <= end and data[pos + 1] == 0:
             n = data[pos + head - 1]
-            span = 4 * n
-            chunk = data[pos + head:pos + head + span]
-            if 0 < n < 0x80 and len(chunk) == span and max(chunk) < 0x80:
-                mds = chunk[3::4]
-                if max(mds) <= KNOWN_METADATA:
-                    sizes = chunk[2::4]
-                    base = stored = from_bytes(data[pos + 2:pos + 2 + asz], order)
-                    if relocs is not None:
-                        base = _resolve(relocs, pos + 2, stored)
-                    r = new_range(BBRange)
-                    r.base_address = base
+            a = pos + head
+            chunk = data[a:a + 4 * n]
+            if 0 < n < 0x80 and len(chunk) == 4 * n and not from_bytes(chunk, "little") & masks[n]:
+                sizes = chunk[2::4]
+                base = stored = from_bytes(data[pos + 2:a - 1], order)
+                r = new_range(BBRange)
+                if relocs is not None:
+                    base = _resolve(relocs, pos + 2, stored)
                     r.stored_address = stored if stored != base else None
-                    r._num_blocks = None
-                    r._blocks = None
-                    r._cols = (chunk[0::4], list(map(sub, accumulate(map(add, chunk[1::4], sizes)), sizes)),
-                               sizes, mds)
-                    fn = new_fn(FunctionMap)
-                    fn.name = names(base)
-                    fn.version = data[pos]
-                    fn.feature = 0
-                    fn.ranges = [r]
-                    fn.entry_count = fn.pgo_blocks = fn._raw = fn._canon = None
-                    fn.section_index = text_index
-                    fn.offset = fstart
-                    functions.append(fn)
-                    pos += head + span
-                    continue
+                else:
+                    r.stored_address = None
+                r.base_address = base
+                r._num_blocks = r._blocks = None
+                # offset i: deltas 0..i plus sizes 0..i-1
+                r._cols = (chunk[0::4], list(accumulate(map(add, chunk[1::4], b"\0" + sizes[:-1]))), sizes,
+                           chunk[3::4])
+                fn = new_fn(FunctionMap)
+                fn.name = names(base)
+                fn.version = data[pos]
+                fn.feature = 0
+                fn.ranges = [r]
+                fn.entry_count = fn.pgo_blocks = fn._raw = fn._canon = None
+                fn.section_index = text_index
+                fn.offset = fstart
+                append(fn)
+                pos = a + 4 * n
+                continue
         minimal = True
         if legacy:
             version, feature = None, 0

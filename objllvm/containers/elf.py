@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import struct
+import sys
 import zlib
 
 from ..errors import DecodeError
@@ -309,6 +310,9 @@ class ElfFile(ObjectFile):
         n = len(data) // st.size
         strsec = self.sections[symtab.link] if 0 < symtab.link < len(self.sections) else None
         strdata = strsec.data() if strsec is not None else b""
+        if self.is64 and self.endian == "<" and sys.byteorder == "little" and strdata[:1] == b"\0" \
+                and strdata[-1:] == b"\0" and strdata.isascii():
+            return self._function_names_le64(data[:n * st.size], strdata, shndx, thumb)
         rows = list(st.iter_unpack(data[:n * st.size]))
         if self.is64:
             nms = [v[0] for v in rows]
@@ -334,6 +338,32 @@ class ElfFile(ObjectFile):
             else:
                 names[v] = ""
         return names
+
+    @staticmethod
+    def _function_names_le64(data, strdata, shndx, thumb):
+        """_function_names_raw of a little-endian ELF64 table on a little-endian machine with an ASCII
+        string table that starts and ends with NUL: by columns (no Python code per symbol)."""
+        from itertools import compress, repeat
+        from operator import and_, eq
+        mv = memoryview(data).cast("Q")
+        w0 = mv[0::3].tolist()        # st_name | st_info << 32 | st_other << 40 | st_shndx << 48
+        if w0 and max(map(and_, w0, repeat(0xFFFFFFFF))) >= len(strdata):
+            return None               # read_symbols says which one is bad
+        sel = list(map(eq, map(and_, w0, repeat(0xF << 32)), repeat(2 << 32)))     # STT_FUNC
+        funcs = list(compress(w0, sel))
+        values = list(compress(mv[1::3].tolist(), sel))
+        if shndx is not None:
+            if any(w >> 48 == SHN_XINDEX for w in funcs):
+                return None
+            keep = [w >> 48 == shndx for w in funcs]
+            funcs, values = list(compress(funcs, keep)), list(compress(values, keep))
+        if thumb:
+            values = list(map(and_, values, repeat(~1)))
+        text = strdata.decode("ascii")
+        starts = list(map(and_, funcs, repeat(0xFFFFFFFF)))
+        names = map(text.__getitem__, map(slice, starts, map(text.find, repeat("\0"), starts)))
+        # the first symbol at a value wins: later pairs overwrite earlier ones, so go backwards
+        return dict(zip(reversed(values), reversed(list(names))))
 
     def relocation_sections_for(self, section: Section) -> list:
         if self._relocs is None:
