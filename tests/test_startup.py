@@ -127,9 +127,16 @@ def test_bb_to_json_declines_what_it_does_not_spell_like_to_dict():
         assert M.map_to_json(m) is not None
         change(m)
         assert M.map_to_json(m) is None
-    m = M.decode_map(s.data(), ctx)
-    m.functions[0].name = 'w%s"\\ith'
+    for names in (['w%s"\\ith'], [None], ["a\0b"], [None, "x\x01y"], ["\\u0000"], ["", "\t"]):
+        m = M.decode_map(s.data(), ctx)
+        for f, name in zip(m.functions, names):
+            f.name = name
+        m.functions[-1].version = 3
+        assert M.map_to_json(m).decode() == json.dumps(M.BBAddrMapCodec().to_dict(m), separators=(",", ":"))
+    m.functions[0].version = None
     assert M.map_to_json(m).decode() == json.dumps(M.BBAddrMapCodec().to_dict(m), separators=(",", ":"))
+    m.functions[0].version = True
+    assert M.map_to_json(m) is None
 
 
 def test_dump_json_cli_same_as_api(tmp_path):

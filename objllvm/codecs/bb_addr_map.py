@@ -792,7 +792,9 @@ _U64 = 1 << 64
 
 
 _BLOCK_TEMPLATE = b'%s{"id":%d,"address":%d,"offset":%d,"size":%d,"metadata":%s'
-_HEAD_TEMPLATE = b'{"name":%s,"address":%d,"version":%s,"feature":0,"features":[],"ranges":[{"base_address":%d,"blocks":['
+_BLOCK_TEMPLATE_ID = b'%s,"address":%d,"offset":%d,"size":%d,"metadata":%s'
+_ID_JSON = tuple(b',{"id":%d' % i for i in range(0x80))      # ',' and the start of a block with ID i
+_HEAD_TEMPLATE = b'{"name":"%s","address":%d,"version":%d,"feature":0,"features":[],"ranges":[{"base_address":%d,"blocks":['
 _JSON_BATCH = 1 << 14     # blocks per %-formatting (the memory it takes is reused by the next batch)
 
 
@@ -837,13 +839,34 @@ def map_json_parts(model):
     from bisect import bisect_left
     from itertools import chain, repeat
     from json.encoder import encode_basestring_ascii as quote
+    from operator import itemgetter
     flat = chain.from_iterable
-    names = [quote(n).encode("ascii") if n is not None else b"null" for n in (fn.name for fn in fns)]
-    versions = [b"null" if fn.version is None else b"%d" % fn.version for fn in fns]
+    names = [fn.name for fn in fns]
+    versions = [fn.version for fn in fns]
+    head = _HEAD_TEMPLATE
+    joined = "\0".join(names) if None not in names else "\\"
+    if "\\" in joined or joined.count("\0") != len(names) - 1:
+        names = [quote(n).encode("ascii") if n is not None else b"null" for n in names]
+        head = head.replace(b'"name":"%s"', b'"name":%s')
+    else:    # no backslash, NUL or None: one call, then split at the escaped NULs
+        names = quote(joined)[1:-1].encode("ascii").split(b"\\u0000")
+    if set(map(type, versions)) - {int}:
+        if set(map(type, versions)) - {int, type(None)}:
+            return None
+        versions = [b"null" if v is None else b"%d" % v for v in versions]
+        head = head.replace(b'"version":%d', b'"version":%s')
     # Function by function, the text before each block: ',' or, for a function's first block, the end
-    # of the previous function and the start of this one.
-    heads = (b"\0".join([_HEAD_TEMPLATE] * len(fns)) % tuple(flat(zip(names, bases, versions, bases)))).split(b"\0")
-    del names, versions
+    # of the previous function and the start of this one (with the block's ID when IDs are bytes,
+    # i.e. below 0x80: then the blocks' template starts after the ID).
+    id0, id1, id2, id3 = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(3)
+    byte_ids = set(map(type, map(id0, cols))) == {bytes}
+    if byte_ids:
+        head += b'{"id":%d'
+        heads = tuple(flat(zip(names, bases, versions, bases, map(id0, map(id0, cols)))))
+    else:
+        heads = tuple(flat(zip(names, bases, versions, bases)))
+    heads = (b"\0]}]},".join([head] * len(fns)) % heads).split(b"\0")
+    del names, versions, joined
     tname = TYPE_NAMES.get(model.section_type, hex(model.section_type))
     out = [b'{"section_type":%s,"functions":[' % quote(tname).encode("ascii")]
     ends = list(accumulate(counts))
@@ -851,28 +874,33 @@ def map_json_parts(model):
     i = 0
     while i < len(fns):
         # One bytes %-template per batch of functions, the same for every block (bytes formatting of
-        # integers is the fast one): the text before the block, then ID, address, offset, size, metadata.
+        # integers is the fast one): the text before the block (with the block's ID when the IDs are
+        # bytes, i.e. below 0x80), ID, address, offset, size, metadata.
         j = max(i + 1, bisect_left(ends, (ends[i - 1] if i else 0) + _JSON_BATCH, i))
         bc = cols[i:j]
-        offs = list(flat(c[1] for c in bc))
+        offs = list(flat(map(id1, bc)))
         if max(bases[i:j]) + max(offs) >= _U64:
             return None
-        mds = flat(c[3] for c in bc)
-        if not all(type(c[3]) is bytes for c in bc):    # bytes: checked when decoding
+        mds = flat(map(id3, bc))
+        if set(map(type, map(id3, bc))) != {bytes}:    # bytes: checked when decoding
             mds = list(mds)
             if max(mds) > KNOWN_METADATA or min(mds) < 0:
                 return None
-        before = [b","] * len(offs)
-        at = 0
-        for h, n in zip(heads[i:j], counts[i:j]):
-            before[at] = b"]}]}," + h
-            at += n
-        if not i:
-            before[0] = heads[0]
+        if byte_ids:
+            before = list(map(_ID_JSON.__getitem__, flat(map(id0, bc))))
+            columns = (before,)
+            template = _BLOCK_TEMPLATE_ID
+        else:
+            before = [b","] * len(offs)
+            columns = (before, flat(map(id0, bc)))
+            template = _BLOCK_TEMPLATE
+        base = ends[i - 1] if i else 0
+        for h, at in zip(heads[i:j], ends[i - 1:j - 1] if i else chain((0,), ends[:j - 1])):
+            before[at - base] = h
         addrs = map(add, offs, flat(map(repeat, bases[i:j], counts[i:j])))
-        args = tuple(flat(zip(before, flat(c[0] for c in bc), addrs, offs, flat(c[2] for c in bc), map(md_json, mds))))
-        out.append((_BLOCK_TEMPLATE * len(offs)) % args)
-        del args, before, offs, mds, addrs
+        args = tuple(flat(zip(*columns, addrs, offs, flat(map(id2, bc)), map(md_json, mds))))
+        out.append((template * len(offs)) % args)
+        del args, before, columns, offs, mds, addrs
         i = j
     out.append(b"]}]}]}" if fns else b"]}")
     return out
