@@ -89,12 +89,41 @@ class RawJSON:
     """A part of a document given as its compact JSON text already (``text``: str or bytes, ASCII,
     non-ASCII characters escaped as json does; or a list of such pieces, one after the other), and ``value()``: the plain value that text stands for.
     ``render_json`` splices the text into its compact output, and writes ``value()`` when it
-    indents.  The text must be exactly what json.dumps(value(), separators=(",", ":")) gives."""
+    indents.  The text must be exactly what json.dumps(value(), separators=(",", ":")) gives, and
+    orjson must write value() the same way: ASCII text without DEL, no float, integers of 64 bits."""
     __slots__ = ("text", "value")
 
     def __init__(self, text: str, value):
         self.text = text
         self.value = value
+
+
+def _same_in_json(data, limit: int = 10000) -> bool:
+    """True when json's compact text of ``data`` is certainly what the orjson path gives (then orjson
+    need not even be imported): dicts with str keys, lists, tuples, str without DEL (orjson does not
+    escape it), int, bool, None and RawJSON only, at most ``limit`` of them.  (Non-ASCII text and
+    integers beyond 64 bits send the orjson path to json anyway.)"""
+    stack = [data]
+    n = 0
+    while stack:
+        o = stack.pop()
+        n += 1
+        t = type(o)
+        if n > limit:
+            return False
+        if t is str:
+            if "\x7f" in o:
+                return False
+        elif t is dict:
+            for k in o:
+                if type(k) is not str or "\x7f" in k:
+                    return False
+            stack.extend(o.values())
+        elif t is list or t is tuple:
+            stack.extend(o)
+        elif not (t is int or t is bool or o is None or t is RawJSON):
+            return False
+    return True
 
 
 def _with_raw(data, out, indent: bool) -> bool:
@@ -109,7 +138,7 @@ def _with_raw(data, out, indent: bool) -> bool:
             return f"{tag}{len(raws) - 1}\0"
         return _default(o)
 
-    b = _orjson_bytes(data, False, placeholder)
+    b = None if _same_in_json(data) else _orjson_bytes(data, False, placeholder)
     if b is None:
         raws.clear()
         b = json.dumps(data, separators=(",", ":"), default=placeholder).encode("ascii")

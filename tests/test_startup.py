@@ -64,15 +64,20 @@ def test_help_and_unknown_commands_list_every_command():
 def test_render_json_with_raw_parts_is_the_same(monkeypatch, with_orjson):
     if not with_orjson:
         monkeypatch.setitem(sys.modules, "orjson", None)
-    value = {"a": [1, 2, {"b": None}], "s": "x\u007fy"}
+    value = {"a": [1, 2, {"b": None}], "s": "x\\y\n\0", "i": [-(1 << 63), (1 << 64) - 1]}
 
     def raw(v, n=[0]):
         n[0] += 1
         text = json.dumps(v, separators=(",", ":"))
         return render.RawJSON(text.encode() if n[0] % 2 else text, lambda: v)
     rest = {"u": "\u00e9", "t": (1, 2), "h": b"\x01", "fl": 0.5, "big": 1 << 70, "z": "\0x"}
+    simple = {"s": "caf\u00e9", "b": [True, False, None, -(1 << 70), (1 << 64) - 1], "t": ("a", 1), "e": {}}
     cases = [({"k": raw(value), **rest}, {"k": value, **rest}),
-             ({"k": [raw([]), raw({"q": 1})], "n": 1}, {"k": [[], {"q": 1}], "n": 1})]
+             ({"k": [raw([]), raw({"q": 1})], "n": 1}, {"k": [[], {"q": 1}], "n": 1}),
+             ({"k": raw(value), **simple}, {"k": value, **simple}),
+             ({"k": raw(value), "d": "a\x7f"}, {"k": value, "d": "a\x7f"}),
+             ({"k": raw(value), 1: 2, None: 3}, {"k": value, 1: 2, None: 3}),
+             ({"k": raw(value), "l": list(range(20000))}, {"k": value, "l": list(range(20000))})]
     for doc, plain in cases:
         for indent in (True, False):
             for big in (8 << 20, 10):
