@@ -34,11 +34,15 @@ class SectionContext:
 
     @classmethod
     def for_section(cls, obj, section, options=None) -> "SectionContext":
-        # symbols: obj.symbols, read when a codec first asks for them (see symbols_pending)
+        # symbols: obj.symbols; an object that can check them without reading them all (ELF) has them
+        # read when a codec first asks (see symbols_pending), the errors still raised here
+        check = getattr(obj, "check_symbols", None)
+        if check is not None:
+            check()
         return cls(endian=obj.endian, addr_size=obj.addr_size, is_relocatable=obj.is_relocatable,
                    file_type=obj.file_type, machine=obj.machine_name, format=obj.format, section=section,
-                   obj=obj, symbols=_FROM_OBJ, relocations=obj.relocations_for(section),
-                   options=dict(options or {}))
+                   obj=obj, symbols=_FROM_OBJ if check is not None else obj.symbols,
+                   relocations=obj.relocations_for(section), options=dict(options or {}))
 
     @property
     def symbols_pending(self) -> bool:

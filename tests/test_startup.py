@@ -215,3 +215,17 @@ def test_function_names_bad_name_offset_raises_like_symbols(tmp_path):
     with pytest.raises(DecodeError) as b:
         open_object(str(bad)).function_names()
     assert str(a.value) == str(b.value)
+
+
+def test_unreadable_symbols_still_fail_every_section(tmp_path):
+    """Symbols are read when a codec asks, but a bad table is still an error of each section, as before."""
+    p = TESTDATA / "elf" / "deplibs.o"
+    obj = open_object(str(p))
+    symtab = next(s for s in obj.sections if s.type == 2)
+    data = bytearray(p.read_bytes())
+    k = len(obj.symbols) - 1
+    data[symtab.offset + 24 * k:symtab.offset + 24 * k + 4] = (0xFFFFFF).to_bytes(4, "little")
+    bad = tmp_path / "bad.o"
+    bad.write_bytes(bytes(data))
+    items = api.dump(str(bad))
+    assert items[0].sections and all(d.status == "error" and "name offset" in str(d.error) for d in items[0].sections)

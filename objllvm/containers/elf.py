@@ -100,6 +100,7 @@ class ElfFile(ObjectFile):
         self._shdr = struct.Struct(e + ("IIQQQQIIQQ" if self.is64 else "IIIIIIIIII"))
         self.sections = []
         self._symbols = None
+        self._symbols_checked = False
         self._relocs = None
         self._groups = None
         if self.e_shoff == 0:
@@ -281,6 +282,42 @@ class ElfFile(ObjectFile):
             if s.type == 3 and not s.name and 0 < s.shndx < len(self.sections):
                 s.name = self.sections[s.shndx].name
         return out
+
+    def check_symbols(self) -> None:
+        """Raise what reading ``symbols`` would raise, without making a Symbol per symbol (for a reader
+        that reads them only when asked: the same errors, at the same point)."""
+        if self._symbols is not None or getattr(self, "_symbols_checked", False):
+            return
+        try:
+            ok = self._symbols_look_readable()
+        except Exception:
+            ok = False
+        if not ok:
+            self.symbols               # raises the exact error (or reads them after all)
+        self._symbols_checked = True
+
+    def _symbols_look_readable(self) -> bool:
+        """The section reads of read_symbols, in its order, and every name offset inside the string table."""
+        symtab = self._symtab_section()
+        if symtab is None:
+            return True
+        data = symtab.data()
+        strsec = self.sections[symtab.link] if 0 < symtab.link < len(self.sections) else None
+        strdata = strsec.data() if strsec is not None else b""
+        for s in self.sections:
+            if s.type == SHT_SYMTAB_SHNDX and s.link == symtab.index:
+                s.data()
+        st = struct.Struct(self.endian + ("IBBHQQ" if self.is64 else "IIIBBH"))
+        n = len(data) // st.size
+        if not n:
+            return True
+        if self.is64 and self.endian == "<" and sys.byteorder == "little":
+            from itertools import repeat
+            from operator import and_
+            top = max(map(and_, memoryview(data[:n * st.size]).cast("Q")[0::3].tolist(), repeat(0xFFFFFFFF)))
+        else:
+            top = max(v[0] for v in st.iter_unpack(data[:n * st.size]))
+        return top < len(strdata) or top == 0
 
     def function_names(self, shndx: int | None = None, thumb: bool = False) -> dict:
         """value -> name of the first STT_FUNC symbol (in table order) at each value, of ``symbols``; only
