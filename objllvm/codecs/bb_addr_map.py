@@ -830,7 +830,7 @@ def map_json_parts(model):
         cols.append(c)
         bases.append(r.base_address)
         counts.append(n)
-    if bases and min(bases) < -(1 << 63):
+    if set(map(type, bases)) - {int} or (bases and min(bases) < -(1 << 63)):
         return None
     if _MD_JSON is None:
         import json
@@ -993,7 +993,10 @@ class BBAddrMapCodec(Codec):
 
     def to_json(self, model):
         with _no_gc():
-            return map_json_parts(model)
+            try:
+                return map_json_parts(model)
+            except (IndexError, TypeError, ValueError, AttributeError, OverflowError):
+                return None     # a model edited by hand: to_dict says what it holds
 
     def from_dict(self, d, ctx):
         st = d.get("section_type")
