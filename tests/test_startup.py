@@ -229,3 +229,33 @@ def test_unreadable_symbols_still_fail_every_section(tmp_path):
     bad.write_bytes(bytes(data))
     items = api.dump(str(bad))
     assert items[0].sections and all(d.status == "error" and "name offset" in str(d.error) for d in items[0].sections)
+
+
+def test_function_names_again_and_again_same_as_from_symbols():
+    n = 0
+    for p in corpus_files():
+        try:
+            obj = open_object(str(p))
+        except Exception:
+            continue
+        if obj.format != "elf":
+            continue
+        try:
+            obj.symbols
+        except Exception:
+            continue
+        again = open_object(str(p))
+        for _ in range(2):
+            for shndx in (None, 1, 2, 3, 4):
+                for thumb in (False, True):
+                    assert again.function_names(shndx, thumb) == _slow_names(obj, shndx, thumb), p
+                    n += 1
+    assert n > 100
+
+
+def test_symtab_found_once_and_still_right():
+    obj = open_object(str(TESTDATA / "elf" / "deplibs.o"))
+    s = obj._symtab_section()
+    assert s is obj._symtab_section() and s.type == 2
+    obj.sections = [x for x in obj.sections if x is not s]
+    assert obj._symtab_section() is None

@@ -233,11 +233,21 @@ class ElfFile(ObjectFile):
         return f"elf{64 if self.is64 else 32}-{'little' if self.endian == '<' else 'big'}-{self.machine_name}"
 
     def _symtab_section(self):
+        # remembered: every relocation section asks (a scan of 60,000 sections each, otherwise)
+        key = (id(self.sections), len(self.sections))
+        cached = getattr(self, "_symtab_cache", None)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        found = None
         for t in (SHT_SYMTAB, SHT_DYNSYM):
             for s in self.sections:
                 if s.type == t:
-                    return s
-        return None
+                    found = s
+                    break
+            if found is not None:
+                break
+        self._symtab_cache = (key, found)
+        return found
 
     @property
     def symbols(self) -> list:
@@ -323,18 +333,30 @@ class ElfFile(ObjectFile):
         """value -> name of the first STT_FUNC symbol (in table order) at each value, of ``symbols``; only
         those in section ``shndx`` when given; ``thumb``: the value with bit 0 cleared.  Reads only the
         function symbols when ``symbols`` has not been read yet."""
-        if self._symbols is None:
-            names = self._function_names_raw(shndx, thumb)
-            if names is not None:
-                return names
-        names = {}
-        for s in self.symbols:
-            if s.type != 2 or (shndx is not None and s.shndx != shndx):
-                continue
-            v = s.value & ~1 if thumb else s.value
-            if v not in names:
-                names[v] = s.name
-        return names
+        index = getattr(self, "_function_index", None)
+        if index is None:
+            index = self._function_index = {}
+            if self._symbols is None:     # the first call: maybe the only one (a linked file's map)
+                names = self._function_names_raw(shndx, thumb)
+                if names is not None:
+                    return names
+        # Later calls (an object with a map per text section): all sections' names at once, kept.
+        groups = index.get(bool(thumb))
+        if groups is None:
+            every, by_section = {}, {}
+            for s in self.symbols:
+                if s.type != 2:
+                    continue
+                v = s.value & ~1 if thumb else s.value
+                if v not in every:
+                    every[v] = s.name
+                g = by_section.get(s.shndx)
+                if g is None:
+                    g = by_section[s.shndx] = {}
+                if v not in g:
+                    g[v] = s.name
+            groups = index[bool(thumb)] = (every, by_section)
+        return dict(groups[0] if shndx is None else groups[1].get(shndx, ()))
 
     def _function_names_raw(self, shndx, thumb):
         """function_names straight from the table, or None where read_symbols must decide (it raises
