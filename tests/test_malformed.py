@@ -55,8 +55,13 @@ def test_manifest_lists_every_file():
         assert m["xfail"]["module"] and m["xfail"]["why"], m["name"]
 
 
-@pytest.mark.parametrize("m", [pytest.param(m, id=m["name"], marks=pytest.mark.xfail(
-    strict=True, reason=f"routed to {m['xfail']['module']}: {m['xfail']['why']}")) for m in CRASHERS])
+_CRASHER_PARAMS = [pytest.param(m, id=m["name"], marks=pytest.mark.xfail(
+    strict=True, reason=f"routed to {m['xfail']['module']}: {m['xfail']['why']}")) for m in CRASHERS] or [
+    pytest.param(None, id="none-open", marks=pytest.mark.skip(
+        reason="no open crasher: testdata/malformed/crashers.json is empty (all found so far are fixed)"))]
+
+
+@pytest.mark.parametrize("m", _CRASHER_PARAMS)
 def test_crasher_fixed(m):
     """A crasher found by fuzzing in a module this area does not own: fails until the owner fixes it."""
     import subprocess
