@@ -45,6 +45,8 @@ SHF_LINK_ORDER = 0x80
 SHF_EXCLUDE = 0x80000000
 STT_SECTION = 3
 MIN_ALIGN_CAP = 1 << 16      # sh_addralign up to this (or up to the input's size) is honoured when placing
+_REL_TYPES = frozenset((SHT_REL, SHT_RELA, SHT_CREL))
+_CLOSURE_TYPES = _REL_TYPES | {SHT_GROUP}
 
 
 @dataclass(slots=True)
@@ -188,17 +190,21 @@ class ElfWriter:
     def _closure(self):
         """Finish the removal set: relocation sections of removed targets, groups left empty."""
         secs = self.sections
+        n = len(secs)
+        # Only relocation sections and groups can join the set: visit those (in index order, as before).
+        cands = [(i, s) for i, s in enumerate(secs) if s.type in _CLOSURE_TYPES and i]
         changed = True
         while changed:
             changed = False
-            for i, s in enumerate(secs):
-                if i == 0 or s.removed:
+            for i, s in cands:
+                if s.removed:
                     continue
-                if s.type in (SHT_REL, SHT_RELA, SHT_CREL) and 0 < s.info < len(secs) and secs[s.info].removed:
-                    s.removed = changed = True
-                elif s.type == SHT_GROUP:
+                if s.type != SHT_GROUP:
+                    if 0 < s.info < n and secs[s.info].removed:
+                        s.removed = changed = True
+                else:
                     members = self._group_members(i)
-                    if members and all(secs[m].removed for m in members if m < len(secs)):
+                    if members and all(secs[m].removed for m in members if m < n):
                         s.removed = changed = True
 
     def _group_members(self, i: int) -> list:
@@ -214,22 +220,32 @@ class ElfWriter:
         if secs and secs[0].removed:
             raise self._err("section 0 cannot be removed", 0)
         newidx, n = {}, 0
+        removed, kept = set(), []
         for i, s in enumerate(secs):
-            if not s.removed:
+            if s.removed:
+                removed.add(i)
+            else:
                 newidx[i] = n
                 n += 1
-        removed = {i for i, s in enumerate(secs) if s.removed}
+                kept.append(i)
         if removed:
             self._check_and_fix_references(newidx, removed)
         if self.shstrndx in removed:
             raise self._err("the section name table cannot be removed", self.shstrndx)
-        kept = [i for i, s in enumerate(secs) if not s.removed]
         return self._layout(kept, newidx)
 
     def _check_and_fix_references(self, newidx, removed):
         secs = self.sections
+        symtabs, groups = [], []
         for i, s in enumerate(secs):
-            if s.removed or i == 0:
+            if s.removed:
+                continue
+            t = s.type
+            if t == SHT_SYMTAB or t == SHT_DYNSYM:
+                symtabs.append(i)
+            elif t == SHT_GROUP:
+                groups.append(i)
+            if i == 0:
                 continue
             if s.link and s.link in removed:
                 what = "links to" if not s.flags & SHF_LINK_ORDER else "is ordered after (SHF_LINK_ORDER)"
@@ -239,14 +255,11 @@ class ElfWriter:
                 raise self._err(f"section [{i}] {s.name} refers (sh_info) to section [{s.info}] "
                                 f"{secs[s.info].name}, which would be removed", s.info)
         # Symbols defined in removed sections.
-        for i, s in enumerate(secs):
-            if s.removed or s.type not in (SHT_SYMTAB, SHT_DYNSYM):
-                continue
+        for i in symtabs:
             self._fix_symbols(i, newidx, removed)
         # Group member lists.
-        for i, s in enumerate(secs):
-            if s.removed or s.type != SHT_GROUP:
-                continue
+        for i in groups:
+            s = secs[i]
             b = self.content(i)
             if len(b) < 4:
                 continue
@@ -400,18 +413,23 @@ class ElfWriter:
 
         shnum = len(kept)
         shsize = shnum * self._shdr.size
-        # Walk items in input file order: (orig_offset, orig_size, index); -1 is the section header table.
+        # Walk items in input file order: (orig_offset, orig_size > 0, index, orig_size); -1 is the section header
+        # table.  (The index is unique, so the tuples sort by (offset, size > 0, index).)
         walk = []
-        for i, s in enumerate(secs):
-            if i == 0 or s.orig is None:
+        append = walk.append
+        for i in range(1, len(secs)):
+            s = secs[i]
+            if s.orig is None:
                 continue
-            walk.append((s.offset, 0 if s.type == SHT_NOBITS else s.size, i))
+            size = 0 if s.type == SHT_NOBITS else s.size
+            append((s.offset, size > 0, i, size))
         sh_in = elf.e_shoff if elf.e_shoff else len(data)
-        walk.append((sh_in, len(elf.sections) * self._shdr.size, -1))
-        walk.sort(key=lambda t: (t[0], t[1] > 0, t[2]))
+        sh_in_size = len(elf.sections) * self._shdr.size
+        append((sh_in, sh_in_size > 0, -1, sh_in_size))
+        walk.sort()
         fixed_sec = set()
         if has_segments:
-            for off, size, i in walk:
+            for off, _, i, size in walk:
                 if i < 0 or not size or secs[i].removed:
                     continue
                 if in_fixed(off, off + size) is not None:
@@ -431,7 +449,11 @@ class ElfWriter:
         size_in = len(data)
         beyond = []          # kept sections whose input offset is past the end of the file, with new contents
         bound = self._size_bound(shsize)
-        for off, size, ref in walk:
+        cap = self._align_cap()
+        # Input bytes that land contiguously in the output (one section after another, or the padding before a
+        # section and the section) are copied as one slice: run = [output offset, input start, input end].
+        run_out = run_in = run_end = -1
+        for off, _, ref, size in walk:
             if ref < 0:
                 shoff = self._place(off if elf.e_shoff else None, shsize, 8 if self.is64 else 4, pos, prev_end,
                                     in_fixed)
@@ -456,37 +478,67 @@ class ElfWriter:
             if ref in fixed_sec:
                 new_off[ref] = off
                 if s.content is not None:
+                    if run_end >= 0:
+                        chunks.append((run_out, mv[run_in:run_end]))
+                        run_end = -1
                     late.append((off, s.content))
                 if end > pos:
                     pos = end
                 if end > prev_end:
                     prev_end = end
                 continue
-            if has_segments and s.alloc and (s.type == SHT_NOBITS or not size):
+            if has_segments and s.flags & SHF_ALLOC and (s.type == SHT_NOBITS or not size):
                 new_off[ref] = off        # allocated sections never move in a file with segments
                 continue
-            body = s.content if s.content is not None else (b"" if s.type == SHT_NOBITS else mv[off:end])
-            n = len(body)
+            body = s.content
+            if body is not None:
+                n = len(body)
+            elif s.type == SHT_NOBITS:
+                n = 0
+            else:
+                n = (end if end < size_in else size_in) - off      # len(mv[off:end])
             if pos == prev_end and off >= pos and (low is not None or not n):
                 cand = off                # in step with the input, nothing fixed in the way: keep the offset
             elif low is not None and pos >= low:
-                a = self._alignment(ref)      # a relocatable object: nothing fixed after the header
+                a = s.addralign           # a relocatable object: nothing fixed after the header
+                if a > 1 and (a & (a - 1) or a > cap):
+                    a = self._alignment(ref)      # (refused there)
                 cand = pos + (off - prev_end if off > prev_end else 0)
                 if a > 1:
                     cand = (cand + a - 1) // a * a
             else:
                 cand = self._place(off, n, self._alignment(ref), pos, prev_end, in_fixed)
             new_off[ref] = cand
-            self._check_end(cand + n, bound, ref)
+            if cand + n > bound:
+                self._check_end(cand + n, bound, ref)
             if n:
                 gap = off - prev_end
-                if gap > 0 and cand == pos + gap and in_fixed(pos, cand) is None:
-                    chunks.append((pos, mv[prev_end:off]))     # the input's padding, as it was
-                chunks.append((cand, body))
+                if gap > 0 and cand == pos + gap and (low is not None and pos >= low or in_fixed(pos, cand) is None):
+                    # the input's padding, as it was
+                    if run_end == prev_end and run_out + (run_end - run_in) == pos:
+                        run_end = off
+                    else:
+                        if run_end >= 0:
+                            chunks.append((run_out, mv[run_in:run_end]))
+                        run_out, run_in, run_end = pos, prev_end, off
+                if body is None:
+                    if run_end == off and run_out + (run_end - run_in) == cand:
+                        run_end = off + n
+                    else:
+                        if run_end >= 0:
+                            chunks.append((run_out, mv[run_in:run_end]))
+                        run_out, run_in, run_end = cand, off, off + n
+                else:
+                    if run_end >= 0:
+                        chunks.append((run_out, mv[run_in:run_end]))
+                        run_end = -1
+                    chunks.append((cand, body))
             if cand + n > pos:
                 pos = cand + n
             if end > prev_end:
                 prev_end = end
+        if run_end >= 0:
+            chunks.append((run_out, mv[run_in:run_end]))
         for ref, s in enumerate(secs):
             if (s.orig is not None or s.removed) and ref not in beyond:
                 continue
@@ -503,7 +555,11 @@ class ElfWriter:
         e = elf.endian
         raw_shnum, raw_shstrndx = struct.unpack_from(e + "HH", data, 0x3C if self.is64 else 0x30)
         ns = newidx.get(self.shstrndx, 0)
+        pack = self._shdr.pack
         shdrs = []
+        sh_append = shdrs.append
+        nget = newidx.get
+        oget = new_off.get
         for i in kept:
             s = secs[i]
             link, info, size = s.link, s.info, s.size
@@ -515,17 +571,17 @@ class ElfWriter:
                 # the output, perhaps smaller, does not have)
                 size = shnum if ext_num else 0
                 link = ns if ext_str else s.link
-                shdrs.append(self._shdr.pack(s.name_off, s.type, s.flags, s.addr, s.offset, size, link, info,
-                                             s.addralign, s.entsize))
+                sh_append(pack(s.name_off, s.type, s.flags, s.addr, s.offset, size, link, info,
+                               s.addralign, s.entsize))
                 continue
             if link:
-                link = newidx.get(link, link)
-            if info and (s.type in (SHT_REL, SHT_RELA, SHT_CREL) or s.flags & SHF_INFO_LINK):
-                info = newidx.get(info, info)
+                link = nget(link, link)
+            if info and (s.type in _REL_TYPES or s.flags & SHF_INFO_LINK):
+                info = nget(info, info)
             if s.content is not None:
                 size = len(s.content)
-            shdrs.append(self._shdr.pack(s.name_off, s.type, s.flags, s.addr, new_off.get(i, s.offset), size, link,
-                                         info, s.addralign, s.entsize))
+            sh_append(pack(s.name_off, s.type, s.flags, s.addr, oget(i, s.offset), size, link, info, s.addralign,
+                           s.entsize))
         chunks.append((shoff, b"".join(shdrs)))
         allc = chunks + late
         total = max(o + len(b) for o, b in allc)

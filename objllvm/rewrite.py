@@ -16,6 +16,7 @@ leaves the input untouched and no partial output.
 from __future__ import annotations
 
 import fnmatch
+import gc
 import json
 import os
 from dataclasses import dataclass, field
@@ -733,12 +734,27 @@ class SetSection(Operation):
 
 
 # -- API ---------------------------------------------------------------------------------------------
+class _no_gc:
+    """Pause the cyclic garbage collector during a rewrite: an object with tens of thousands of sections makes a
+    header object per section (container and writer), and the collector's repeated passes over them cost more
+    than the rewrite itself.  What they hold is freed as usual once the collector runs again."""
+
+    def __enter__(self):
+        self.was = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc):
+        if self.was:
+            gc.enable()
+
+
 def rewrite_object(elf: ElfFile, operations, options=None):
     """Apply ``operations`` to an opened ELF file; returns (new bytes, [Change])."""
-    sess = Session(elf, options)
-    for op in operations:
-        op.apply(sess)
-    return sess.finish()
+    with _no_gc():
+        sess = Session(elf, options)
+        for op in operations:
+            op.apply(sess)
+        return sess.finish()
 
 
 def rewrite_bytes(data: bytes, operations, path: str = "<bytes>", options=None):
@@ -749,7 +765,8 @@ def rewrite_bytes(data: bytes, operations, path: str = "<bytes>", options=None):
     if kind != "elf":
         raise ObjllvmError(f"only ELF files can be rewritten (this is {kind or 'not an object file'})", file=path,
                            offset=0)
-    return rewrite_object(ElfFile(data, path), operations, options)
+    with _no_gc():
+        return rewrite_object(ElfFile(data, path), operations, options)
 
 
 def rewrite_file(path: str, output: str | None = None, operations=(), *, in_place: bool = False,
