@@ -92,8 +92,9 @@ class ElfWriter:
         self.sections: list[WSection] = []
         n = len(elf.sections)
         table = self.data[elf.e_shoff:elf.e_shoff + n * self._shdr.size] if n else b""
-        for s, raw in zip(elf.sections, self._shdr.iter_unpack(table)):
-            self.sections.append(WSection(s.index, raw[0], s.name, *raw[1:]))
+        append = self.sections.append
+        for s, (nm, t, fl, addr, off, size, link, info, al, es) in zip(elf.sections, self._shdr.iter_unpack(table)):
+            append(WSection(s.index, nm, s.name, t, fl, addr, off, size, link, info, al, es))
         self.shstrndx = elf.e_shstrndx
         self._rel_by_target = None
         self._rel_count = 0
@@ -627,10 +628,17 @@ class ElfWriter:
         """The most bytes any rewrite of this input can need: twice the input (each input byte copied once, and
         the input's own padding kept), the new contents, alignment padding (at most the input's size, or
         64 KiB) and a new section header table.  ELF32 offsets are 32-bit as well."""
-        kept = [s for s in self.sections if not s.removed]
         cap = self._align_cap()
-        grow = sum(len(s.content) for s in kept if s.content is not None)
-        pad = min(sum(min(max(s.addralign, 1), cap) - 1 for s in kept), cap)
+        grow = pad = 0
+        for s in self.sections:
+            if s.removed:
+                continue
+            if s.content is not None:
+                grow += len(s.content)
+            a = s.addralign
+            if a > 1:
+                pad += (a if a < cap else cap) - 1
+        pad = min(pad, cap)
         bound = 2 * len(self.data) + grow + pad + shsize + 8
         return bound if self.is64 else min(bound, 0xFFFFFFFF)
 

@@ -126,22 +126,29 @@ class ElfFile(ObjectFile):
             raise DecodeError(f"section header table ({shnum} entries at {self.e_shoff:#x}) runs past the end "
                               f"of the file ({len(data):#x} bytes)", file=path, member=member,
                               offset=self.e_shoff)
-        raw = [self._shdr.unpack_from(data, self.e_shoff + i * self._shdr.size) for i in range(shnum)]
+        raw = list(self._shdr.iter_unpack(data[self.e_shoff:self.e_shoff + shnum * self._shdr.size]))
         names_off = names_size = 0
         if 0 < shstrndx < shnum:
             _, t, _, _, names_off, names_size, *_ = raw[shstrndx]
             if names_off + names_size > len(data):
                 names_off = names_size = 0
+        size_in = len(data)
+        load = self._load
+        strtab_get = self._strtab_get
+        names = {}            # name offset -> name (many sections share one: .llvm_bb_addr_map, .rela.text, ...)
+        append = self.sections.append
         for i, (nm, t, fl, addr, off, size, link, info, align, entsize) in enumerate(raw):
-            name = self._strtab_get(names_off, names_size, nm)
-            if t != SHT_NOBITS and size and off + size > len(data):
+            name = names.get(nm)
+            if name is None:
+                name = names[nm] = strtab_get(names_off, names_size, nm)
+            if t != SHT_NOBITS and size and off + size > size_in:
                 raise DecodeError(f"section [{i}] {name}: contents ({size:#x} bytes at {off:#x}) run past the "
                                   f"end of the file ({len(data):#x} bytes)", file=path, member=member,
                                   offset=self.e_shoff + i * self._shdr.size)
-            sec = Section(i, name, t, fl, addr, off, size, link, info, align, entsize, _loader=self._load)
+            sec = Section(i, name, t, fl, addr, off, size, link, info, align, entsize, None, load)
             if fl & SHF_COMPRESSED and t != SHT_NOBITS:
                 sec.compression = self._compression_type(sec)
-            self.sections.append(sec)
+            append(sec)
         self._read_phdrs()
 
     # -- helpers -------------------------------------------------------------------------------
