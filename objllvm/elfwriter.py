@@ -283,16 +283,14 @@ class ElfWriter:
         # Fast path: no symbol refers to a section at or after the first removed one.
         low = min(removed)
         only = struct.Struct(e + (f"{shndx_pos}xH{st.size - shndx_pos - 2}x"))
-        if all(x == 0 or (x < low) or x >= SHN_LORESERVE and x != SHN_XINDEX
-               for (x,) in only.iter_unpack(data[:nsyms * st.size])):
+        column = [x for (x,) in only.iter_unpack(data[:nsyms * st.size])]      # st_shndx of every symbol
+        if all(x == 0 or (x < low) or x >= SHN_LORESERVE and x != SHN_XINDEX for x in column):
             return
         out = None
         neutral = []
-        for k, v in enumerate(st.iter_unpack(data[:nsyms * st.size])):
-            if self.is64:
-                nm, info, other, shndx, value, size = v
-            else:
-                nm, value, size, info, other, shndx = v
+        u16 = struct.Struct(e + "H")
+        nget = newidx.get
+        for k, shndx in enumerate(column):
             real = shndx
             if shndx == SHN_XINDEX:
                 if ext is None or 4 * k + 4 > len(ext):
@@ -301,13 +299,15 @@ class ElfWriter:
             elif shndx == 0 or shndx >= SHN_LORESERVE:
                 continue
             if real in removed:
+                v = st.unpack_from(data, k * st.size)
+                nm, info = (v[0], v[1]) if self.is64 else (v[0], v[3])
                 if info & 0xF == STT_SECTION:
                     neutral.append(k)
                     continue
                 name = self._symbol_name(si, nm)
                 raise self._err(f"symbol {name!r} (index {k}) is defined in section [{real}] {secs[real].name}, "
                                 f"which would be removed (refused: the symbol would dangle)", real)
-            nr = newidx.get(real, real)
+            nr = nget(real, real)
             if nr == real:
                 continue
             if out is None:
@@ -315,7 +315,7 @@ class ElfWriter:
             if shndx == SHN_XINDEX:
                 self._u32.pack_into(ext, 4 * k, nr)
             else:
-                struct.pack_into(e + "H", out, k * st.size + shndx_pos, nr)
+                u16.pack_into(out, k * st.size + shndx_pos, nr)
         if neutral:
             used = self._symbols_used_by_relocations(si)
             for k in neutral:
