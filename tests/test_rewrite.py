@@ -605,3 +605,23 @@ def test_set_section_sympart_moves_its_relocation(tmp_path):
     before["relocations"].pop(".rela.llvm_sympart")
     ro["relocations"].pop(".rela.llvm_sympart")
     assert_same_except(before, ro, resized={".llvm_sympart"})
+
+
+def test_the_collector_pause_is_undone():
+    """A rewrite pauses the cyclic garbage collector (a big object makes a header object per section) and leaves
+    it as it found it: enabled, disabled, and after a refused rewrite."""
+    import gc
+    data = (RW / "main.o").read_bytes()
+    was = gc.isenabled()
+    try:
+        gc.enable()
+        rw.rewrite_bytes(data, [rw.StripLLVM()])
+        assert gc.isenabled()
+        with pytest.raises(ObjllvmError):
+            rw.rewrite_bytes(data, [rw.Remove(".no-such-section")])
+        assert gc.isenabled()
+        gc.disable()
+        rw.rewrite_bytes(data, [rw.StripLLVM()])
+        assert not gc.isenabled()
+    finally:
+        (gc.enable if was else gc.disable)()
