@@ -165,3 +165,24 @@ def test_broken_member_does_not_stop_the_others(tmp_path):
     kinds = [type(o).__name__ for o in objs]
     assert kinds == ["ElfFile", "DecodeError", "ElfFile"]
     assert objs[1].member == "bad.o" and "truncated ELF header" in str(objs[1])
+
+
+def test_truncated_crel_header_is_located(tmp_path):
+    """An empty SHT_CREL section (no header) is an error naming the file, the section and the offset
+    (found by scripts/fuzz: the header read escaped without a location)."""
+    import struct
+    from objllvm.errors import DecodeError
+    path = ELF / "portable-crel.o"
+    obj = open_object(str(path))
+    crel = [s for s in obj.sections if s.type == 0x40000014][0]
+    data = bytearray(path.read_bytes())
+    shoff = struct.unpack_from("<Q", data, 0x28)[0]
+    struct.pack_into("<Q", data, shoff + crel.index * 64 + 32, 0)     # sh_size := 0
+    p = tmp_path / "crel-empty.o"
+    p.write_bytes(bytes(data))
+    bad = open_object(str(p))
+    with pytest.raises(DecodeError) as ei:
+        bad.read_relocations(bad.sections[crel.index])
+    e = ei.value
+    assert e.file == str(p) and e.section_index == crel.index and e.offset == 0
+    assert "truncated CREL header" in e.message

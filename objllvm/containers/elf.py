@@ -483,7 +483,10 @@ class ElfFile(ObjectFile):
         deltas the flags announce."""
         from ..binary import Reader
         r = Reader(rs.data(), self.endian)
-        hdr = r.uleb("CREL header")
+        try:
+            hdr = r.uleb("CREL header")
+        except DecodeError as exc:
+            raise exc.located(**loc) from None
         count, explicit, shift = hdr >> 3, bool(hdr & 4), hdr & 3
         flag_bits = 3 if explicit else 2
         if count > r.remaining():   # every relocation takes at least one byte
