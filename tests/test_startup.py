@@ -11,6 +11,7 @@ import pytest
 from objllvm import api, registry, render
 from objllvm.codecs import bb_addr_map as M
 from objllvm.containers import open_object
+from objllvm.errors import ObjllvmError
 from objllvm.registry import SectionContext
 
 from conftest import ROOT, TESTDATA, corpus_files, run_objllvm
@@ -88,17 +89,20 @@ def test_render_json_with_raw_parts_is_the_same(monkeypatch, with_orjson):
                 assert a.getvalue() == b.getvalue()
 
 
-def _bb_sections():
-    out = []
+def _elf_corpus_objects():
+    """(path, object) for every corpus file that is one ELF object (archives and other formats are skipped;
+    only objllvm's own error type counts as 'not one object')."""
     for p in corpus_files():
         try:
             obj = open_object(str(p))
-        except Exception:
+        except ObjllvmError:
             continue
-        for s in getattr(obj, "sections", []):
-            if obj.format == "elf" and s.type in M.TYPE_NAMES:
-                out.append((p, obj, s))
-    return out
+        if obj.format == "elf":
+            yield p, obj
+
+
+def _bb_sections():
+    return [(p, obj, s) for p, obj in _elf_corpus_objects() for s in obj.sections if s.type in M.TYPE_NAMES]
 
 
 @pytest.mark.parametrize("batch", [1 << 14, 1, 5])
@@ -165,13 +169,7 @@ def _slow_names(obj, shndx, thumb):
 
 def test_function_names_same_as_from_symbols():
     n = 0
-    for p in corpus_files():
-        try:
-            obj = open_object(str(p))
-        except Exception:
-            continue
-        if obj.format != "elf":
-            continue
+    for p, obj in _elf_corpus_objects():
         for shndx in (None, 1, 2):
             for thumb in (False, True):
                 fresh = open_object(str(p))
@@ -233,16 +231,10 @@ def test_unreadable_symbols_still_fail_every_section(tmp_path):
 
 def test_function_names_again_and_again_same_as_from_symbols():
     n = 0
-    for p in corpus_files():
-        try:
-            obj = open_object(str(p))
-        except Exception:
-            continue
-        if obj.format != "elf":
-            continue
+    for p, obj in _elf_corpus_objects():
         try:
             obj.symbols
-        except Exception:
+        except ObjllvmError:
             continue
         again = open_object(str(p))
         for _ in range(2):
