@@ -34,7 +34,10 @@ Each is refused with an ObjllvmError naming the section (or program header) and 
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
+import sys
+from array import array
+from itertools import accumulate, compress, repeat
+from operator import and_, or_, sub
 
 from .containers.elf import (SHF_ALLOC, SHF_COMPRESSED, SHN_LORESERVE, SHN_XINDEX, SHT_CREL, SHT_DYNSYM,
                              SHT_GROUP, SHT_NOBITS, SHT_REL, SHT_RELA, SHT_SYMTAB, SHT_SYMTAB_SHNDX, ElfFile)
@@ -46,30 +49,92 @@ SHF_EXCLUDE = 0x80000000
 STT_SECTION = 3
 MIN_ALIGN_CAP = 1 << 16      # sh_addralign up to this (or up to the input's size) is honoured when placing
 _REL_TYPES = frozenset((SHT_REL, SHT_RELA, SHT_CREL))
-_CLOSURE_TYPES = _REL_TYPES | {SHT_GROUP}
+_FLIP = bytes.maketrans(b"\0\1", b"\1\0")       # removed flags -> kept flags
+
+# The fields of a section header tuple, in file order (ElfFile.headers).
+_FIELDS = ("name_off", "type", "flags", "addr", "offset", "size", "link", "info", "addralign", "entsize")
+_TYPE, _FLAGS, _OFFSET, _SIZE, _LINK, _INFO, _ALIGN = 1, 2, 4, 5, 6, 7, 8
 
 
-@dataclass(slots=True)
+def _header_field(k: int):
+    def get(self):
+        return self._w.cols[k][self._i]
+
+    def set(self, value):
+        self._w.cols[k][self._i] = value
+    return property(get, set, doc=f"sh_{_FIELDS[k]}")
+
+
 class WSection:
-    """One section header as the writer holds it (``orig`` is the index in the input, None when added)."""
-    orig: int | None
-    name_off: int
-    name: str
-    type: int
-    flags: int
-    addr: int
-    offset: int
-    size: int
-    link: int
-    info: int
-    addralign: int
-    entsize: int
-    content: bytes | None = None     # new stored bytes (None: the input's bytes, as they are)
-    removed: bool = False
+    """One section as the writer holds it: a view of the writer's header table (``orig`` is the index in the
+    input, None for an added section), its new contents (``content``, None for the input's bytes) and whether
+    it is ``removed``.  Made on demand: the writer itself keeps columns, not an object per section."""
+    __slots__ = ("_w", "_i")
+
+    def __init__(self, writer: "ElfWriter", index: int):
+        self._w = writer
+        self._i = index
+
+    name_off, type, flags, addr, offset, size, link, info, addralign, entsize = map(_header_field, range(10))
+
+    @property
+    def orig(self) -> int | None:
+        return self._i if self._i < self._w._n_orig else None
+
+    @property
+    def name(self) -> str:
+        return self._w.name(self._i)
+
+    @property
+    def content(self) -> bytes | None:
+        return self._w._content.get(self._i)
+
+    @content.setter
+    def content(self, value) -> None:
+        if value is None:
+            self._w._content.pop(self._i, None)
+        else:
+            self._w._content[self._i] = value
+
+    @property
+    def removed(self) -> bool:
+        return bool(self._w._removed[self._i])
+
+    @removed.setter
+    def removed(self, value) -> None:
+        self._w._removed[self._i] = 1 if value else 0
 
     @property
     def alloc(self) -> bool:
         return bool(self.flags & SHF_ALLOC)
+
+    def __repr__(self):
+        return f"<WSection [{self._i}] {self.name} removed={self.removed}>"
+
+
+class _Sections:
+    """``ElfWriter.sections``: the sections as a sequence of :class:`WSection` views."""
+    __slots__ = ("_w",)
+
+    def __init__(self, writer):
+        self._w = writer
+
+    def __len__(self):
+        return len(self._w._removed)
+
+    def __getitem__(self, i):
+        n = len(self._w._removed)
+        if isinstance(i, slice):
+            return [WSection(self._w, k) for k in range(*i.indices(n))]
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("section index out of range")
+        return WSection(self._w, i)
+
+    def __iter__(self):
+        w = self._w
+        return (WSection(w, k) for k in range(len(w._removed)))
 
 
 def _align(x: int, a: int) -> int:
@@ -77,7 +142,11 @@ def _align(x: int, a: int) -> int:
 
 
 class ElfWriter:
-    """Edit the section table of one ELF file and produce the new file's bytes."""
+    """Edit the section table of one ELF file and produce the new file's bytes.
+
+    The header table is held as columns: ``cols`` (ten lists, one per header field, as
+    :attr:`ElfFile.columns`), the removed flags and a dict of new contents, so that an object with tens of
+    thousands of sections costs no Python object per section.  ``sections`` gives :class:`WSection` views."""
 
     def __init__(self, elf: ElfFile):
         if not isinstance(elf, ElfFile):
@@ -89,57 +158,72 @@ class ElfWriter:
         self.is64 = elf.is64
         self._shdr = elf._shdr
         self._u32 = struct.Struct(e + "I")
-        self.sections: list[WSection] = []
-        n = len(elf.sections)
-        table = self.data[elf.e_shoff:elf.e_shoff + n * self._shdr.size] if n else b""
-        append = self.sections.append
-        for s, (nm, t, fl, addr, off, size, link, info, al, es) in zip(elf.sections, self._shdr.iter_unpack(table)):
-            append(WSection(s.index, nm, s.name, t, fl, addr, off, size, link, info, al, es))
+        self.cols: list = [list(c) for c in elf.columns]
+        self._n_orig = elf.section_count
+        self._removed = bytearray(self._n_orig)
+        self._content: dict = {}          # index -> new stored bytes
+        self._added_names: dict = {}      # index -> name of an added section
+        self.sections = _Sections(self)
         self.shstrndx = elf.e_shstrndx
         self._rel_by_target = None
         self._rel_count = 0
 
     # -- queries -------------------------------------------------------------------------------
+    def name(self, index: int) -> str:
+        if index >= self._n_orig:
+            return self._added_names[index]
+        return self.elf.section_name(index)
+
     def _err(self, msg, index=None, offset=None):
-        name = self.sections[index].name if index is not None and index < len(self.sections) else None
+        name = self.name(index) if index is not None and index < len(self._removed) else None
         return ObjllvmError(msg, file=self.path, member=self.elf.member, section_index=index,
                             section_name=name, offset=offset)
 
     def index_of(self, name: str) -> int:
-        for i, s in enumerate(self.sections):
-            if s.name == name and not s.removed:
+        rm = self._removed
+        for i in range(len(rm)):
+            if not rm[i] and self.name(i) == name:
                 return i
         raise self._err(f"no section named {name!r}")
 
+    def is_removed(self, index: int) -> bool:
+        return bool(self._removed[index])
+
     def content(self, index: int) -> bytes:
         """The stored bytes of a section (its new content when set)."""
-        s = self.sections[index]
-        if s.content is not None:
-            return s.content
-        if s.type == SHT_NOBITS or s.orig is None:
+        c = self._content.get(index)
+        if c is not None:
+            return c
+        cols = self.cols
+        if cols[_TYPE][index] == SHT_NOBITS or index >= self._n_orig:
             return b""
-        return self.data[s.offset:s.offset + s.size]
+        off = cols[_OFFSET][index]
+        return self.data[off:off + cols[_SIZE][index]]
 
     def relocation_sections_for(self, index: int) -> list:
         """The kept REL/RELA/CREL sections whose target (sh_info) is section ``index``."""
-        if self._rel_by_target is None or self._rel_count != len(self.sections):
+        n = len(self._removed)
+        if self._rel_by_target is None or self._rel_count != n:
             by = {}
-            for i, s in enumerate(self.sections):
-                if i and s.type in (SHT_REL, SHT_RELA, SHT_CREL) and s.info:
-                    by.setdefault(s.info, []).append(i)
-            self._rel_by_target, self._rel_count = by, len(self.sections)
-        return [i for i in self._rel_by_target.get(index, ()) if not self.sections[i].removed]
+            types, infos = self.cols[_TYPE], self.cols[_INFO]
+            for i in range(1, n):
+                if types[i] in _REL_TYPES and infos[i]:
+                    by.setdefault(infos[i], []).append(i)
+            self._rel_by_target, self._rel_count = by, n
+        rm = self._removed
+        return [i for i in self._rel_by_target.get(index, ()) if not rm[i]]
 
     # -- edits ---------------------------------------------------------------------------------
     def remove(self, index: int, *, with_relocations: bool = True) -> list:
         """Mark a section (and the relocation sections that target it) removed; returns the indices."""
-        if not 0 < index < len(self.sections):
+        if not 0 < index < len(self._removed):
             raise self._err(f"no section with index {index}")
         out = [index]
-        self.sections[index].removed = True
+        rm = self._removed
+        rm[index] = 1
         if with_relocations:
             for r in self.relocation_sections_for(index):
-                self.sections[r].removed = True
+                rm[r] = 1
                 out.append(r)
         return out
 
@@ -151,7 +235,7 @@ class ElfWriter:
         if s.alloc and len(data) != s.size:
             raise self._err(f"allocated section: changing its size ({s.size} -> {len(data)} bytes) would move "
                             f"loaded code or data (refused)", index)
-        s.content = bytes(data)
+        self._content[index] = bytes(data)
         if s.flags & SHF_COMPRESSED:
             s.flags &= ~SHF_COMPRESSED
 
@@ -160,21 +244,25 @@ class ElfWriter:
         """Append a non-allocated section (its name goes at the end of the section name table)."""
         if flags & SHF_ALLOC:
             raise self._err(f"cannot add allocated section {name!r}: that would need a new segment")
-        if not 0 < self.shstrndx < len(self.sections):
+        if not 0 < self.shstrndx < len(self._removed):
             raise self._err("the file has no section name table: cannot name a new section")
         strtab = bytearray(self.content(self.shstrndx))
         name_off = len(strtab)
         strtab += name.encode("utf-8", "surrogateescape") + b"\0"
         self.set_content(self.shstrndx, bytes(strtab))
-        self.sections.append(WSection(None, name_off, name, sh_type, flags, 0, 0, len(data), link, info,
-                                      addralign, entsize, bytes(data)))
-        return len(self.sections) - 1
+        i = len(self._removed)
+        for col, v in zip(self.cols, (name_off, sh_type, flags, 0, 0, len(data), link, info, addralign, entsize)):
+            col.append(v)
+        self._removed.append(0)
+        self._content[i] = bytes(data)
+        self._added_names[i] = name
+        return i
 
     def encode_relocations(self, index: int, relocs) -> bytes:
         """The bytes of REL/RELA section ``index`` holding ``relocs`` (objects with offset/type/sym/addend)."""
-        s = self.sections[index]
-        rela = s.type == SHT_RELA
-        if s.type not in (SHT_REL, SHT_RELA):
+        t = self.cols[_TYPE][index]
+        rela = t == SHT_RELA
+        if t not in (SHT_REL, SHT_RELA):
             raise self._err("not a REL or RELA section", index)
         e = self.elf.endian
         if self.is64:
@@ -188,25 +276,28 @@ class ElfWriter:
         return b"".join(out)
 
     # -- write ---------------------------------------------------------------------------------
-    def _closure(self):
-        """Finish the removal set: relocation sections of removed targets, groups left empty."""
-        secs = self.sections
-        n = len(secs)
-        # Only relocation sections and groups can join the set: visit those (in index order, as before).
-        cands = [(i, s) for i, s in enumerate(secs) if s.type in _CLOSURE_TYPES and i]
+    def _closure(self, types, infos):
+        """Finish the removal set: relocation sections of removed targets, groups left empty (to a fixed point;
+        only relocation sections and groups can join the set)."""
+        rm = self._removed
+        n = len(types)
+        rels = [i for i in range(1, n) if types[i] in _REL_TYPES]
+        groups = [i for i in range(1, n) if types[i] == SHT_GROUP]
         changed = True
         while changed:
             changed = False
-            for i, s in cands:
-                if s.removed:
-                    continue
-                if s.type != SHT_GROUP:
-                    if 0 < s.info < n and secs[s.info].removed:
-                        s.removed = changed = True
-                else:
+            for i in rels:
+                if not rm[i]:
+                    t = infos[i]
+                    if 0 < t < n and rm[t]:
+                        rm[i] = 1
+                        changed = True
+            for i in groups:
+                if not rm[i]:
                     members = self._group_members(i)
-                    if members and all(secs[m].removed for m in members if m < n):
-                        s.removed = changed = True
+                    if members and all(rm[m] for m in members if m < n):
+                        rm[i] = 1
+                        changed = True
 
     def _group_members(self, i: int) -> list:
         b = self.content(i)
@@ -214,82 +305,87 @@ class ElfWriter:
         return [self._u32.unpack_from(b, 4 * k)[0] for k in range(1, n)]
 
     def write(self) -> bytes:
-        secs = self.sections
-        if not secs:
+        cols = self.cols
+        if not self._removed:
             return bytes(self.data)       # no section header table: nothing this writer can change
-        self._closure()
-        if secs and secs[0].removed:
+        self._closure(cols[_TYPE], cols[_INFO])
+        rm = self._removed
+        if rm[0]:
             raise self._err("section 0 cannot be removed", 0)
-        newidx, n = {}, 0
-        removed, kept = set(), []
-        for i, s in enumerate(secs):
-            if s.removed:
-                removed.add(i)
-            else:
-                newidx[i] = n
-                n += 1
-                kept.append(i)
-        if removed:
-            self._check_and_fix_references(newidx, removed)
-        if self.shstrndx in removed:
+        # new[i]: the output index of kept section i (for a removed one: that of the kept section before it)
+        new = list(map(sub, accumulate(rm.translate(_FLIP)), repeat(1)))
+        if any(rm):
+            self._check_and_fix_references(cols, new)
+        if 0 <= self.shstrndx < len(rm) and rm[self.shstrndx]:
             raise self._err("the section name table cannot be removed", self.shstrndx)
-        return self._layout(kept, newidx)
+        return self._layout(cols, new)
 
-    def _check_and_fix_references(self, newidx, removed):
-        secs = self.sections
-        symtabs, groups = [], []
-        for i, s in enumerate(secs):
-            if s.removed:
-                continue
-            t = s.type
-            if t == SHT_SYMTAB or t == SHT_DYNSYM:
-                symtabs.append(i)
-            elif t == SHT_GROUP:
-                groups.append(i)
-            if i == 0:
-                continue
-            if s.link and s.link in removed:
-                what = "links to" if not s.flags & SHF_LINK_ORDER else "is ordered after (SHF_LINK_ORDER)"
-                raise self._err(f"section [{i}] {s.name} {what} section [{s.link}] {secs[s.link].name}, which "
-                                f"would be removed (remove it too, or keep the target)", s.link)
-            if s.info and s.info in removed and (s.flags & SHF_INFO_LINK):
-                raise self._err(f"section [{i}] {s.name} refers (sh_info) to section [{s.info}] "
-                                f"{secs[s.info].name}, which would be removed", s.info)
+    def _check_and_fix_references(self, cols, new):
+        rm = self._removed
+        n = len(rm)
+        types, flags, links, infos = cols[_TYPE], cols[_FLAGS], cols[_LINK], cols[_INFO]
+        keep = rm.translate(_FLIP)
+        removed = set(compress(range(n), rm))
+        # A kept section that links (sh_link, or sh_info with SHF_INFO_LINK) to a removed one: refused, the first
+        # such section in index order (section 0 aside).  Found by sets; walked only when there is one.
+        kept_links = set(compress(links, keep))
+        kept_info_links = set(compress(compress(infos, keep), map(and_, compress(flags, keep), repeat(SHF_INFO_LINK))))
+        if not removed.isdisjoint(kept_links) or not removed.isdisjoint(kept_info_links):
+            for i in compress(range(1, n), keep[1:]):
+                link, info = links[i], infos[i]
+                if link and link in removed:
+                    what = "links to" if not flags[i] & SHF_LINK_ORDER else "is ordered after (SHF_LINK_ORDER)"
+                    raise self._err(f"section [{i}] {self.name(i)} {what} section [{link}] {self.name(link)}, "
+                                    f"which would be removed (remove it too, or keep the target)", link)
+                if info and info in removed and (flags[i] & SHF_INFO_LINK):
+                    raise self._err(f"section [{i}] {self.name(i)} refers (sh_info) to section [{info}] "
+                                    f"{self.name(info)}, which would be removed", info)
+        symtabs = [i for i in compress(range(n), keep) if types[i] == SHT_SYMTAB or types[i] == SHT_DYNSYM]
+        groups = [i for i in compress(range(n), keep) if types[i] == SHT_GROUP]
         # Symbols defined in removed sections.
         for i in symtabs:
-            self._fix_symbols(i, newidx, removed)
+            self._fix_symbols(i, new, removed)
         # Group member lists.
         for i in groups:
-            s = secs[i]
             b = self.content(i)
             if len(b) < 4:
                 continue
             members = self._group_members(i)
-            new = [newidx[m] for m in members if m in newidx]
-            if new != members:
+            kept = [new[m] for m in members if m < n and not rm[m]]
+            if kept != members:
                 e = self.elf.endian
-                s.content = b[:4] + struct.pack(f"{e}{len(new)}I", *new)
+                self._content[i] = b[:4] + struct.pack(f"{e}{len(kept)}I", *kept)
 
-    def _fix_symbols(self, si, newidx, removed):
-        secs = self.sections
+    def _fix_symbols(self, si, new, removed):
+        rm = self._removed
+        n = len(rm)
         e = self.elf.endian
         st = struct.Struct(e + ("IBBHQQ" if self.is64 else "IIIBBH"))
         data = self.content(si)
         nsyms = len(data) // st.size
-        shndx_sec = next((k for k, x in enumerate(secs) if not x.removed and x.type == SHT_SYMTAB_SHNDX
-                          and x.link == si), None)
+        types, links = self.cols[_TYPE], self.cols[_LINK]
+        shndx_sec = next((k for k in range(n) if types[k] == SHT_SYMTAB_SHNDX and not rm[k] and links[k] == si),
+                         None)
         ext = bytearray(self.content(shndx_sec)) if shndx_sec is not None else None
         shndx_pos = 6 if self.is64 else 14    # st_shndx offset inside an entry
-        # Fast path: no symbol refers to a section at or after the first removed one.
         low = min(removed)
         only = struct.Struct(e + (f"{shndx_pos}xH{st.size - shndx_pos - 2}x"))
         column = [x for (x,) in only.iter_unpack(data[:nsyms * st.size])]      # st_shndx of every symbol
-        if all(x == 0 or (x < low) or x >= SHN_LORESERVE and x != SHN_XINDEX for x in column):
+        values = set(column)
+        # Fast path: no symbol refers to a section at or after the first removed one.
+        if all(x == 0 or (x < low) or x >= SHN_LORESERVE and x != SHN_XINDEX for x in values):
+            return
+        if SHN_XINDEX not in values and removed.isdisjoint(values):
+            # No symbol in a removed section, no extended index: every st_shndx below SHN_LORESERVE that names
+            # a section moves to its new index, by columns.
+            to = {x: new[x] if 0 < x < n and x < SHN_LORESERVE else x for x in values}
+            col2 = list(map(to.__getitem__, column))
+            if col2 != column:
+                self._content[si] = self._with_column(data, st.size, shndx_pos, col2)
             return
         out = None
         neutral = []
         u16 = struct.Struct(e + "H")
-        nget = newidx.get
         for k, shndx in enumerate(column):
             real = shndx
             if shndx == SHN_XINDEX:
@@ -305,9 +401,9 @@ class ElfWriter:
                     neutral.append(k)
                     continue
                 name = self._symbol_name(si, nm)
-                raise self._err(f"symbol {name!r} (index {k}) is defined in section [{real}] {secs[real].name}, "
+                raise self._err(f"symbol {name!r} (index {k}) is defined in section [{real}] {self.name(real)}, "
                                 f"which would be removed (refused: the symbol would dangle)", real)
-            nr = nget(real, real)
+            nr = new[real] if real < n else real
             if nr == real:
                 continue
             if out is None:
@@ -329,39 +425,54 @@ class ElfWriter:
                 if ext is not None and 4 * k + 4 <= len(ext):
                     self._u32.pack_into(ext, 4 * k, 0)
         if out is not None:
-            secs[si].content = bytes(out)
+            self._content[si] = bytes(out)
         if ext is not None and bytes(ext) != self.content(shndx_sec):
-            secs[shndx_sec].content = bytes(ext)
+            self._content[shndx_sec] = bytes(ext)
+
+    def _with_column(self, data: bytes, entsize: int, pos: int, column: list) -> bytes:
+        """``data`` (a table of ``entsize``-byte entries) with the 16-bit field at ``pos`` of each entry set from
+        ``column``: one strided store of the whole column."""
+        out = bytearray(data)
+        words = array("H", column)
+        if (self.elf.endian == "<") != (sys.byteorder == "little"):
+            words.byteswap()
+        mv = memoryview(out)[:len(column) * entsize].cast("H")
+        mv[pos // 2::entsize // 2] = memoryview(words)
+        mv.release()
+        return bytes(out)
 
     def _symbols_used_by_relocations(self, si) -> set:
         used = set()
-        for i, s in enumerate(self.sections):
-            if not s.removed and s.type == SHT_CREL and s.link == si:
+        rm = self._removed
+        types, links, infos = self.cols[_TYPE], self.cols[_LINK], self.cols[_INFO]
+        for i in range(len(rm)):
+            t = types[i]
+            if not rm[i] and t == SHT_CREL and links[i] == si:
                 raise self._err("a removed section has a section symbol, and this writer cannot tell whether the "
                                 "SHT_CREL relocations use it (refused)", i)
-            if s.removed or s.type not in (SHT_REL, SHT_RELA) or s.link != si:
+            if rm[i] or t not in (SHT_REL, SHT_RELA) or links[i] != si:
                 continue
             b = self.content(i)
             if self.is64:
-                st = struct.Struct(self.elf.endian + ("QQq" if s.type == SHT_RELA else "QQ"))
+                st = struct.Struct(self.elf.endian + ("QQq" if t == SHT_RELA else "QQ"))
                 used.update(v[1] >> 32 for v in st.iter_unpack(b[:len(b) // st.size * st.size]))
             else:
-                st = struct.Struct(self.elf.endian + ("IIi" if s.type == SHT_RELA else "II"))
+                st = struct.Struct(self.elf.endian + ("IIi" if t == SHT_RELA else "II"))
                 used.update(v[1] >> 8 for v in st.iter_unpack(b[:len(b) // st.size * st.size]))
-        for i, s in enumerate(self.sections):
-            if not s.removed and s.type == SHT_GROUP and s.link == si:
-                used.add(s.info)
+        for i in range(len(rm)):
+            if not rm[i] and types[i] == SHT_GROUP and links[i] == si:
+                used.add(infos[i])
         return used
 
     def _symbol_name(self, si, nm) -> str:
-        link = self.sections[si].link
-        if not 0 < link < len(self.sections):
+        link = self.cols[_LINK][si]
+        if not 0 < link < len(self._removed):
             return f"#{nm}"
         b = self.content(link)
         end = b.find(b"\0", nm)
         return b[nm:end if end >= 0 else len(b)].decode("utf-8", "replace")
 
-    def _fixed_ranges(self):
+    def _fixed_ranges(self, cols):
         """Byte ranges of the input that must stay where they are."""
         elf = self.elf
         ehsize = 64 if self.is64 else 52
@@ -383,9 +494,10 @@ class ElfWriter:
                 ranges.append((seg["offset"], seg["offset"] + seg["filesz"]))
         has_segments = len(ranges) > 1
         if has_segments:
-            for s in self.sections:
-                if s.orig is not None and s.alloc and s.type != SHT_NOBITS and s.size:
-                    ranges.append((s.offset, s.offset + s.size))
+            types, flags, offs, sizes = cols[_TYPE], cols[_FLAGS], cols[_OFFSET], cols[_SIZE]
+            for i in range(self._n_orig):
+                if flags[i] & SHF_ALLOC and types[i] != SHT_NOBITS and sizes[i]:
+                    ranges.append((offs[i], offs[i] + sizes[i]))
         ranges.sort()
         merged = []
         for a, b in ranges:
@@ -395,11 +507,14 @@ class ElfWriter:
                 merged.append([a, b])
         return merged
 
-    def _layout(self, kept, newidx) -> bytes:
-        secs = self.sections
+    def _layout(self, cols, new) -> bytes:
         elf = self.elf
         data = self.data
-        fixed = self._fixed_ranges()
+        rm = self._removed
+        contents = self._content
+        n, n_orig = len(rm), self._n_orig
+        types, flags, offs, sizes, aligns = cols[_TYPE], cols[_FLAGS], cols[_OFFSET], cols[_SIZE], cols[_ALIGN]
+        fixed = self._fixed_ranges(cols)
         has_segments = len(fixed) > 1 or bool(elf.e_phnum)
 
         low = fixed[0][1] if len(fixed) == 1 and fixed[0][0] == 0 else None
@@ -412,34 +527,36 @@ class ElfWriter:
                     return (fa, fb)
             return None
 
-        shnum = len(kept)
+        keep = rm.translate(_FLIP)
+        shnum = n - sum(rm)
         shsize = shnum * self._shdr.size
-        # Walk items in input file order: (orig_offset, orig_size > 0, index, orig_size); -1 is the section header
-        # table.  (The index is unique, so the tuples sort by (offset, size > 0, index).)
-        walk = []
-        append = walk.append
-        for i in range(1, len(secs)):
-            s = secs[i]
-            if s.orig is None:
-                continue
-            size = 0 if s.type == SHT_NOBITS else s.size
-            append((s.offset, size > 0, i, size))
+        # Walk the input's sections in file order: by (offset, size > 0), then index; -1 is the section header
+        # table, which comes before a section with the same key.  (Sizes: SHT_NOBITS sections have none.)
+        eff = [0 if t == SHT_NOBITS else z for t, z in zip(types, sizes)]
         sh_in = elf.e_shoff if elf.e_shoff else len(data)
-        sh_in_size = len(elf.sections) * self._shdr.size
-        append((sh_in, sh_in_size > 0, -1, sh_in_size))
-        walk.sort()
+        sh_in_size = n_orig * self._shdr.size
+        keys = [o + o + (z > 0) for o, z in zip(offs[:n_orig], eff)]
+        keys.append(sh_in + sh_in + (sh_in_size > 0))        # keys[-1]: the header table's
+        eff.append(sh_in_size)
+        offs_w = list(offs[:n_orig])
+        offs_w.append(sh_in)
+        order = [-1]
+        order += range(1, n_orig)
+        order.sort(key=keys.__getitem__)
         fixed_sec = set()
         if has_segments:
-            for off, _, i, size in walk:
-                if i < 0 or not size or secs[i].removed:
+            for i in order:
+                size = eff[i]
+                if i < 0 or not size or rm[i]:
                     continue
+                off = offs[i]
                 if in_fixed(off, off + size) is not None:
-                    s = secs[i]
                     fixed_sec.add(i)
-                    newsize = len(s.content) if s.content is not None else s.size
-                    if newsize != s.size:
+                    c = contents.get(i)
+                    newsize = len(c) if c is not None else sizes[i]
+                    if newsize != sizes[i]:
                         raise self._err(f"section lies inside a segment or is allocated: its size cannot change "
-                                        f"({s.size} -> {newsize} bytes)", i)
+                                        f"({sizes[i]} -> {newsize} bytes)", i)
         mv = memoryview(data)
         chunks, late = [], []        # (offset, bytes); ``late`` ones win (the fixed ranges)
         for fa, fb in fixed:
@@ -449,70 +566,72 @@ class ElfWriter:
         shoff = None
         size_in = len(data)
         beyond = []          # kept sections whose input offset is past the end of the file, with new contents
-        bound = self._size_bound(shsize)
+        bound = self._size_bound(shsize, keep, aligns)
         cap = self._align_cap()
         # Input bytes that land contiguously in the output (one section after another, or the padding before a
         # section and the section) are copied as one slice: run = [output offset, input start, input end].
         run_out = run_in = run_end = -1
-        for off, _, ref, size in walk:
+        append = chunks.append
+        for ref in order:
+            off = offs_w[ref]
+            size = eff[ref]
+            end = off + size
             if ref < 0:
                 shoff = self._place(off if elf.e_shoff else None, shsize, 8 if self.is64 else 4, pos, prev_end,
                                     in_fixed)
                 pos = max(pos, shoff + shsize)
-                prev_end = max(prev_end, off + size)
+                prev_end = max(prev_end, end)
                 continue
-            s = secs[ref]
-            end = off + size
+            if rm[ref]:
+                if off <= size_in and end > prev_end:
+                    prev_end = end
+                continue
             if off > size_in:
                 # Only an empty or SHT_NOBITS section can claim an offset past the end (the container checks the
                 # others): it has no bytes there, so it must not move anything else out to that offset.
-                if not s.removed:
-                    if s.content:
-                        beyond.append(ref)      # new bytes: placed after everything, like an added section
-                    else:
-                        new_off[ref] = off
-                continue
-            if s.removed:
-                if end > prev_end:
-                    prev_end = end
+                if contents.get(ref):
+                    beyond.append(ref)      # new bytes: placed after everything, like an added section
+                else:
+                    new_off[ref] = off
                 continue
             if ref in fixed_sec:
                 new_off[ref] = off
-                if s.content is not None:
+                body = contents.get(ref)
+                if body is not None:
                     if run_end >= 0:
-                        chunks.append((run_out, mv[run_in:run_end]))
+                        append((run_out, mv[run_in:run_end]))
                         run_end = -1
-                    late.append((off, s.content))
+                    late.append((off, body))
                 if end > pos:
                     pos = end
                 if end > prev_end:
                     prev_end = end
                 continue
-            if has_segments and s.flags & SHF_ALLOC and (s.type == SHT_NOBITS or not size):
+            if has_segments and flags[ref] & SHF_ALLOC and (types[ref] == SHT_NOBITS or not size):
                 new_off[ref] = off        # allocated sections never move in a file with segments
                 continue
-            body = s.content
+            body = contents.get(ref)
             if body is not None:
-                n = len(body)
-            elif s.type == SHT_NOBITS:
-                n = 0
+                n_out = len(body)
+            elif types[ref] == SHT_NOBITS:
+                n_out = 0
             else:
-                n = (end if end < size_in else size_in) - off      # len(mv[off:end])
-            if pos == prev_end and off >= pos and (low is not None or not n):
+                n_out = (end if end < size_in else size_in) - off      # len(mv[off:end])
+            if pos == prev_end and off >= pos and (low is not None or not n_out):
                 cand = off                # in step with the input, nothing fixed in the way: keep the offset
             elif low is not None and pos >= low:
-                a = s.addralign           # a relocatable object: nothing fixed after the header
+                a = aligns[ref]           # a relocatable object: nothing fixed after the header
                 if a > 1 and (a & (a - 1) or a > cap):
                     a = self._alignment(ref)      # (refused there)
                 cand = pos + (off - prev_end if off > prev_end else 0)
                 if a > 1:
                     cand = (cand + a - 1) // a * a
             else:
-                cand = self._place(off, n, self._alignment(ref), pos, prev_end, in_fixed)
+                cand = self._place(off, n_out, self._alignment(ref), pos, prev_end, in_fixed)
             new_off[ref] = cand
-            if cand + n > bound:
-                self._check_end(cand + n, bound, ref)
-            if n:
+            if cand + n_out > bound:
+                self._check_end(cand + n_out, bound, ref)
+            if n_out:
                 gap = off - prev_end
                 if gap > 0 and cand == pos + gap and (low is not None and pos >= low or in_fixed(pos, cand) is None):
                     # the input's padding, as it was
@@ -520,76 +639,48 @@ class ElfWriter:
                         run_end = off
                     else:
                         if run_end >= 0:
-                            chunks.append((run_out, mv[run_in:run_end]))
+                            append((run_out, mv[run_in:run_end]))
                         run_out, run_in, run_end = pos, prev_end, off
                 if body is None:
                     if run_end == off and run_out + (run_end - run_in) == cand:
-                        run_end = off + n
+                        run_end = off + n_out
                     else:
                         if run_end >= 0:
-                            chunks.append((run_out, mv[run_in:run_end]))
-                        run_out, run_in, run_end = cand, off, off + n
+                            append((run_out, mv[run_in:run_end]))
+                        run_out, run_in, run_end = cand, off, off + n_out
                 else:
                     if run_end >= 0:
-                        chunks.append((run_out, mv[run_in:run_end]))
+                        append((run_out, mv[run_in:run_end]))
                         run_end = -1
-                    chunks.append((cand, body))
-            if cand + n > pos:
-                pos = cand + n
+                    append((cand, body))
+            if cand + n_out > pos:
+                pos = cand + n_out
             if end > prev_end:
                 prev_end = end
         if run_end >= 0:
-            chunks.append((run_out, mv[run_in:run_end]))
-        for ref, s in enumerate(secs):
-            if (s.orig is not None or s.removed) and ref not in beyond:
-                continue
-            cand = self._place(None, len(s.content), self._alignment(ref), pos, prev_end, in_fixed)
+            append((run_out, mv[run_in:run_end]))
+        beyond.sort()
+        for ref in beyond + [i for i in range(n_orig, n) if not rm[i]]:
+            body = contents[ref]
+            cand = self._place(None, len(body), self._alignment(ref), pos, prev_end, in_fixed)
             new_off[ref] = cand
-            self._check_end(cand + len(s.content), bound, ref)
-            chunks.append((cand, s.content))
-            pos = max(pos, cand + len(s.content))
-        if shoff is None or shoff + shsize > (sh_in if elf.e_shoff else 0) + len(elf.sections) * self._shdr.size \
+            self._check_end(cand + len(body), bound, ref)
+            chunks.append((cand, body))
+            pos = max(pos, cand + len(body))
+        if shoff is None or shoff + shsize > (sh_in if elf.e_shoff else 0) + sh_in_size \
                 and any(o < shoff + shsize and o + len(b) > shoff for o, b in chunks if b):
             # (only a table that grew can run into what follows it)
             shoff = self._place(None, shsize, 8 if self.is64 else 4, pos, prev_end, in_fixed)
-        # Section headers.
-        e = elf.endian
-        raw_shnum, raw_shstrndx = struct.unpack_from(e + "HH", data, 0x3C if self.is64 else 0x30)
-        ns = newidx.get(self.shstrndx, 0)
-        pack = self._shdr.pack
-        shdrs = []
-        sh_append = shdrs.append
-        nget = newidx.get
-        oget = new_off.get
-        for i in kept:
-            s = secs[i]
-            link, info, size = s.link, s.info, s.size
-            if i == 0:
-                # Extended numbering where needed, and where the input used it.
-                ext_num = shnum >= SHN_LORESERVE or raw_shnum == 0
-                ext_str = ns >= SHN_LORESERVE or raw_shstrndx == SHN_XINDEX
-                # (without extended numbering sh_size is 0: a stray value would claim bytes at sh_offset that
-                # the output, perhaps smaller, does not have)
-                size = shnum if ext_num else 0
-                link = ns if ext_str else s.link
-                sh_append(pack(s.name_off, s.type, s.flags, s.addr, s.offset, size, link, info,
-                               s.addralign, s.entsize))
-                continue
-            if link:
-                link = nget(link, link)
-            if info and (s.type in _REL_TYPES or s.flags & SHF_INFO_LINK):
-                info = nget(info, info)
-            if s.content is not None:
-                size = len(s.content)
-            sh_append(pack(s.name_off, s.type, s.flags, s.addr, oget(i, s.offset), size, link, info, s.addralign,
-                           s.entsize))
-        chunks.append((shoff, b"".join(shdrs)))
+        chunks.append((shoff, self._header_table(cols, new, new_off, shnum)))
         allc = chunks + late
         total = max(o + len(b) for o, b in allc)
         self._check_end(total, bound, None)
         out = bytearray(total)
         for o, b in allc:
             out[o:o + len(b)] = b
+        e = elf.endian
+        raw_shnum, raw_shstrndx = struct.unpack_from(e + "HH", data, 0x3C if self.is64 else 0x30)
+        ns = new[self.shstrndx] if 0 <= self.shstrndx < n and not rm[self.shstrndx] else 0
         e_shnum = 0 if shnum >= SHN_LORESERVE or raw_shnum == 0 else shnum
         e_shstrndx = SHN_XINDEX if ns >= SHN_LORESERVE or raw_shstrndx == SHN_XINDEX else ns
         if self.is64:
@@ -600,17 +691,54 @@ class ElfWriter:
             struct.pack_into(e + "HH", out, 0x30, e_shnum, e_shstrndx)
         return bytes(out)
 
+    def _header_table(self, cols, new, new_off, shnum) -> bytes:
+        """The new section header table: kept sections in index order, with new offsets, sizes and the
+        section indices in sh_link / sh_info (relocation targets, SHF_INFO_LINK) renumbered."""
+        rm = self._removed
+        n = len(rm)
+        contents = self._content
+        data = self.data
+        e = self.elf.endian
+        raw_shnum, raw_shstrndx = struct.unpack_from(e + "HH", data, 0x3C if self.is64 else 0x30)
+        ns = new[self.shstrndx] if 0 <= self.shstrndx < n and not rm[self.shstrndx] else 0
+        pack = self._shdr.pack
+        # Section 0: extended numbering where needed, and where the input used it.  (Without extended numbering
+        # sh_size is 0: a stray value would claim bytes at sh_offset that the output, perhaps smaller, lacks.)
+        nm, t, fl, addr, off, size, link, info, al, es = (c[0] for c in self.cols)
+        ext_num = shnum >= SHN_LORESERVE or raw_shnum == 0
+        ext_str = ns >= SHN_LORESERVE or raw_shstrndx == SHN_XINDEX
+        shdrs = [pack(nm, t, fl, addr, off, shnum if ext_num else 0, ns if ext_str else link, info, al, es)]
+        kept = list(compress(range(1, n), rm.translate(_FLIP)[1:]))
+        if not kept:
+            return shdrs[0]
+        # The kept rows, column by column (no Python code per section but the renumbering of indices).
+        nms, types, fls, addrs, offs, sizes, links, infos, als, ess = (list(map(c.__getitem__, kept)) for c in self.cols)
+        offs = list(map(new_off.get, kept, offs))
+        for i, c in contents.items():
+            if not rm[i] and i:
+                sizes[new[i] - 1] = len(c)
+
+        def renumber(values):
+            # a section index that names a kept section becomes its new index; anything else stays
+            to = {x: new[x] if x and x < n and not rm[x] else x for x in set(values)}
+            return list(map(to.__getitem__, values))
+        links = renumber(links)
+        # sh_info is a section index in relocation sections and where SHF_INFO_LINK says so
+        is_index = list(map(or_, map(_REL_TYPES.__contains__, types), map(bool, map(and_, fls, repeat(SHF_INFO_LINK)))))
+        infos = list(map(tuple.__getitem__, zip(infos, renumber(infos)), is_index))
+        shdrs.append(b"".join(map(pack, nms, types, fls, addrs, offs, sizes, links, infos, als, ess)))
+        return b"".join(shdrs)
+
     def _alignment(self, i: int) -> int:
         """The alignment to place section ``i`` at: sh_addralign, which must be 0, 1 or a power of two no larger
         than the input file (or than 64 KiB): a larger one cannot have been honoured by the input's layout,
         and would only pad the output."""
-        s = self.sections[i]
-        a = s.addralign
+        a = self.cols[_ALIGN][i]
         if a <= 1:
             return 1
         where = None
-        if s.orig is not None:
-            where = self.elf.e_shoff + s.orig * self._shdr.size + (0x30 if self.is64 else 0x20)
+        if i < self._n_orig:
+            where = self.elf.e_shoff + i * self._shdr.size + (0x30 if self.is64 else 0x20)
         if a & (a - 1):
             raise self._err(f"sh_addralign {a:#x} is not a power of two: cannot place the section (expected 0, 1 or "
                             f"a power of two)", i, where)
@@ -624,20 +752,14 @@ class ElfWriter:
     def _align_cap(self) -> int:
         return max(len(self.data), MIN_ALIGN_CAP)
 
-    def _size_bound(self, shsize) -> int:
+    def _size_bound(self, shsize, keep, aligns) -> int:
         """The most bytes any rewrite of this input can need: twice the input (each input byte copied once, and
         the input's own padding kept), the new contents, alignment padding (at most the input's size, or
         64 KiB) and a new section header table.  ELF32 offsets are 32-bit as well."""
         cap = self._align_cap()
-        grow = pad = 0
-        for s in self.sections:
-            if s.removed:
-                continue
-            if s.content is not None:
-                grow += len(s.content)
-            a = s.addralign
-            if a > 1:
-                pad += (a if a < cap else cap) - 1
+        rm = self._removed
+        grow = sum(len(c) for i, c in self._content.items() if not rm[i])
+        pad = sum(min(a, cap) - 1 for a in compress(aligns, keep) if a > 1)
         pad = min(pad, cap)
         bound = 2 * len(self.data) + grow + pad + shsize + 8
         return bound if self.is64 else min(bound, 0xFFFFFFFF)

@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import fnmatch
 import gc
-import json
 import os
-from dataclasses import dataclass, field
+from itertools import compress
 
 from . import registry
 from .containers import sniff
@@ -39,30 +38,61 @@ SHF_MERGE, SHF_STRINGS = 0x10, 0x20
 _GENERIC_TYPES = frozenset((2, 3, 4, 5, 6, 8, 9, 11, 17, 18, 19, 0x40000014))
 
 
-@dataclass
 class Change:
     """One section the rewrite adds, removes or changes."""
-    index: int | None          # index in the input (None: added)
-    name: str
-    action: str                # 'removed', 'changed', 'resized', 'added'
-    old_size: int | None
-    new_size: int | None
-    kind: str | None = None
-    before: object = None      # codec.to_dict of the old contents (changed sections)
-    after: object = None       # codec.to_dict of the new contents
+    __slots__ = ("index", "name", "action", "old_size", "new_size", "kind", "before", "after")
+
+    def __init__(self, index: int | None, name: str, action: str, old_size: int | None, new_size: int | None,
+                 kind: str | None = None, before=None, after=None):
+        self.index = index          # index in the input (None: added)
+        self.name = name
+        self.action = action        # 'removed', 'changed', 'resized', 'added'
+        self.old_size = old_size
+        self.new_size = new_size
+        self.kind = kind
+        self.before = before        # codec.to_dict of the old contents (changed sections)
+        self.after = after          # codec.to_dict of the new contents
 
     def to_dict(self) -> dict:
         return {"index": self.index, "name": self.name, "action": self.action, "kind": self.kind,
                 "old_size": self.old_size, "new_size": self.new_size, "before": self.before, "after": self.after}
 
+    def __eq__(self, other):
+        if other.__class__ is not Change:
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
 
-@dataclass
+    __hash__ = None
+
+    def __repr__(self):
+        return "Change(" + ", ".join(f"{k}={v!r}" for k, v in self.to_dict().items()) + ")"
+
+
 class RewriteResult:
-    input: str
-    output: str | None         # None for a dry run
-    changes: list = field(default_factory=list)
-    data: bytes = b""          # the new file's bytes
-    written: bool = False
+    """What :func:`rewrite_file` did: ``changes`` (a list of :class:`Change`, worked out when first asked
+    for), ``data`` (the new file's bytes), ``output`` (None for a dry run) and whether it was ``written``."""
+
+    def __init__(self, input: str, output: str | None, changes=None, data: bytes = b"", written: bool = False):
+        self.input = input
+        self.output = output        # None for a dry run
+        self._changes = changes     # a list, or a function that makes it
+        self.data = data            # the new file's bytes
+        self.written = written
+
+    @property
+    def changes(self) -> list:
+        if callable(self._changes):
+            self._changes = self._changes()
+        if self._changes is None:
+            self._changes = []
+        return self._changes
+
+    @changes.setter
+    def changes(self, value) -> None:
+        self._changes = value
+
+    def __repr__(self):
+        return f"RewriteResult(input={self.input!r}, output={self.output!r}, written={self.written!r})"
 
 
 class Session:
@@ -84,15 +114,20 @@ class Session:
                             section_name=section.name if section is not None else None, offset=offset)
 
     def alive(self, section) -> bool:
-        return not self.writer.sections[section.index].removed
+        return not self.writer.is_removed(section.index)
 
     def codec_of(self, section):
-        # The codec depends on the type, else on the name (and the options): cache by both.
-        key = (section.type, section.name)
+        return self.codec_at(section.index)
+
+    def codec_at(self, index: int):
+        """The codec of section ``index``.  It depends on the type, else on the name (and the options): cached by
+        both, so that the section object is made only for a (type, name) not seen yet."""
+        elf = self.elf
+        key = (elf.columns[1][index], elf.section_name(index))
         try:
             return self._codecs[key]
         except KeyError:
-            c = self._codecs[key] = registry.find_codec(section, self.elf, self.options)
+            c = self._codecs[key] = registry.find_codec(elf.section(index), elf, self.options)
             return c
 
     def of_kind(self, kind: str) -> list:
@@ -111,11 +146,15 @@ class Session:
         return secs
 
     def is_llvm(self, section) -> bool:
-        if section.name in BITCODE_NAMES or is_llvm_type(section.type):
+        return self.is_llvm_at(section.index)
+
+    def is_llvm_at(self, index: int) -> bool:
+        t = self.elf.columns[1][index]
+        if is_llvm_type(t) or self.elf.section_name(index) in BITCODE_NAMES:
             return True
-        if section.type in _GENERIC_TYPES:      # symbol/string/relocation tables, groups: never LLVM's own
+        if t in _GENERIC_TYPES:      # symbol/string/relocation tables, groups: never LLVM's own
             return False
-        return self.codec_of(section) is not None
+        return self.codec_at(index) is not None
 
     # -- models --------------------------------------------------------------------------------
     def ctx(self, section):
@@ -147,12 +186,15 @@ class Session:
         self.models[section.index] = (codec, model)
 
     def remove(self, section, op: str):
-        if not self.alive(section):
+        self.remove_at(section.index, op)
+
+    def remove_at(self, index: int, op: str):
+        if self.writer.is_removed(index):
             return
-        for i in self.writer.remove(section.index):
+        for i in self.writer.remove(index):
             self.removed_by_op[i] = op
-        if section.index in self.models and not getattr(self, "_finishing", False):
-            self.models.pop(section.index, None)
+        if index in self.models and not getattr(self, "_finishing", False):
+            self.models.pop(index, None)
 
     # -- finish --------------------------------------------------------------------------------
     def finish(self):
@@ -161,7 +203,7 @@ class Session:
         changed = []
         self._finishing = True
         for idx, (codec, model) in sorted(self.models.items()):
-            if w.sections[idx].removed:
+            if w.is_removed(idx):
                 continue
             section = self.elf.sections[idx]
             if codec.kind == "cg-profile" and not model.edges and w.relocation_sections_for(idx):
@@ -194,17 +236,19 @@ class Session:
                 changed.append(idx)
         out = w.write()
         self.verify(out, changed)
-        return out, self.changes(changed)
+        self.changed = changed
+        return out
 
     def verify(self, out: bytes, changed):
         """Read the new file back; every changed section must decode again."""
-        added = any(s.orig is None and not s.removed for s in self.writer.sections)
+        w = self.writer
+        added = any(not w.is_removed(i) for i in range(w._n_orig, len(w.sections)))
         if not changed and not added:
             # Only removals: the writer's own bookkeeping; check the header table is where it says.
             import struct
             e = self.elf.endian
             shoff = struct.unpack_from(e + ("Q" if self.elf.is64 else "I"), out, 0x28 if self.elf.is64 else 0x20)[0]
-            shnum = sum(1 for s in self.writer.sections if not s.removed)
+            shnum = len(w.sections) - sum(w._removed)
             if shoff + shnum * self.writer._shdr.size > len(out):
                 raise self.err("internal check failed: the section header table would be past the end of the "
                                "file; nothing written")
@@ -238,34 +282,44 @@ class Session:
             self.after_models = getattr(self, "after_models", {})
             self.after_models[idx] = _to_plain(d.codec.to_dict(d.model)) if d.codec and d.model is not None else None
 
-    def changes(self, changed) -> list:
+    def changes(self, changed=None) -> list:
+        """The list of :class:`Change` (after :meth:`finish`)."""
+        if changed is None:
+            changed = self.changed
         w = self.writer
+        elf = self.elf
         out = []
-        for i, s in enumerate(w.sections):
-            if s.orig is None and not s.removed:
-                c = registry.find_codec(_fake_section(s, i), self.elf, self.options)
-                out.append(Change(None, s.name, "added", None, len(s.content), c.kind if c else None,
-                                  None, getattr(self, "after_models", {}).get(i)))
-            elif s.removed and s.orig is not None:
-                sec = self.elf.sections[i]
-                c = self.codec_of(sec)
-                out.append(Change(i, s.name, "removed", sec.size, None, c.kind if c else None))
+        removed = set(compress(range(w._n_orig), w._removed))
+        for i in range(len(w.sections)):
+            if i >= w._n_orig:
+                if not w.is_removed(i):
+                    s = w.sections[i]
+                    c = registry.find_codec(_fake_section(s, i), elf, self.options)
+                    out.append(Change(None, s.name, "added", None, len(s.content), c.kind if c else None,
+                                      None, getattr(self, "after_models", {}).get(i)))
+            elif i in removed:
+                c = self.codec_at(i)
+                out.append(Change(i, elf.section_name(i), "removed", elf.columns[5][i], None, c.kind if c else None))
         for i in changed:
-            sec = self.elf.sections[i]
-            if self.writer.sections[i].orig is None:
+            if i >= w._n_orig:
                 continue
+            sec = elf.section(i)
             c = self.codec_of(sec)
             new_size = len(w.sections[i].content)
             out.append(Change(i, sec.name, "changed" if new_size == sec.size else "resized", sec.size, new_size,
                               c.kind if c else None, self.before.get(i), getattr(self, "after_models", {}).get(i)))
         # sections rewritten alongside (relocations, name table, symbol table, groups)
-        for i, s in enumerate(w.sections):
-            if s.orig is not None and not s.removed and s.content is not None and i not in changed:
-                sec = self.elf.sections[i]
-                if s.content == sec.data() and not sec.compression:
+        for i in sorted(w._content):
+            if i < w._n_orig and not w.is_removed(i) and i not in changed:
+                content = w._content[i]
+                sec = elf.section(i)
+                # (the stored bytes, as Section.data() gives them for a section that is not compressed: nothing
+                # here decompresses, so working the list out later cannot fail)
+                if not sec.compression and content == (b"" if sec.type == 8 else
+                                                       elf.data[sec.offset:sec.offset + sec.size]):
                     continue
-                out.append(Change(i, sec.name, "changed" if len(s.content) == sec.size else "resized", sec.size,
-                                  len(s.content)))
+                out.append(Change(i, sec.name, "changed" if len(content) == sec.size else "resized", sec.size,
+                                  len(content)))
         out.sort(key=lambda c: (c.index is None, c.index or 0))
         return out
 
@@ -277,6 +331,7 @@ def _fake_section(ws, i):
 
 
 def _to_plain(x):
+    import json
     return json.loads(json.dumps(x, default=lambda o: o.hex() if isinstance(o, (bytes, bytearray)) else str(o)))
 
 
@@ -426,11 +481,20 @@ class StripLLVM(Operation):
     text = "--strip-llvm"
 
     def apply(self, sess):
-        ws = sess.writer.sections
-        is_llvm = sess.is_llvm
-        for s in sess.elf.sections:
-            if s.index and not s.flags & SHF_ALLOC and not ws[s.index].removed and is_llvm(s):
-                sess.remove(s, self.text)
+        elf, w = sess.elf, sess.writer
+        types, flags = elf.columns[1], elf.columns[2]
+        # Decided once per section type where the type decides (LLVM's own types, or generic tables), else by
+        # name (and codec) per section.
+        verdict = {}
+        for t in set(types):
+            verdict[t] = True if is_llvm_type(t) else False if t in _GENERIC_TYPES else None
+        for i in range(1, elf.section_count):
+            if flags[i] & SHF_ALLOC or w.is_removed(i):
+                continue
+            v = verdict[types[i]]
+            if v is False and elf.section_name(i) not in BITCODE_NAMES or v is None and not sess.is_llvm_at(i):
+                continue
+            sess.remove_at(i, self.text)
 
 
 class DropLinkerOption(Operation):
@@ -688,6 +752,7 @@ class SetSection(Operation):
     def apply(self, sess):
         codec = registry.get(self.kind)
         try:
+            import json
             with open(self.path, encoding="utf-8") as f:
                 doc = json.load(f)
         except OSError as exc:
@@ -748,16 +813,28 @@ class _no_gc:
             gc.enable()
 
 
-def rewrite_object(elf: ElfFile, operations, options=None):
-    """Apply ``operations`` to an opened ELF file; returns (new bytes, [Change])."""
+def _run(elf: ElfFile, operations, options=None):
+    """Apply ``operations`` to an opened ELF file: (new bytes, the finished Session)."""
     with _no_gc():
         sess = Session(elf, options)
         for op in operations:
             op.apply(sess)
-        return sess.finish()
+        return sess.finish(), sess
+
+
+def rewrite_object(elf: ElfFile, operations, options=None):
+    """Apply ``operations`` to an opened ELF file; returns (new bytes, [Change])."""
+    out, sess = _run(elf, operations, options)
+    return out, sess.changes()
 
 
 def rewrite_bytes(data: bytes, operations, path: str = "<bytes>", options=None):
+    """Rewrite the ELF file in ``data``; returns (new bytes, [Change])."""
+    out, sess = _run(_open_elf(data, path), operations, options)
+    return out, sess.changes()
+
+
+def _open_elf(data: bytes, path: str) -> ElfFile:
     kind = sniff(data)
     if kind == "archive":
         raise ObjllvmError("archives cannot be rewritten (extract the member, rewrite it, and put it back "
@@ -766,7 +843,7 @@ def rewrite_bytes(data: bytes, operations, path: str = "<bytes>", options=None):
         raise ObjllvmError(f"only ELF files can be rewritten (this is {kind or 'not an object file'})", file=path,
                            offset=0)
     with _no_gc():
-        return rewrite_object(ElfFile(data, path), operations, options)
+        return ElfFile(data, path)
 
 
 def rewrite_file(path: str, output: str | None = None, operations=(), *, in_place: bool = False,
@@ -788,8 +865,9 @@ def rewrite_file(path: str, output: str | None = None, operations=(), *, in_plac
         st = os.stat(path)
     except OSError as exc:
         raise ObjllvmError(f"cannot read: {exc.strerror}", file=path) from None
-    new, changes = rewrite_bytes(data, list(operations), path, options)
-    res = RewriteResult(path, None if dry_run else output, changes, new)
+    new, sess = _run(_open_elf(data, path), list(operations), options)
+    # The list of changes is worked out when asked for (a dry run, --json): a plain rewrite never needs it.
+    res = RewriteResult(path, None if dry_run else output, sess.changes, new)
     if not dry_run:
         from .atomicio import atomic_write
         atomic_write(output, new, force=force or in_place, mode=st.st_mode & 0o7777)
@@ -833,6 +911,7 @@ def _diff_lines(d) -> list:
     """A readable decoded diff: one line per scalar field; one compact JSON line per element of a top-level
     list (an edge, a library), or, for big elements (a function's map), one line per field named by the
     element (``functions[bb_mix].ranges[0].blocks[3].size: 16``)."""
+    import json
     if d is None:
         return []
     if not isinstance(d, dict):

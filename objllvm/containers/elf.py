@@ -4,6 +4,8 @@ from __future__ import annotations
 import struct
 import sys
 import zlib
+from itertools import repeat
+from operator import add, and_, itemgetter, rshift
 
 from ..errors import DecodeError
 from .base import ObjectFile, Relocation, Section, Symbol
@@ -98,7 +100,16 @@ class ElfFile(ObjectFile):
         self.is_relocatable = self.e_type == 1
         self.machine_name = EM_NAMES.get(self.e_machine, f"EM_{self.e_machine}")
         self._shdr = struct.Struct(e + ("IIQQQQIIQQ" if self.is64 else "IIIIIIIIII"))
-        self.sections = []
+        # The section header table as read, by columns: sh_name, sh_type, sh_flags, sh_addr, sh_offset, sh_size,
+        # sh_link, sh_info, sh_addralign, sh_entsize (one list each, one entry per section).  The Section objects
+        # of ``sections`` are made from it when first asked for (a writer removing 20,000 of 60,000 sections
+        # never needs them).
+        self.columns = [[] for _ in range(10)]
+        self._sections = []
+        self._section_cache = {}
+        self._names = {}          # sh_name offset -> name (many sections share one: .llvm_bb_addr_map, ...)
+        self._compression = {}    # index -> 'zlib' / 'zstd' / 'unknown(N)' of each SHF_COMPRESSED section
+        self._names_at = (0, 0)
         self._symbols = None
         self._symbols_checked = False
         self._relocs = None
@@ -126,30 +137,86 @@ class ElfFile(ObjectFile):
             raise DecodeError(f"section header table ({shnum} entries at {self.e_shoff:#x}) runs past the end "
                               f"of the file ({len(data):#x} bytes)", file=path, member=member,
                               offset=self.e_shoff)
-        raw = list(self._shdr.iter_unpack(data[self.e_shoff:self.e_shoff + shnum * self._shdr.size]))
+        cols = self.columns = self._read_columns(data[self.e_shoff:self.e_shoff + shnum * self._shdr.size])
+        types, flags, offs, sizes = cols[1], cols[2], cols[4], cols[5]
+        self._sections = None
         names_off = names_size = 0
         if 0 < shstrndx < shnum:
-            _, t, _, _, names_off, names_size, *_ = raw[shstrndx]
+            names_off, names_size = offs[shstrndx], sizes[shstrndx]
             if names_off + names_size > len(data):
                 names_off = names_size = 0
+        self._names_at = (names_off, names_size)
+        # Every section's contents lie inside the file; every compressed one has a readable header.  Checked
+        # by columns; the first bad section (in index order) is reported, as a walk in index order would.
         size_in = len(data)
-        load = self._load
-        strtab_get = self._strtab_get
-        names = {}            # name offset -> name (many sections share one: .llvm_bb_addr_map, .rela.text, ...)
-        append = self.sections.append
-        for i, (nm, t, fl, addr, off, size, link, info, align, entsize) in enumerate(raw):
-            name = names.get(nm)
-            if name is None:
-                name = names[nm] = strtab_get(names_off, names_size, nm)
-            if t != SHT_NOBITS and size and off + size > size_in:
-                raise DecodeError(f"section [{i}] {name}: contents ({size:#x} bytes at {off:#x}) run past the "
-                                  f"end of the file ({len(data):#x} bytes)", file=path, member=member,
-                                  offset=self.e_shoff + i * self._shdr.size)
-            sec = Section(i, name, t, fl, addr, off, size, link, info, align, entsize, None, load)
-            if fl & SHF_COMPRESSED and t != SHT_NOBITS:
-                sec.compression = self._compression_type(sec)
-            append(sec)
+        past = None
+        if max(map(add, offs, sizes), default=0) > size_in:
+            past = next((i for i in range(shnum)
+                         if types[i] != SHT_NOBITS and sizes[i] and offs[i] + sizes[i] > size_in), None)
+        comp = []
+        if any(map(and_, flags, repeat(SHF_COMPRESSED))):
+            comp = [i for i in range(shnum) if flags[i] & SHF_COMPRESSED and types[i] != SHT_NOBITS]
+        for i in comp:
+            if past is not None and past <= i:
+                break
+            self._compression[i] = self._compression_type(i)
+        if past is not None:
+            raise DecodeError(f"section [{past}] {self.section_name(past)}: contents ({sizes[past]:#x} bytes at "
+                              f"{offs[past]:#x}) run past the end of the file ({len(data):#x} bytes)", file=path,
+                              member=member, offset=self.e_shoff + past * self._shdr.size)
         self._read_phdrs()
+
+    def _read_columns(self, table: bytes) -> list:
+        """The header table as ten lists (one per field).  A little-endian ELF64 table on a little-endian machine
+        is read as 64-bit words (sh_name | sh_type << 32, ..., sh_link | sh_info << 32, ...) without a Python
+        object per header; any other by struct, a tuple per header."""
+        if not table:
+            return [[] for _ in range(10)]
+        if self.is64 and self.endian == "<" and sys.byteorder == "little":
+            w = memoryview(table).cast("Q")
+            name_type, link_info = w[0::8].tolist(), w[5::8].tolist()
+            return [list(map(and_, name_type, repeat(0xFFFFFFFF))), list(map(rshift, name_type, repeat(32))),
+                    w[1::8].tolist(), w[2::8].tolist(), w[3::8].tolist(), w[4::8].tolist(),
+                    list(map(and_, link_info, repeat(0xFFFFFFFF))), list(map(rshift, link_info, repeat(32))),
+                    w[6::8].tolist(), w[7::8].tolist()]
+        rows = list(self._shdr.iter_unpack(table))
+        return [list(map(itemgetter(k), rows)) for k in range(10)]
+
+    @property
+    def section_count(self) -> int:
+        return len(self.columns[0])
+
+    def header(self, i: int) -> tuple:
+        """Section ``i``'s header fields, in file order (sh_name, sh_type, ..., sh_entsize)."""
+        return tuple(c[i] for c in self.columns)
+
+    @property
+    def sections(self) -> list:
+        """The sections, in index order (made on first use from ``columns``)."""
+        secs = self._sections
+        if secs is None:
+            secs = self._sections = [self.section(i) for i in range(self.section_count)]
+            self._section_cache = None
+        return secs
+
+    def section(self, i: int) -> Section:
+        """Section ``i`` (the same object ``sections[i]`` is), without making the others."""
+        if self._sections is not None:
+            return self._sections[i]
+        sec = self._section_cache.get(i)
+        if sec is None:
+            nm, t, fl, addr, off, size, link, info, align, entsize = self.header(i)
+            sec = self._section_cache[i] = Section(i, self.section_name(i), t, fl, addr, off, size, link, info,
+                                                   align, entsize, self._compression.get(i), self._load)
+        return sec
+
+    def section_name(self, i: int) -> str:
+        """The name of section ``i`` (from the section name table)."""
+        nm = self.columns[0][i]
+        name = self._names.get(nm)
+        if name is None:
+            name = self._names[nm] = self._strtab_get(*self._names_at, nm)
+        return name
 
     # -- helpers -------------------------------------------------------------------------------
     def _strtab_get(self, base: int, size: int, off: int) -> str:
@@ -176,11 +243,12 @@ class ElfFile(ObjectFile):
             self.segments.append(dict(type=p_type, flags=p_flags, offset=p_offset, vaddr=p_vaddr,
                                       paddr=p_paddr, filesz=p_filesz, memsz=p_memsz, align=p_align))
 
-    def _compression_type(self, sec: Section) -> str:
-        if sec.size < 4:
+    def _compression_type(self, i: int) -> str:
+        off, size = self.columns[4][i], self.columns[5][i]
+        if size < 4:
             raise DecodeError("compressed section too small for its header", file=self.path,
-                              member=self.member, section_index=sec.index, section_name=sec.name, offset=sec.offset)
-        ch_type = struct.unpack_from(self.endian + "I", self.data, sec.offset)[0]
+                              member=self.member, section_index=i, section_name=self.section_name(i), offset=off)
+        ch_type = struct.unpack_from(self.endian + "I", self.data, off)[0]
         return {1: "zlib", 2: "zstd"}.get(ch_type, f"unknown({ch_type})")
 
     def _load(self, sec: Section) -> bytes:
@@ -240,21 +308,20 @@ class ElfFile(ObjectFile):
         return f"elf{64 if self.is64 else 32}-{'little' if self.endian == '<' else 'big'}-{self.machine_name}"
 
     def _symtab_section(self):
-        # remembered: every relocation section asks (a scan of 60,000 sections each, otherwise)
-        key = (id(self.sections), len(self.sections))
-        cached = getattr(self, "_symtab_cache", None)
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        found = None
-        for t in (SHT_SYMTAB, SHT_DYNSYM):
-            for s in self.sections:
-                if s.type == t:
-                    found = s
-                    break
-            if found is not None:
-                break
-        self._symtab_cache = (key, found)
-        return found
+        """The first SHT_SYMTAB section, else the first SHT_DYNSYM, else None (found once, from the header
+        table: every relocation section asks)."""
+        i = self.__dict__.get("_symtab_index", -1)
+        if i == -1:
+            types = self.columns[1]
+            i = next((types.index(t) for t in (SHT_SYMTAB, SHT_DYNSYM) if t in types), None)
+            self._symtab_index = i
+        return None if i is None else self.section(i)
+
+    def _shndx_sections(self, symtab_index: int) -> list:
+        """The SHT_SYMTAB_SHNDX sections that extend symbol table ``symtab_index``, in index order."""
+        types, links = self.columns[1], self.columns[6]
+        return [self.section(i) for i in range(self.section_count)
+                if types[i] == SHT_SYMTAB_SHNDX and links[i] == symtab_index]
 
     @property
     def symbols(self) -> list:
@@ -270,12 +337,11 @@ class ElfFile(ObjectFile):
         data = symtab.data()
         st = struct.Struct(self.endian + ("IBBHQQ" if self.is64 else "IIIBBH"))
         n = len(data) // st.size
-        strsec = self.sections[symtab.link] if 0 < symtab.link < len(self.sections) else None
+        strsec = self.section(symtab.link) if 0 < symtab.link < self.section_count else None
         strdata = strsec.data() if strsec is not None else b""
         shndx_data = None
-        for s in self.sections:
-            if s.type == SHT_SYMTAB_SHNDX and s.link == symtab.index:
-                shndx_data = s.data()
+        for s in self._shndx_sections(symtab.index):
+            shndx_data = s.data()
         out = []
         find = strdata.find
         for i, v in enumerate(st.iter_unpack(data[:n * st.size])):
@@ -296,8 +362,8 @@ class ElfFile(ObjectFile):
             out.append(Symbol(i, name, value, size, info & 0xF, info >> 4, other, shndx))
         # A section symbol has no name of its own: use its section's name, as readelf does.
         for s in out:
-            if s.type == 3 and not s.name and 0 < s.shndx < len(self.sections):
-                s.name = self.sections[s.shndx].name
+            if s.type == 3 and not s.name and 0 < s.shndx < self.section_count:
+                s.name = self.section_name(s.shndx)
         return out
 
     def check_symbols(self) -> None:
@@ -319,11 +385,10 @@ class ElfFile(ObjectFile):
         if symtab is None:
             return True
         data = symtab.data()
-        strsec = self.sections[symtab.link] if 0 < symtab.link < len(self.sections) else None
+        strsec = self.section(symtab.link) if 0 < symtab.link < self.section_count else None
         strdata = strsec.data() if strsec is not None else b""
-        for s in self.sections:
-            if s.type == SHT_SYMTAB_SHNDX and s.link == symtab.index:
-                s.data()
+        for s in self._shndx_sections(symtab.index):
+            s.data()
         st = struct.Struct(self.endian + ("IBBHQQ" if self.is64 else "IIIBBH"))
         n = len(data) // st.size
         if not n:
@@ -374,7 +439,7 @@ class ElfFile(ObjectFile):
         data = symtab.data()
         st = struct.Struct(self.endian + ("IBBHQQ" if self.is64 else "IIIBBH"))
         n = len(data) // st.size
-        strsec = self.sections[symtab.link] if 0 < symtab.link < len(self.sections) else None
+        strsec = self.section(symtab.link) if 0 < symtab.link < self.section_count else None
         strdata = strsec.data() if strsec is not None else b""
         if self.is64 and self.endian == "<" and sys.byteorder == "little" and strdata[:1] == b"\0" \
                 and strdata[-1:] == b"\0" and strdata.isascii():
@@ -434,10 +499,11 @@ class ElfFile(ObjectFile):
     def relocation_sections_for(self, section: Section) -> list:
         if self._relocs is None:
             self._relocs = {}
-            for s in self.sections:
-                if s.type in (SHT_REL, SHT_RELA, SHT_CREL) and s.info:
-                    self._relocs.setdefault(s.info, []).append(s)
-        return self._relocs.get(section.index, [])
+            types, infos = self.columns[1], self.columns[7]
+            for i in range(self.section_count):
+                if types[i] in (SHT_REL, SHT_RELA, SHT_CREL) and infos[i]:
+                    self._relocs.setdefault(infos[i], []).append(i)
+        return [self.section(i) for i in self._relocs.get(section.index, ())]
 
     def relocations_for(self, section: Section) -> list:
         """The relocations (REL and RELA) whose target is ``section``, in file order."""
@@ -473,7 +539,7 @@ class ElfFile(ObjectFile):
         return out
 
     def _symbols_for(self, rs: Section) -> list:
-        symtab = self.sections[rs.link] if 0 < rs.link < len(self.sections) else None
+        symtab = self.section(rs.link) if 0 < rs.link < self.section_count else None
         return self.symbols if symtab is self._symtab_section() else self.read_symbols(symtab)
 
     def _read_crel(self, rs: Section, loc: dict) -> list:
