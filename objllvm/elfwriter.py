@@ -37,7 +37,7 @@ import struct
 import sys
 from array import array
 from itertools import accumulate, compress, repeat
-from operator import and_, or_, sub
+from operator import add, and_, eq, itemgetter, or_, sub
 
 from .containers.elf import (SHF_ALLOC, SHF_COMPRESSED, SHN_LORESERVE, SHN_XINDEX, SHT_CREL, SHT_DYNSYM,
                              SHT_GROUP, SHT_NOBITS, SHT_REL, SHT_RELA, SHT_SYMTAB, SHT_SYMTAB_SHNDX, ElfFile)
@@ -189,6 +189,15 @@ class ElfWriter:
     def is_removed(self, index: int) -> bool:
         return bool(self._removed[index])
 
+    def kept_flags(self) -> bytes:
+        """One byte per section, 1 where it is kept."""
+        return self._removed.translate(_FLIP)
+
+    @property
+    def removed_flags(self) -> bytearray:
+        """One byte per section, 1 where it is removed (read it; edit through :meth:`remove`)."""
+        return self._removed
+
     def content(self, index: int) -> bytes:
         """The stored bytes of a section (its new content when set)."""
         c = self._content.get(index)
@@ -210,8 +219,11 @@ class ElfWriter:
                 if types[i] in _REL_TYPES and infos[i]:
                     by.setdefault(infos[i], []).append(i)
             self._rel_by_target, self._rel_count = by, n
+        rels = self._rel_by_target.get(index)
+        if not rels:
+            return []
         rm = self._removed
-        return [i for i in self._rel_by_target.get(index, ()) if not rm[i]]
+        return [i for i in rels if not rm[i]]
 
     # -- edits ---------------------------------------------------------------------------------
     def remove(self, index: int, *, with_relocations: bool = True) -> list:
@@ -226,6 +238,24 @@ class ElfWriter:
                 rm[r] = 1
                 out.append(r)
         return out
+
+    def remove_many(self, indices) -> list:
+        """:meth:`remove` each of ``indices`` (and the relocation sections that target them); returns the indices
+        of the sections this removes, in index order."""
+        rm = self._removed
+        n = len(rm)
+        new = [i for i in indices if not rm[i]]
+        for i in new:
+            if not 0 < i < n:
+                raise self._err(f"no section with index {i}")
+            rm[i] = 1
+        targets = set(new)
+        types, infos = self.cols[_TYPE], self.cols[_INFO]
+        rels = list(compress(range(1, n), map(_REL_TYPES.__contains__, types[1:])))
+        rels = [r for r in compress(rels, map(targets.__contains__, map(infos.__getitem__, rels))) if not rm[r]]
+        for r in rels:
+            rm[r] = 1
+        return sorted(new + rels)
 
     def set_content(self, index: int, data: bytes) -> None:
         """Replace a section's bytes (stored as given: an SHF_COMPRESSED section is written uncompressed)."""
@@ -281,8 +311,12 @@ class ElfWriter:
         only relocation sections and groups can join the set)."""
         rm = self._removed
         n = len(types)
-        rels = [i for i in range(1, n) if types[i] in _REL_TYPES]
-        groups = [i for i in range(1, n) if types[i] == SHT_GROUP]
+        rels = list(compress(range(n), map(_REL_TYPES.__contains__, types)))
+        groups = list(compress(range(n), map(eq, types, repeat(SHT_GROUP))))
+        if rels and rels[0] == 0:
+            del rels[0]
+        if groups and groups[0] == 0:
+            del groups[0]
         changed = True
         while changed:
             changed = False
@@ -364,13 +398,12 @@ class ElfWriter:
         data = self.content(si)
         nsyms = len(data) // st.size
         types, links = self.cols[_TYPE], self.cols[_LINK]
-        shndx_sec = next((k for k in range(n) if types[k] == SHT_SYMTAB_SHNDX and not rm[k] and links[k] == si),
-                         None)
+        shndx_sec = next((k for k in compress(range(n), map(eq, types, repeat(SHT_SYMTAB_SHNDX)))
+                          if not rm[k] and links[k] == si), None)
         ext = bytearray(self.content(shndx_sec)) if shndx_sec is not None else None
         shndx_pos = 6 if self.is64 else 14    # st_shndx offset inside an entry
         low = min(removed)
-        only = struct.Struct(e + (f"{shndx_pos}xH{st.size - shndx_pos - 2}x"))
-        column = [x for (x,) in only.iter_unpack(data[:nsyms * st.size])]      # st_shndx of every symbol
+        column = self._column(data[:nsyms * st.size], st.size, shndx_pos)      # st_shndx of every symbol
         values = set(column)
         # Fast path: no symbol refers to a section at or after the first removed one.
         if all(x == 0 or (x < low) or x >= SHN_LORESERVE and x != SHN_XINDEX for x in values):
@@ -428,6 +461,13 @@ class ElfWriter:
             self._content[si] = bytes(out)
         if ext is not None and bytes(ext) != self.content(shndx_sec):
             self._content[shndx_sec] = bytes(ext)
+
+    def _column(self, table: bytes, entsize: int, pos: int) -> list:
+        """The 16-bit field at ``pos`` of every ``entsize``-byte entry of ``table``."""
+        if (self.elf.endian == "<") == (sys.byteorder == "little"):
+            return memoryview(table).cast("H")[pos // 2::entsize // 2].tolist()
+        only = struct.Struct(self.elf.endian + (f"{pos}xH{entsize - pos - 2}x"))
+        return [x for (x,) in only.iter_unpack(table)]
 
     def _with_column(self, data: bytes, entsize: int, pos: int, column: list) -> bytes:
         """``data`` (a table of ``entsize``-byte entries) with the 16-bit field at ``pos`` of each entry set from
@@ -673,7 +713,7 @@ class ElfWriter:
             shoff = self._place(None, shsize, 8 if self.is64 else 4, pos, prev_end, in_fixed)
         chunks.append((shoff, self._header_table(cols, new, new_off, shnum)))
         allc = chunks + late
-        total = max(o + len(b) for o, b in allc)
+        total = max(map(add, map(itemgetter(0), allc), map(len, map(itemgetter(1), allc))))
         self._check_end(total, bound, None)
         out = bytearray(total)
         for o, b in allc:
@@ -759,8 +799,8 @@ class ElfWriter:
         cap = self._align_cap()
         rm = self._removed
         grow = sum(len(c) for i, c in self._content.items() if not rm[i])
-        pad = sum(min(a, cap) - 1 for a in compress(aligns, keep) if a > 1)
-        pad = min(pad, cap)
+        kept = list(compress(aligns, keep))
+        pad = min(sum((min(a, cap) - 1) * kept.count(a) for a in set(kept) if a > 1), cap)
         bound = 2 * len(self.data) + grow + pad + shsize + 8
         return bound if self.is64 else min(bound, 0xFFFFFFFF)
 

@@ -18,7 +18,8 @@ from __future__ import annotations
 import fnmatch
 import gc
 import os
-from itertools import compress
+from itertools import compress, repeat
+from operator import and_, not_
 
 from . import registry
 from .containers import sniff
@@ -188,8 +189,16 @@ class Session:
     def remove(self, section, op: str):
         self.remove_at(section.index, op)
 
+    def remove_all(self, indices, op: str):
+        """:meth:`remove_at` each of ``indices``."""
+        for i in self.writer.remove_many(indices):
+            self.removed_by_op[i] = op
+        if not getattr(self, "_finishing", False):
+            for i in [i for i in self.models if self.writer.removed_flags[i]]:
+                del self.models[i]
+
     def remove_at(self, index: int, op: str):
-        if self.writer.is_removed(index):
+        if self.writer.removed_flags[index]:
             return
         for i in self.writer.remove(index):
             self.removed_by_op[i] = op
@@ -483,18 +492,20 @@ class StripLLVM(Operation):
     def apply(self, sess):
         elf, w = sess.elf, sess.writer
         types, flags = elf.columns[1], elf.columns[2]
-        # Decided once per section type where the type decides (LLVM's own types, or generic tables), else by
-        # name (and codec) per section.
-        verdict = {}
-        for t in set(types):
-            verdict[t] = True if is_llvm_type(t) else False if t in _GENERIC_TYPES else None
-        for i in range(1, elf.section_count):
-            if flags[i] & SHF_ALLOC or w.is_removed(i):
-                continue
-            v = verdict[types[i]]
-            if v is False and elf.section_name(i) not in BITCODE_NAMES or v is None and not sess.is_llvm_at(i):
-                continue
-            sess.remove_at(i, self.text)
+        # Kept sections that are not allocated: LLVM's own types and the bitcode names decide for most, found by
+        # columns; a section of another type that is not a generic table is asked of the codecs by name.
+        cands = list(compress(range(elf.section_count), map(and_, w.kept_flags(), map(not_, map(and_, flags,
+                                                                                               repeat(SHF_ALLOC))))))
+        if cands and cands[0] == 0:
+            del cands[0]
+        ctypes = list(map(types.__getitem__, cands))
+        distinct = set(ctypes)
+        llvm = {t for t in distinct if is_llvm_type(t)}
+        other = {t for t in distinct if t not in llvm and t not in _GENERIC_TYPES}
+        hit = set(compress(cands, map(llvm.__contains__, ctypes)))
+        hit.update(set(elf.indices_named(BITCODE_NAMES)).intersection(cands))
+        hit.update(i for i in compress(cands, map(other.__contains__, ctypes)) if i not in hit and sess.is_llvm_at(i))
+        sess.remove_all(sorted(hit), self.text)
 
 
 class DropLinkerOption(Operation):

@@ -4,8 +4,9 @@ from __future__ import annotations
 import struct
 import sys
 import zlib
-from itertools import repeat
-from operator import add, and_, itemgetter, rshift
+from array import array
+from itertools import compress, repeat
+from operator import add, and_
 
 from ..errors import DecodeError
 from .base import ObjectFile, Relocation, Section, Symbol
@@ -167,20 +168,23 @@ class ElfFile(ObjectFile):
         self._read_phdrs()
 
     def _read_columns(self, table: bytes) -> list:
-        """The header table as ten lists (one per field).  A little-endian ELF64 table on a little-endian machine
-        is read as 64-bit words (sh_name | sh_type << 32, ..., sh_link | sh_info << 32, ...) without a Python
-        object per header; any other by struct, a tuple per header."""
-        if not table:
-            return [[] for _ in range(10)]
-        if self.is64 and self.endian == "<" and sys.byteorder == "little":
-            w = memoryview(table).cast("Q")
-            name_type, link_info = w[0::8].tolist(), w[5::8].tolist()
-            return [list(map(and_, name_type, repeat(0xFFFFFFFF))), list(map(rshift, name_type, repeat(32))),
-                    w[1::8].tolist(), w[2::8].tolist(), w[3::8].tolist(), w[4::8].tolist(),
-                    list(map(and_, link_info, repeat(0xFFFFFFFF))), list(map(rshift, link_info, repeat(32))),
-                    w[6::8].tolist(), w[7::8].tolist()]
-        rows = list(self._shdr.iter_unpack(table))
-        return [list(map(itemgetter(k), rows)) for k in range(10)]
+        """The header table as ten lists (one per field), read as arrays of 32- and 64-bit words (byte-swapped
+        when the file's byte order is not the machine's): no Python object per header."""
+        native = (self.endian == "<") == (sys.byteorder == "little")
+
+        def words(code):
+            a = array(code)
+            a.frombytes(table)
+            if not native:
+                a.byteswap()
+            return memoryview(a)
+        u32 = words("I")
+        if not self.is64:          # ten 32-bit fields
+            return [u32[k::10].tolist() for k in range(10)]
+        u64 = words("Q")           # sh_name, sh_type | flags addr offset size | sh_link, sh_info | align entsize
+        return [u32[0::16].tolist(), u32[1::16].tolist(), u64[1::8].tolist(), u64[2::8].tolist(),
+                u64[3::8].tolist(), u64[4::8].tolist(), u32[10::16].tolist(), u32[11::16].tolist(),
+                u64[6::8].tolist(), u64[7::8].tolist()]
 
     @property
     def section_count(self) -> int:
@@ -217,6 +221,29 @@ class ElfFile(ObjectFile):
         if name is None:
             name = self._names[nm] = self._strtab_get(*self._names_at, nm)
         return name
+
+    def indices_named(self, names) -> list:
+        """The indices of the sections whose name is one of ``names``, found in the section name table (each
+        place a name occurs) rather than by decoding every section's name."""
+        base, size = self._names_at
+        data = self.data
+        found = set()
+        for name in names:
+            b = name.encode("utf-8", "surrogateescape")
+            p = data.find(b, base, base + size) if b else -1
+            while p >= 0:
+                if self._strtab_get(base, size, p - base) == name:
+                    found.add(p - base)
+                p = data.find(b, p + 1, base + size)
+        if not found:
+            return []
+        return list(compress(range(self.section_count), map(found.__contains__, self.columns[0])))
+
+    def section_name_startswith(self, i: int, prefix: bytes) -> bool:
+        """Whether the name of section ``i`` starts with ``prefix`` (ASCII), without decoding it."""
+        base, size = self._names_at
+        off = self.columns[0][i]
+        return off < size and off + len(prefix) <= size and self.data.startswith(prefix, base + off)
 
     # -- helpers -------------------------------------------------------------------------------
     def _strtab_get(self, base: int, size: int, off: int) -> str:
@@ -394,7 +421,7 @@ class ElfFile(ObjectFile):
         if not n:
             return True
         if self.is64 and self.endian == "<" and sys.byteorder == "little":
-            from itertools import repeat
+            from itertools import compress, repeat
             from operator import and_
             top = max(map(and_, memoryview(data[:n * st.size]).cast("Q")[0::3].tolist(), repeat(0xFFFFFFFF)))
         else:
