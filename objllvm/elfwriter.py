@@ -49,6 +49,12 @@ SHF_EXCLUDE = 0x80000000
 STT_SECTION = 3
 MIN_ALIGN_CAP = 1 << 16      # sh_addralign up to this (or up to the input's size) is honoured when placing
 _REL_TYPES = frozenset((SHT_REL, SHT_RELA, SHT_CREL))
+_SYMTAB_TYPES = frozenset((SHT_SYMTAB, SHT_DYNSYM))
+_GROUP_TYPES = frozenset((SHT_GROUP,))
+_SHNDX_TYPES = frozenset((SHT_SYMTAB_SHNDX,))
+_KINDS = (_REL_TYPES, _SYMTAB_TYPES, _GROUP_TYPES, _SHNDX_TYPES)       # the section kinds the writer looks for
+_KIND_OF = {t: k for k in _KINDS for t in k}
+_ANY_KIND = frozenset(_KIND_OF)
 _FLIP = bytes.maketrans(b"\0\1", b"\1\0")       # removed flags -> kept flags
 
 # The fields of a section header tuple, in file order (ElfFile.headers).
@@ -61,7 +67,7 @@ def _header_field(k: int):
         return self._w.cols[k][self._i]
 
     def set(self, value):
-        self._w.cols[k][self._i] = value
+        self._w._own_column(k)[self._i] = value
     return property(get, set, doc=f"sh_{_FIELDS[k]}")
 
 
@@ -158,7 +164,8 @@ class ElfWriter:
         self.is64 = elf.is64
         self._shdr = elf._shdr
         self._u32 = struct.Struct(e + "I")
-        self.cols: list = [list(c) for c in elf.columns]
+        self.cols: list = list(elf.columns)        # the reader's lists until one is changed (see _column)
+        self._owned = [False] * len(self.cols)
         self._n_orig = elf.section_count
         self._removed = bytearray(self._n_orig)
         self._content: dict = {}          # index -> new stored bytes
@@ -167,8 +174,22 @@ class ElfWriter:
         self.shstrndx = elf.e_shstrndx
         self._rel_by_target = None
         self._rel_count = 0
+        self._kinds_key = None
 
     # -- queries -------------------------------------------------------------------------------
+    def _of_types(self, wanted, first: int = 0) -> list:
+        """The indices (from ``first`` on, ascending) of the sections whose sh_type is in ``wanted`` (one of the
+        frozensets above), worked out once for all of them while the types stay as they are."""
+        types = self.cols[_TYPE]
+        key = (id(types), len(types))
+        if self._kinds_key != key:
+            kinds = {k: [] for k in _KINDS}
+            for i in compress(range(len(types)), map(_ANY_KIND.__contains__, types)):
+                kinds[_KIND_OF[types[i]]].append(i)
+            self._kinds, self._kinds_key = kinds, key
+        found = self._kinds[wanted]
+        return found[1:] if first and found and found[0] == 0 else found
+
     def name(self, index: int) -> str:
         if index >= self._n_orig:
             return self._added_names[index]
@@ -209,14 +230,36 @@ class ElfWriter:
         off = cols[_OFFSET][index]
         return self.data[off:off + cols[_SIZE][index]]
 
+    def _own_column(self, k: int) -> list:
+        """Header column ``k``, the writer's own copy (made on the first change)."""
+        if not self._owned[k]:
+            self.cols[k] = list(self.cols[k])
+            self._owned[k] = True
+        return self.cols[k]
+
+    def _plain(self, index: int) -> bytes:
+        """What a section's bytes mean: its new contents when set, else the input's, decompressed when it is
+        SHF_COMPRESSED (a DecodeError naming the section when they do not decompress)."""
+        c = self._content.get(index)
+        if c is None and index < self._n_orig and self.cols[_FLAGS][index] & SHF_COMPRESSED:
+            return self.elf.section(index).data()
+        return self.content(index)
+
+    def _store(self, index: int, data: bytes) -> None:
+        """New contents for a section the writer rewrites alongside (symbols, groups): stored uncompressed."""
+        self._content[index] = data
+        flags = self._own_column(_FLAGS)
+        if flags[index] & SHF_COMPRESSED:
+            flags[index] &= ~SHF_COMPRESSED
+
     def relocation_sections_for(self, index: int) -> list:
         """The kept REL/RELA/CREL sections whose target (sh_info) is section ``index``."""
         n = len(self._removed)
         if self._rel_by_target is None or self._rel_count != n:
             by = {}
-            types, infos = self.cols[_TYPE], self.cols[_INFO]
-            for i in range(1, n):
-                if types[i] in _REL_TYPES and infos[i]:
+            infos = self.cols[_INFO]
+            for i in self._of_types(_REL_TYPES, 1):
+                if infos[i]:
                     by.setdefault(infos[i], []).append(i)
             self._rel_by_target, self._rel_count = by, n
         rels = self._rel_by_target.get(index)
@@ -250,9 +293,9 @@ class ElfWriter:
                 raise self._err(f"no section with index {i}")
             rm[i] = 1
         targets = set(new)
-        types, infos = self.cols[_TYPE], self.cols[_INFO]
-        rels = list(compress(range(1, n), map(_REL_TYPES.__contains__, types[1:])))
-        rels = [r for r in compress(rels, map(targets.__contains__, map(infos.__getitem__, rels))) if not rm[r]]
+        rels = self._of_types(_REL_TYPES, 1)
+        rels = [r for r in compress(rels, map(targets.__contains__, map(self.cols[_INFO].__getitem__, rels)))
+                if not rm[r]]
         for r in rels:
             rm[r] = 1
         return sorted(new + rels)
@@ -276,13 +319,13 @@ class ElfWriter:
             raise self._err(f"cannot add allocated section {name!r}: that would need a new segment")
         if not 0 < self.shstrndx < len(self._removed):
             raise self._err("the file has no section name table: cannot name a new section")
-        strtab = bytearray(self.content(self.shstrndx))
+        strtab = bytearray(self._plain(self.shstrndx))
         name_off = len(strtab)
         strtab += name.encode("utf-8", "surrogateescape") + b"\0"
         self.set_content(self.shstrndx, bytes(strtab))
         i = len(self._removed)
-        for col, v in zip(self.cols, (name_off, sh_type, flags, 0, 0, len(data), link, info, addralign, entsize)):
-            col.append(v)
+        for k, v in enumerate((name_off, sh_type, flags, 0, 0, len(data), link, info, addralign, entsize)):
+            self._own_column(k).append(v)
         self._removed.append(0)
         self._content[i] = bytes(data)
         self._added_names[i] = name
@@ -311,30 +354,35 @@ class ElfWriter:
         only relocation sections and groups can join the set)."""
         rm = self._removed
         n = len(types)
-        rels = list(compress(range(n), map(_REL_TYPES.__contains__, types)))
-        groups = list(compress(range(n), map(eq, types, repeat(SHT_GROUP))))
-        if rels and rels[0] == 0:
-            del rels[0]
-        if groups and groups[0] == 0:
-            del groups[0]
+        rels = [i for i in self._of_types(_REL_TYPES, 1) if not rm[i]]
+        groups = self._of_types(_GROUP_TYPES, 1)
+        targets = list(map(infos.__getitem__, rels))
+        removed = set(compress(range(n), rm))
         changed = True
         while changed:
-            changed = False
-            for i in rels:
-                if not rm[i]:
-                    t = infos[i]
-                    if 0 < t < n and rm[t]:
-                        rm[i] = 1
-                        changed = True
+            # relocation sections whose target is removed (by columns), then groups whose members all are
+            joining = [i for i in compress(rels, map(removed.__contains__, targets)) if not rm[i]]
+            for i in joining:
+                rm[i] = 1
+            removed.update(joining)
+            changed = bool(joining)
             for i in groups:
                 if not rm[i]:
-                    members = self._group_members(i)
+                    members = self._group_members(i, strict=False)
                     if members and all(rm[m] for m in members if m < n):
                         rm[i] = 1
+                        removed.add(i)
                         changed = True
 
-    def _group_members(self, i: int) -> list:
-        b = self.content(i)
+    def _group_members(self, i: int, strict: bool = True) -> list:
+        """The member indices of group ``i``; not ``strict``: a compressed group that does not decompress is read
+        as stored (deciding whether it is left empty needs no more; rewriting its list does)."""
+        try:
+            b = self._plain(i)
+        except ObjllvmError:
+            if strict:
+                raise
+            b = self.content(i)
         n = len(b) // 4
         return [self._u32.unpack_from(b, 4 * k)[0] for k in range(1, n)]
 
@@ -374,33 +422,32 @@ class ElfWriter:
                 if info and info in removed and (flags[i] & SHF_INFO_LINK):
                     raise self._err(f"section [{i}] {self.name(i)} refers (sh_info) to section [{info}] "
                                     f"{self.name(info)}, which would be removed", info)
-        symtabs = [i for i in compress(range(n), keep) if types[i] == SHT_SYMTAB or types[i] == SHT_DYNSYM]
-        groups = [i for i in compress(range(n), keep) if types[i] == SHT_GROUP]
+        symtabs = [i for i in self._of_types(_SYMTAB_TYPES) if not rm[i]]
+        groups = [i for i in self._of_types(_GROUP_TYPES) if not rm[i]]
         # Symbols defined in removed sections.
         for i in symtabs:
             self._fix_symbols(i, new, removed)
         # Group member lists.
         for i in groups:
-            b = self.content(i)
+            b = self._plain(i)
             if len(b) < 4:
                 continue
             members = self._group_members(i)
             kept = [new[m] for m in members if m < n and not rm[m]]
             if kept != members:
                 e = self.elf.endian
-                self._content[i] = b[:4] + struct.pack(f"{e}{len(kept)}I", *kept)
+                self._store(i, b[:4] + struct.pack(f"{e}{len(kept)}I", *kept))
 
     def _fix_symbols(self, si, new, removed):
         rm = self._removed
         n = len(rm)
         e = self.elf.endian
         st = struct.Struct(e + ("IBBHQQ" if self.is64 else "IIIBBH"))
-        data = self.content(si)
+        data = self._plain(si)
         nsyms = len(data) // st.size
         types, links = self.cols[_TYPE], self.cols[_LINK]
-        shndx_sec = next((k for k in compress(range(n), map(eq, types, repeat(SHT_SYMTAB_SHNDX)))
-                          if not rm[k] and links[k] == si), None)
-        ext = bytearray(self.content(shndx_sec)) if shndx_sec is not None else None
+        shndx_sec = next((k for k in self._of_types(_SHNDX_TYPES) if not rm[k] and links[k] == si), None)
+        ext = bytearray(self._plain(shndx_sec)) if shndx_sec is not None else None
         shndx_pos = 6 if self.is64 else 14    # st_shndx offset inside an entry
         low = min(removed)
         column = self._column(data[:nsyms * st.size], st.size, shndx_pos)      # st_shndx of every symbol
@@ -414,7 +461,7 @@ class ElfWriter:
             to = {x: new[x] if 0 < x < n and x < SHN_LORESERVE else x for x in values}
             col2 = list(map(to.__getitem__, column))
             if col2 != column:
-                self._content[si] = self._with_column(data, st.size, shndx_pos, col2)
+                self._store(si, self._with_column(data, st.size, shndx_pos, col2))
             return
         out = None
         neutral = []
@@ -458,9 +505,9 @@ class ElfWriter:
                 if ext is not None and 4 * k + 4 <= len(ext):
                     self._u32.pack_into(ext, 4 * k, 0)
         if out is not None:
-            self._content[si] = bytes(out)
-        if ext is not None and bytes(ext) != self.content(shndx_sec):
-            self._content[shndx_sec] = bytes(ext)
+            self._store(si, bytes(out))
+        if ext is not None and bytes(ext) != self._plain(shndx_sec):
+            self._store(shndx_sec, bytes(ext))
 
     def _column(self, table: bytes, entsize: int, pos: int) -> list:
         """The 16-bit field at ``pos`` of every ``entsize``-byte entry of ``table``."""
@@ -492,7 +539,7 @@ class ElfWriter:
                                 "SHT_CREL relocations use it (refused)", i)
             if rm[i] or t not in (SHT_REL, SHT_RELA) or links[i] != si:
                 continue
-            b = self.content(i)
+            b = self._plain(i)
             if self.is64:
                 st = struct.Struct(self.elf.endian + ("QQq" if t == SHT_RELA else "QQ"))
                 used.update(v[1] >> 32 for v in st.iter_unpack(b[:len(b) // st.size * st.size]))
@@ -508,7 +555,10 @@ class ElfWriter:
         link = self.cols[_LINK][si]
         if not 0 < link < len(self._removed):
             return f"#{nm}"
-        b = self.content(link)
+        try:
+            b = self._plain(link)
+        except ObjllvmError:        # (only for the message: the stored bytes then)
+            b = self.content(link)
         end = b.find(b"\0", nm)
         return b[nm:end if end >= 0 else len(b)].decode("utf-8", "replace")
 

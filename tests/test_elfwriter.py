@@ -333,3 +333,50 @@ def test_section_zero_size_is_zero_without_extended_numbering():
     out, _ = rw.rewrite_bytes(bytes(data), [rw.StripLLVM()], "z.o")
     new = ElfFile(out, "z.o")
     assert len(out) < len(data) - 1 and new.sections[0].size == 0
+
+
+def _with_compressed_symtab(data: bytes, really: bool = True) -> bytes:
+    """``data`` (an ELF64 little-endian object) whose .symtab is SHF_COMPRESSED: its bytes zlib-compressed
+    behind an Elf64_Chdr at the end of the file (``really``), or only flagged so."""
+    import struct
+    import zlib
+    o = ElfFile(data, "x")
+    st = next(s for s in o.sections if s.type == 2)
+    out = bytearray(data)
+    hdr_at = o.e_shoff + st.index * 64
+    if really:
+        body = struct.pack("<IIQQ", 1, 0, st.size, 8) + zlib.compress(st.data())
+        off = len(out) + (-len(out) % 8)
+        out += bytes(off - len(out)) + body
+        struct.pack_into("<QQ", out, hdr_at + 24, off, len(body))
+    struct.pack_into("<Q", out, hdr_at + 8, st.flags | 0x800)
+    return bytes(out)
+
+
+def test_a_compressed_symbol_table_is_renumbered_decompressed_and_written_plain(tmp_path):
+    """Symbols are renumbered from the decompressed table (not from the compressed bytes), and the table is
+    then stored uncompressed; llvm-readobj-19 sees the same symbols as in the rewrite of the plain input."""
+    src = (RW / "bbmap.o").read_bytes()
+    plain, _ = rw.rewrite_bytes(src, [rw.StripLLVM()], "bbmap.o")
+    packed, changes = rw.rewrite_bytes(_with_compressed_symtab(src), [rw.StripLLVM()], "bbmap-z.o")
+    new = ElfFile(packed, "new")
+    st = next(s for s in new.sections if s.type == 2)
+    assert not st.flags & 0x800
+    assert any(c.name == ".symtab" and c.action == "resized" and c.new_size == st.size for c in changes)
+    assert [vars_of(s) for s in new.symbols] == [vars_of(s) for s in ElfFile(plain, "plain").symbols]
+    a, b = tmp_path / "plain.o", tmp_path / "packed.o"
+    a.write_bytes(plain)
+    b.write_bytes(packed)
+    assert readobj(a)["symbols"] == readobj(b)["symbols"] and readobj(a)["relocations"] == readobj(b)["relocations"]
+
+
+def vars_of(sym):
+    return (sym.name, sym.value, sym.size, sym.type, sym.bind, sym.shndx)
+
+
+def test_a_symbol_table_flagged_compressed_but_not_is_refused_when_it_must_change():
+    src = _with_compressed_symtab((RW / "bbmap.o").read_bytes(), really=False)
+    with pytest.raises(ObjllvmError) as e:
+        rw.rewrite_bytes(src, [rw.StripLLVM()], "bad.o")
+    assert "section [" in str(e.value) and ".symtab" in str(e.value) and "compression type" in str(e.value)
+    assert rw.rewrite_bytes(src, [], "bad.o")[0] == src        # nothing to renumber: a no-op is still identity
