@@ -13,8 +13,7 @@ so the other sections are still there.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+from ._model import dataclass, field
 from . import registry
 from .containers import iter_objects
 from .containers.elf import section_type_name

@@ -15,8 +15,8 @@ Rust's ``.rlib`` files), since it needs nothing but the bitstream container and 
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
 
+from ._model import dataclass, field
 from .bitstream import BLOCK, END, EOF, BitstreamCursor, record_text
 from .errors import DecodeError, ObjllvmError
 

@@ -7,8 +7,7 @@ modules import their heavy parts inside ``run``.
 from __future__ import annotations
 
 import argparse
-import importlib
-import pkgutil
+import os
 import sys
 
 from . import __version__
@@ -30,14 +29,43 @@ def _command_modules(only=None) -> list:
         if not modname.isidentifier() or modname.startswith("_"):
             return []
         try:
-            mod = importlib.import_module(f"{commands.__name__}.{modname}")
+            mod = _import(f"{commands.__name__}.{modname}")
         except ModuleNotFoundError as exc:
             if exc.name != f"{commands.__name__}.{modname}":
                 raise
             return []
         return [mod] if getattr(mod, "NAME", None) == only else []
-    mods = sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name)
-    return [importlib.import_module(f"{commands.__name__}.{m.name}") for m in mods if not m.name.startswith("_")]
+    return [_import(f"{commands.__name__}.{name}") for name in _module_names(commands)]
+
+
+def _import(name: str):
+    """``importlib.import_module(name)`` for an absolute name, without importing importlib."""
+    __import__(name)
+    return sys.modules[name]
+
+
+def _module_names(package) -> list:
+    """The modules of ``package`` not starting with "_", sorted: what ``pkgutil.iter_modules`` lists
+    (.py files and packages), without pkgutil, which imports inspect (a few ms at start-up).
+    (objllvm.registry has the same function for the codec modules; a test checks both against pkgutil.)"""
+    names = set()
+    for d in package.__path__:
+        try:
+            entries = os.scandir(d)
+        except OSError:
+            continue
+        with entries:
+            for e in entries:
+                n = e.name
+                if n.startswith("_"):
+                    continue
+                if n.endswith(".py"):
+                    n = n[:-3]
+                elif not (e.is_dir() and os.path.isfile(os.path.join(e.path, "__init__.py"))):
+                    continue
+                if n.isidentifier():
+                    names.add(n)
+    return sorted(names)
 
 
 def _chosen_command(argv):

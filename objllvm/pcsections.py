@@ -28,8 +28,8 @@ fixed-size.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from ._model import dataclass
 from .errors import UsageError
 
 AUX_TYPES = {"u8": 1, "u16": 2, "u32": 4, "u64": 8, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "f32": 4, "f64": 8}

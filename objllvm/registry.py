@@ -2,17 +2,16 @@
 
 A codec is a class registered with :func:`register`.  It says how a section is
 recognised (ELF ``sh_type`` first, name second), decodes bytes plus a
-:class:`SectionContext` to a model (dataclasses of its own), encodes a model
+:class:`SectionContext` to a model (record classes of its own, :mod:`objllvm._model`), encodes a model
 back to exactly the same bytes, and gives a plain dict view (``to_dict``) and
 text tables (``tables``).  Codec modules live in ``objllvm/codecs/`` (one per
 section kind) and are found there automatically.
 """
 from __future__ import annotations
 
-import importlib
-import pkgutil
-from dataclasses import dataclass, field
+import os
 
+from ._model import dataclass, field
 from .errors import DecodeError, ObjllvmError
 from .render import Table  # noqa: F401  (codecs import Table from here)
 
@@ -135,9 +134,32 @@ def _load_all():
         return
     _loaded = True
     from . import codecs as pkg
-    for m in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
-        if not m.name.startswith("_"):
-            importlib.import_module(f"{pkg.__name__}.{m.name}")
+    for name in _module_names(pkg):
+        __import__(f"{pkg.__name__}.{name}")      # (importlib.import_module: one more module to import)
+
+
+def _module_names(package) -> list:
+    """The modules of ``package`` not starting with "_", sorted: what ``pkgutil.iter_modules`` lists
+    (.py files and packages), without pkgutil, which imports inspect (a few ms at start-up).
+    (objllvm.cli has the same function for the command modules; a test checks both against pkgutil.)"""
+    names = set()
+    for d in package.__path__:
+        try:
+            entries = os.scandir(d)
+        except OSError:
+            continue
+        with entries:
+            for e in entries:
+                n = e.name
+                if n.startswith("_"):
+                    continue
+                if n.endswith(".py"):
+                    n = n[:-3]
+                elif not (e.is_dir() and os.path.isfile(os.path.join(e.path, "__init__.py"))):
+                    continue
+                if n.isidentifier():
+                    names.add(n)
+    return sorted(names)
 
 
 def codecs() -> dict:

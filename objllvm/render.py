@@ -1,9 +1,12 @@
-"""The two renderers: text (tables through tabulate) and JSON.  Commands print only through these."""
+"""The two renderers: text (tables through tabulate) and JSON.  Commands print only through these.
+
+Cheap to import (codecs and the command line import it at start-up): tabulate and json are imported
+when something is printed."""
 from __future__ import annotations
 
-import json
 import sys
-from dataclasses import dataclass
+
+from ._model import dataclass
 
 
 @dataclass
@@ -139,6 +142,7 @@ def _with_raw(data, out, indent: bool) -> bool:
         return _default(o)
 
     b = None if _same_in_json(data) else _orjson_bytes(data, False, placeholder)
+    import json
     if b is None:
         raws.clear()
         b = json.dumps(data, separators=(",", ":"), default=placeholder).encode("ascii")
@@ -200,6 +204,7 @@ def render_json(data, out=None, *, indent: bool = True, raw: bool = False) -> No
             out.write(b.decode("ascii"))
             out.write("\n")
         return
+    import json
     text = json.dumps(data, separators=(",", ":"), default=default)
     if indent and len(text) <= BIG_JSON:
         text = json.dumps(data, indent=2, default=default)

@@ -108,3 +108,12 @@ def test_importing_objllvm_is_cheap():
             "'objllvm.containers') if m in sys.modules]; print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT).stdout
     assert out.strip() == "[]"
+
+
+def test_module_lists_same_as_pkgutil():
+    import pkgutil
+
+    from objllvm import cli, codecs, commands, registry
+    for pkg in (codecs, commands):
+        want = sorted(m.name for m in pkgutil.iter_modules(pkg.__path__) if not m.name.startswith("_"))
+        assert cli._module_names(pkg) == registry._module_names(pkg) == want and len(want) > 5

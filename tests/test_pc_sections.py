@@ -7,7 +7,6 @@ llvm-objdump-19 -d for AArch64), and the metadata written in the IR source (cust
 """
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 import struct
@@ -18,7 +17,7 @@ import pytest
 from elftools.elf.elffile import ELFFile
 from elftools.elf.relocation import RelocationSection
 
-from objllvm import api, pcsections, registry
+from objllvm import _model, api, pcsections, registry
 from objllvm.containers import open_object
 from objllvm.errors import DecodeError, UsageError
 
@@ -134,7 +133,7 @@ def load(path, layouts=(), pc_width=None):
         if sec.name in out:
             out[sec.name].entries.extend(m.entries)
         else:
-            out[sec.name] = dataclasses.replace(m, entries=list(m.entries))
+            out[sec.name] = _model.replace(m, entries=list(m.entries))
     return obj, out
 
 

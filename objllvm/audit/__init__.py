@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from dataclasses import dataclass, field
 
+from .._model import dataclass, field
 from .policy import Policy, default_policy, load_policy, parse_policy, severity_rank  # noqa: F401
 from .scan import BITCODE, CMDLINE, LIBPATH, LIBRARY, OPTION, UNREADABLE, library_name, scan_chunk, walk  # noqa
 

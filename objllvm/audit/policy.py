@@ -10,8 +10,8 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 import re
-from dataclasses import dataclass, field
 
+from .._model import dataclass, field
 from ..errors import UsageError
 
 SEVERITIES = ("error", "warning", "note")

@@ -1,8 +1,7 @@
 """SHT_LLVM_ADDRSIG (``.llvm_addrsig``): the address-significant symbols, as ULEB128 indices."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+from .._model import dataclass, field
 from ..binary import Reader, uleb_encode
 from ..errors import DecodeError
 from ..registry import Codec, Table, register

@@ -7,8 +7,7 @@ functions and variables, sizes).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from .._model import dataclass
 from ..errors import DecodeError, UsageError
 from ..registry import Codec, Table, register
 

@@ -6,8 +6,7 @@
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+from .._model import dataclass, field
 from ..binary import Reader, pack_uint
 from ..errors import DecodeError
 from ..registry import Codec, Table, register

@@ -10,8 +10,7 @@ value with quotes removed.  Each directive keeps its exact text and the white sp
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+from .._model import dataclass, field
 from ..binary import decode_text, encode_text
 from ..registry import Codec, Table, register
 

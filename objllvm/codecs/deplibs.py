@@ -1,8 +1,7 @@
 """SHT_LLVM_DEPENDENT_LIBRARIES (``.deplibs``): libraries the object asks the linker for."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+from .._model import dataclass, field
 from ..registry import Codec, Table, register
 from ._strings import join_nul_strings, split_nul_strings
 

@@ -1,8 +1,7 @@
 """SHT_LLVM_LINKER_OPTIONS (``.linker-options``): key/value string pairs."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+from .._model import dataclass, field
 from ..errors import DecodeError
 from ..registry import Codec, Table, register
 from ._strings import join_nul_strings, split_nul_strings

@@ -1,8 +1,7 @@
 """``.llvmcmd`` / ``__LLVM,__cmdline``: the compiler arguments saved by -fembed-bitcode."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+from .._model import dataclass, field
 from ..binary import decode_text, encode_text
 from ..registry import Codec, Table, register
 

@@ -7,8 +7,8 @@ padding to the command size.  The padding is kept as it is, so ``encode`` gives 
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
 
+from .._model import dataclass, field
 from ..binary import decode_text, encode_text
 from ..errors import DecodeError
 from ..registry import Codec, Table, register

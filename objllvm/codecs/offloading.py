@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import struct
 import zlib
-from dataclasses import dataclass, field
 
+from .._model import dataclass, field
 from ..binary import decode_text, encode_text
 from ..errors import DecodeError, UsageError
 from ..registry import Codec, Table, register

@@ -12,8 +12,8 @@ from __future__ import annotations
 import struct
 import weakref
 from bisect import bisect_right
-from dataclasses import dataclass, field
 
+from .._model import dataclass, field
 from ..binary import Reader, pack_uint
 from ..errors import DecodeError, ObjllvmError, UsageError
 from ..pcsections import (AuxField, Layout, feature_names, layout_for, parse_layout, pc_width_option)

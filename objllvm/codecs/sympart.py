@@ -1,8 +1,7 @@
 """SHT_LLVM_SYMPART (``.llvm_sympart``): which partition a symbol goes to (-fsymbol-partition)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from .._model import dataclass
 from ..binary import Reader, decode_text, encode_text, pack_uint
 from ..errors import DecodeError
 from ..registry import Codec, Table, register

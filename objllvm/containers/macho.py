@@ -10,8 +10,8 @@ Every offset and count is checked against the file size before use.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
 
+from .._model import dataclass
 from ..errors import DecodeError, ObjllvmError
 from .base import ObjectFile, Section, Symbol
 

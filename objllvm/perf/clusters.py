@@ -14,7 +14,7 @@ path ends, the next hot block after it in address order continues it.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from .._model import dataclass
 
 
 @dataclass

@@ -17,8 +17,8 @@ import os
 import struct
 import sys
 from collections import Counter
-from dataclasses import dataclass, field
 
+from .._model import dataclass, field
 from ..errors import ObjllvmError
 from . import perfdata as pdm
 

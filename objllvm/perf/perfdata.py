@@ -18,8 +18,8 @@ from __future__ import annotations
 import mmap
 import os
 import struct
-from dataclasses import dataclass, field
 
+from .._model import dataclass, field
 from ..errors import DecodeError, ObjllvmError
 
 MAGIC = b"PERFILE2"

@@ -1,0 +1,296 @@
+"""Plain record classes for objllvm's models: the part of ``dataclasses`` the package uses, without its
+import cost.
+
+``import dataclasses`` takes about 17 ms (it loads ``inspect``, and with it ``ast``, ``dis`` and
+``tokenize``), and each ``@dataclasses.dataclass`` compiles three functions and asks
+``inspect.signature`` for a docstring: with the codec registry's two dozen models that is most of the
+command line's start-up time.  This module gives the same classes for a fraction of that:
+
+* :func:`dataclass` (bare, or with ``frozen=True``, ``slots=True``, ``eq=False``, ``repr=False``,
+  ``init=False``): adds ``__init__`` (keyword or positional, defaults and factories, then
+  ``__post_init__`` when the class has one), ``__repr__`` (``Name(a=1, b='x')``, ``...`` for a
+  recursive one), ``__eq__`` (same class, field values compared as a tuple), ``__match_args__`` and,
+  like the standard module, ``__hash__``: hashable by value when frozen, ``None`` (unhashable) when it
+  compares by value and is not frozen; a method the class defines itself is kept.  Fields are the
+  annotated class attributes, those of model base classes first; ``ClassVar`` annotations are not
+  fields.  ``frozen=True`` refuses assignment and deletion of attributes (:class:`FrozenInstanceError`);
+  ``slots=True`` gives a class with ``__slots__`` and no ``__dict__``.
+* :func:`field` (``default``, ``default_factory``, ``repr``, ``compare``), :func:`fields` and
+  :func:`replace`.
+
+Only ``__init__`` is compiled from source (one ``exec`` per class, about 50 µs), and only when the first
+instance is made (until then the class has a stand-in that takes ``*args, **kwargs``); the other
+methods are closures over the field names.  The classes are not
+``dataclasses`` dataclasses (``dataclasses.is_dataclass`` is False, orjson does not serialise them):
+objllvm turns models into plain data itself (``to_dict``) before printing.
+"""
+from __future__ import annotations
+
+from _thread import get_ident as _get_ident
+from operator import attrgetter
+
+__all__ = ["dataclass", "field", "fields", "replace", "Field", "FrozenInstanceError", "MISSING"]
+
+
+class _Missing:
+    __slots__ = ()
+
+    def __repr__(self):
+        return "MISSING"
+
+
+MISSING = _Missing()           # no default given
+_FACTORY = _Missing()          # the __init__ default of a field that has a default_factory
+_FIELDS = "__model_fields__"   # class attribute: {name: Field} of every field, in order
+
+
+class FrozenInstanceError(AttributeError):
+    """Assignment to (or deletion of) an attribute of a frozen model."""
+
+
+class Field:
+    """One field of a model class (what :func:`field` returns, and :func:`fields` lists)."""
+    __slots__ = ("name", "type", "default", "default_factory", "repr", "compare")
+
+    def __init__(self, default=MISSING, default_factory=MISSING, repr=True, compare=True):
+        self.name = None
+        self.type = None
+        self.default = default
+        self.default_factory = default_factory
+        self.repr = repr
+        self.compare = compare
+
+    def __repr__(self):
+        return (f"Field(name={self.name!r}, default={self.default!r}, default_factory={self.default_factory!r}, "
+                f"repr={self.repr!r}, compare={self.compare!r})")
+
+
+def field(*, default=MISSING, default_factory=MISSING, repr=True, compare=True) -> Field:
+    """A field with options: ``default`` or ``default_factory`` (called once per instance), and whether
+    it is shown by ``repr`` and used by ``==`` (and by ``hash`` of a frozen class)."""
+    if default is not MISSING and default_factory is not MISSING:
+        raise ValueError("cannot give both default and default_factory")
+    return Field(default, default_factory, repr, compare)
+
+
+def fields(obj_or_cls) -> tuple:
+    """The fields (:class:`Field`) of a model class or instance, in order."""
+    try:
+        return tuple(getattr(obj_or_cls, _FIELDS).values())
+    except AttributeError:
+        raise TypeError("not a model class or instance") from None
+
+
+def replace(obj, /, **changes):
+    """A new instance of ``obj``'s class, with the fields in ``changes`` replaced (the others as in ``obj``)."""
+    flds = getattr(type(obj), _FIELDS, None)
+    if flds is None:
+        raise TypeError("replace() needs a model instance")
+    for name in flds:
+        if name not in changes:
+            changes[name] = getattr(obj, name)
+    return type(obj)(**changes)
+
+
+def _is_classvar(ann) -> bool:
+    if not isinstance(ann, str):   # an evaluated annotation (no ``from __future__ import annotations``)
+        ann = repr(ann)
+    ann = ann.strip().removeprefix("typing.")
+    return ann == "ClassVar" or ann.startswith("ClassVar[")
+
+
+def _collect(cls) -> dict:
+    """{name: Field} of ``cls``: its bases' fields, then its own annotated attributes (the class
+    attributes become what the standard module leaves: the default, or nothing)."""
+    flds = {}
+    for base in reversed(cls.__mro__[1:]):
+        own = base.__dict__.get(_FIELDS)
+        if own is not None:
+            flds.update(own)
+    for name, ann in cls.__dict__.get("__annotations__", {}).items():
+        if _is_classvar(ann):
+            continue
+        value = cls.__dict__.get(name, MISSING)
+        if isinstance(value, Field):
+            f = value
+            if f.default is MISSING:
+                delattr(cls, name)
+            else:
+                setattr(cls, name, f.default)
+        else:
+            f = Field(value)
+        f.name, f.type = name, ann
+        d = f.default
+        if d is not MISSING and type(d).__hash__ is None:     # list, dict, set...: one object for all
+            raise ValueError(f"mutable default {type(d)} for field {name} is not allowed: use default_factory")
+        flds[name] = f
+    seen_default = None
+    for f in flds.values():
+        if f.default is not MISSING or f.default_factory is not MISSING:
+            seen_default = f.name
+        elif seen_default is not None:
+            raise TypeError(f"non-default argument {f.name!r} follows default argument {seen_default!r}")
+    return flds
+
+
+def _with_slots(cls, names):
+    inherited = set()
+    for base in cls.__mro__[1:-1]:
+        slots = base.__dict__.get("__slots__", ())
+        inherited.update((slots,) if isinstance(slots, str) else slots)
+    ns = dict(cls.__dict__)
+    ns["__slots__"] = tuple(n for n in names if n not in inherited)
+    for n in names:
+        ns.pop(n, None)
+    ns.pop("__dict__", None)
+    ns.pop("__weakref__", None)
+    new = type(cls)(cls.__name__, cls.__bases__, ns)
+    new.__qualname__ = cls.__qualname__
+    return new
+
+
+def _frozen_state(names):
+    def __getstate__(self):
+        return [getattr(self, n) for n in names]
+
+    def __setstate__(self, state):
+        for n, v in zip(names, state):
+            object.__setattr__(self, n, v)
+    return __getstate__, __setstate__
+
+
+def _frozen_methods(cls, names):
+    names = frozenset(names)
+
+    def __setattr__(self, name, value):
+        if type(self) is cls or name in names:
+            raise FrozenInstanceError(f"cannot assign to field {name!r}")
+        super(cls, self).__setattr__(name, value)
+
+    def __delattr__(self, name):
+        if type(self) is cls or name in names:
+            raise FrozenInstanceError(f"cannot delete field {name!r}")
+        super(cls, self).__delattr__(name)
+    return __setattr__, __delattr__
+
+
+def _repr_fn(shown):
+    running = set()                # (instance, thread) being shown: a recursive model shows "..."
+
+    def __repr__(self):
+        key = (id(self), _get_ident())
+        if key in running:
+            return "..."
+        running.add(key)
+        try:
+            return f"{self.__class__.__qualname__}(" + ", ".join([f"{n}={getattr(self, n)!r}" for n in shown]) + ")"
+        finally:
+            running.discard(key)
+    return __repr__
+
+
+def _key_fn(names):
+    """A function giving the tuple of the attributes ``names`` of an instance."""
+    if len(names) >= 2:
+        return attrgetter(*names)
+    if names:
+        name = names[0]
+        return lambda o: (getattr(o, name),)
+    return lambda o: ()
+
+
+def _eq_fn(key):
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return key(self) == key(other)
+        return NotImplemented
+    return __eq__
+
+
+def _hash_fn(key):
+    def __hash__(self):
+        return hash(key(self))
+    return __hash__
+
+
+def _init_fn(cls, flds, frozen):
+    """``__init__``, compiled from its source: the only method that is (its signature is the fields',
+    and it runs once per instance)."""
+    ns = {"__name__": cls.__module__, "_FACTORY": _FACTORY, "_osa": object.__setattr__}
+    params, body = ["self"], []
+    for i, (n, f) in enumerate(flds.items()):
+        if f.default_factory is not MISSING:
+            ns[f"_f{i}"] = f.default_factory
+            params.append(f"{n}=_FACTORY")
+            value = f"_f{i}() if {n} is _FACTORY else {n}"
+        else:
+            if f.default is not MISSING:
+                ns[f"_d{i}"] = f.default
+                params.append(f"{n}=_d{i}")
+            else:
+                params.append(n)
+            value = n
+        body.append(f" _osa(self, {n!r}, {value})" if frozen else f" self.{n} = {value}")
+    if hasattr(cls, "__post_init__"):
+        body.append(" self.__post_init__()")
+    exec(f"def __init__({', '.join(params)}):\n" + ("\n".join(body) or " pass"), ns)
+    return ns["__init__"]
+
+
+def _lazy_init(cls, flds, frozen):
+    """An ``__init__`` that compiles the real one (see _init_fn), puts it on the class and calls it: a model
+    that is never made (most of them, in one command-line run) costs no compilation."""
+    def __init__(self, *args, **kwargs):
+        real = _init_fn(cls, flds, frozen)
+        real.__qualname__ = __init__.__qualname__
+        if cls.__dict__.get("__init__") is __init__:
+            type.__setattr__(cls, "__init__", real)
+        real(self, *args, **kwargs)
+    return __init__
+
+
+def _build(cls, init, repr, eq, frozen, slots):
+    flds = _collect(cls)
+    names = tuple(flds)
+    if slots:
+        cls = _with_slots(cls, names)
+    own = dict(cls.__dict__)
+    made = []
+    if init and "__init__" not in own:
+        made.append(_lazy_init(cls, flds, frozen))
+    if repr and "__repr__" not in own:
+        made.append(_repr_fn(tuple(n for n, f in flds.items() if f.repr)))
+    key = _key_fn(tuple(n for n, f in flds.items() if f.compare))
+    if eq and "__eq__" not in own:
+        made.append(_eq_fn(key))
+    # __hash__ as the standard module sets it (a class body that defines __eq__ gets __hash__ = None from
+    # Python itself: that is not a choice of the class)
+    explicit_hash = own.get("__hash__", MISSING) is not MISSING and not (
+        own.get("__hash__") is None and "__eq__" in own)
+    if eq and not explicit_hash:
+        if frozen:
+            made.append(_hash_fn(key))
+        else:
+            cls.__hash__ = None
+    if frozen:
+        for fn in _frozen_methods(cls, names):
+            if fn.__name__ in own:
+                raise TypeError(f"cannot overwrite attribute {fn.__name__} in class {cls.__name__}")
+            made.append(fn)
+        if slots:
+            made.extend(fn for fn in _frozen_state(names) if fn.__name__ not in own)
+    for fn in made:
+        fn.__qualname__ = f"{cls.__qualname__}.{fn.__name__}"
+        fn.__module__ = cls.__module__
+        setattr(cls, fn.__name__, fn)
+    setattr(cls, _FIELDS, flds)
+    if "__match_args__" not in own:
+        cls.__match_args__ = names
+    return cls
+
+
+def dataclass(cls=None, /, *, init=True, repr=True, eq=True, frozen=False, slots=False):
+    """Make ``cls`` a model class (see the module documentation); usable bare or with options."""
+    def wrap(c):
+        return _build(c, init, repr, eq, frozen, slots)
+    return wrap if cls is None else wrap(cls)
