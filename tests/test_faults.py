@@ -9,7 +9,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 
 import pytest
 
@@ -172,12 +171,53 @@ def test_interrupted_before_rename(target, monkeypatch, exc):
 
 def test_no_temporary_file_possible(target, monkeypatch):
     existed = target.exists()
+    real = os.open
 
-    def bad_mkstemp(*a, **k):
-        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
-    monkeypatch.setattr(tempfile, "mkstemp", bad_mkstemp)
-    with pytest.raises(ObjllvmError, match="cannot create a temporary file"):
+    def bad_open(path, *a, **k):
+        if os.path.basename(path).startswith(".objllvm-"):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
+        return real(path, *a, **k)
+    monkeypatch.setattr(os, "open", bad_open)
+    with pytest.raises(ObjllvmError, match="cannot create a temporary file in .*: Permission denied"):
         atomicio.atomic_write(target, NEW)
+    _intact(target, existed)
+
+
+def test_temporary_file_is_new_private_and_not_followed(target, monkeypatch):
+    """A name that exists (a file, a symbolic link) is never opened: another name is tried; the temporary file
+    is 0o600 until the data is in, then gets the mode asked for."""
+    existed = target.exists()
+    d = target.parent
+    victim = d / "victim"
+    victim.write_bytes(b"victim")
+    names = iter([b"\x01" * 8, b"\x02" * 8, b"\x03" * 8])
+    monkeypatch.setattr(os, "urandom", lambda n: next(names))
+    (d / f".objllvm-{'01' * 8}.tmp").write_bytes(b"other")
+    os.symlink(victim, d / f".objllvm-{'02' * 8}.tmp")
+    modes = []
+    real_chmod = os.chmod
+
+    def chmod(p, mode, **k):
+        modes.append((os.path.basename(p), os.stat(p).st_mode & 0o777, mode))
+        return real_chmod(p, mode, **k)
+    monkeypatch.setattr(os, "chmod", chmod)
+    atomicio.atomic_write(target, NEW, mode=0o640)
+    assert target.read_bytes() == NEW and target.stat().st_mode & 0o777 == 0o640
+    assert modes == [(f".objllvm-{'03' * 8}.tmp", 0o600, 0o640)]
+    assert victim.read_bytes() == b"victim" and (d / f".objllvm-{'01' * 8}.tmp").read_bytes() == b"other"
+    assert _leftovers(d) == [f".objllvm-{'01' * 8}.tmp", f".objllvm-{'02' * 8}.tmp"]
+    del existed
+
+
+def test_no_unused_temporary_name(target, monkeypatch):
+    existed = target.exists()
+    monkeypatch.setattr(os, "urandom", lambda n: b"\x07" * n)
+    clash = target.parent / f".objllvm-{'07' * 8}.tmp"
+    clash.write_bytes(b"other")
+    with pytest.raises(ObjllvmError, match="cannot create a temporary file in .*: no unused temporary file name"):
+        atomicio.atomic_write(target, NEW)
+    assert clash.read_bytes() == b"other"
+    clash.unlink()
     _intact(target, existed)
 
 
