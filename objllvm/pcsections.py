@@ -27,8 +27,6 @@ fixed-size.
 """
 from __future__ import annotations
 
-import re
-
 from ._model import dataclass
 from .errors import UsageError
 
@@ -103,7 +101,8 @@ class Layout:
         return None
 
 
-_LAYOUT_RE = re.compile(r"^(?P<name>.+?):(?P<kind>func|insn)(?P<rest>(:[^:]*)*)$")
+# (regular expressions compiled when first used: importing re costs start-up time when nothing else has)
+_LAYOUT_RE = r"^(?P<name>.+?):(?P<kind>func|insn)(?P<rest>(:[^:]*)*)$"
 
 
 def parse_layout(text: str) -> Layout:
@@ -113,7 +112,8 @@ def parse_layout(text: str) -> Layout:
     if not isinstance(text, str):
         raise UsageError(f"PC section layout must be a string like 'NAME:func|insn[:C][:aux=u8,u32]', "
                          f"not {type(text).__name__}")
-    m = _LAYOUT_RE.match(text.strip())
+    import re
+    m = re.match(_LAYOUT_RE, text.strip())
     if not m:
         raise UsageError(f"bad PC section layout {text!r}: expected NAME:func|insn[:C][:aux=u8,u32,...]")
     name, kind, rest = m.group("name"), m.group("kind"), m.group("rest")
@@ -142,7 +142,7 @@ def parse_layout(text: str) -> Layout:
     return Layout(name, kind, compressed, tuple(aux))
 
 
-_SANMD_RE = re.compile(r"^sanmd_(covered|atomics)(\d*)$")
+_SANMD_RE = r"^sanmd_(covered|atomics)(\d*)$"
 
 BUILTIN_DOC = """\
 sanmd_covered2      functions, !C: PC32, size ULEB, features ULEB (u64), + stack_args ULEB (u32) when features has uar-has-size
@@ -155,7 +155,10 @@ sanmd_atomics       version 1 (LLVM 16): instructions: PC32"""
 
 def builtin_layout(name: str, addr_size: int = 8) -> Layout | None:
     """The layout of a sanitizer-metadata section name (``sanmd_covered2`` ...), else None."""
-    m = _SANMD_RE.match(name)
+    if not name.startswith("sanmd_"):       # (most names: no regular expression needed)
+        return None
+    import re
+    m = re.match(_SANMD_RE, name)
     if not m:
         return None
     what, ver = m.group(1), m.group(2)

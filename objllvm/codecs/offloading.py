@@ -14,7 +14,6 @@ patches, so the round trip is byte-exact.  A compressed blob keeps its compresse
 from __future__ import annotations
 
 import struct
-import zlib
 
 from .._model import dataclass, field
 from ..binary import decode_text, encode_text
@@ -147,6 +146,7 @@ def _decompress(kind: str, body: bytes, expected: int) -> bytes:
         import zstandard
         out = zstandard.ZstdDecompressor().decompressobj().decompress(body)
     else:
+        import zlib
         d = zlib.decompressobj()
         out = d.decompress(body, expected + 1)
     return out
@@ -345,6 +345,7 @@ def write_offload_binary(images, version: int = 1, compression: str | None = Non
             import zstandard
             comp = zstandard.ZstdCompressor().compress(raw[hsize:])
         else:
+            import zlib
             comp = zlib.compress(raw[hsize:])
         size = hsize + len(comp)
         out = HEADER_V3.pack(MAGIC, version, size, hsize, len(images), len(raw)) + comp

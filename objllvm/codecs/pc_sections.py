@@ -10,8 +10,6 @@ is the entry's address + the stored signed value.
 from __future__ import annotations
 
 import struct
-import weakref
-from bisect import bisect_right
 
 from .._model import dataclass, field
 from ..binary import Reader, pack_uint
@@ -150,6 +148,7 @@ class _Funcs:
             self.lists[k] = ([s.value for s in v], v)
 
     def find(self, address: int, shndx=None):
+        from bisect import bisect_right
         starts, syms = self.lists.get(shndx if self.per_section else None, ((), ()))
         i = bisect_right(starts, address) - 1
         best = None
@@ -161,10 +160,19 @@ class _Funcs:
         return best
 
 
-_FUNCS_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+def _weak_cache():
+    """A cache by object that does not keep the objects alive (weakref is imported when one is needed)."""
+    import weakref
+    return weakref.WeakKeyDictionary()
+
+
+_FUNCS_CACHE = None
 
 
 def _funcs_for(obj, symbols, per_section):
+    global _FUNCS_CACHE
+    if _FUNCS_CACHE is None:
+        _FUNCS_CACHE = _weak_cache()
     try:
         f = _FUNCS_CACHE.get(obj)
         if f is None or f.per_section != per_section:
@@ -358,14 +366,17 @@ def _choose_width(data, ctx, layout: Layout):
     return 4, "default"
 
 
-_BB_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_BB_CACHE = None
 
 
 def _bb_index(obj):
     """(index or None, note): the basic-block index of ``obj`` when it has a map and objllvm.bbindex exists."""
+    global _BB_CACHE
     secs = [s for s in getattr(obj, "sections", []) if s.type in (0x6FFF4C08, 0x6FFF4C0A)]
     if not secs:
         return None, None
+    if _BB_CACHE is None:
+        _BB_CACHE = _weak_cache()
     try:
         hit = _BB_CACHE.get(obj)
     except TypeError:
