@@ -2,23 +2,44 @@
 
 Each command is a module in ``objllvm/commands/`` with ``NAME``, ``HELP``,
 ``add_arguments(parser)`` and ``run(args) -> int`` (exit status).  Command
-modules import their heavy parts inside ``run``.
+modules import their heavy parts inside ``run``.  ``objllvm --version`` needs no parser (argparse is
+imported by build_parser).
 """
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
 from . import __version__
-from .errors import ObjllvmError, UsageError
-from .render import report_error
+from .errors import ObjllvmError, UsageError, report_error
+
+_PARSER_CLASS = None
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # exit status 2, one line
-        report_error(f"{self.prog}: {message}")
-        sys.exit(2)
+def _parser_class():
+    """The ArgumentParser of objllvm (parse errors: one line, exit status 2), made when first needed."""
+    global _PARSER_CLASS
+    if _PARSER_CLASS is None:
+        import argparse
+
+        class _Formatter(argparse.HelpFormatter):
+            """argparse's formatter, the width found as shutil.get_terminal_size finds it but without
+            importing shutil (and bz2, lzma...: about 2 ms; argparse makes a formatter for every argument)."""
+            def __init__(self, prog, indent_increment=2, max_help_position=24, width=None, **kwargs):
+                if width is None:
+                    width = _terminal_columns() - 2
+                super().__init__(prog, indent_increment, max_help_position, width, **kwargs)
+
+        class _Parser(argparse.ArgumentParser):
+            def __init__(self, *args, **kwargs):
+                kwargs.setdefault("formatter_class", _Formatter)
+                super().__init__(*args, **kwargs)
+
+            def error(self, message):  # exit status 2, one line
+                report_error(f"{self.prog}: {message}")
+                sys.exit(2)
+        _PARSER_CLASS = _Parser
+    return _PARSER_CLASS
 
 
 def _command_modules(only=None) -> list:
@@ -81,9 +102,10 @@ def _chosen_command(argv):
     return None
 
 
-def build_parser(argv=None) -> argparse.ArgumentParser:
+def build_parser(argv=None) -> "argparse.ArgumentParser":
     """The parser.  With ``argv``, only the command named there (when it names one) is set up: the other
     command modules are not imported (start-up time); the result for that command line is the same."""
+    _Parser = _parser_class()
     p = _Parser(prog="objllvm", description="Inspect and rewrite the LLVM-specific sections of object files.")
     p.add_argument("--version", action="version", version=f"objllvm {__version__}")
     p.add_argument("--debug", action="store_true", help="show a traceback for internal errors")
@@ -97,8 +119,38 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
     return p
 
 
+def _terminal_columns() -> int:
+    """``shutil.get_terminal_size().columns`` (what argparse formats its messages to), without shutil."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
+        except (AttributeError, ValueError, OSError):
+            columns = 80
+    return columns
+
+
+def _version_only(argv) -> bool:
+    """``objllvm --version`` alone: print what argparse's version action prints, as it does (an error writing
+    it is ignored), and say so; False (nothing done) when argparse would wrap the line (a terminal narrower
+    than the line + 2 columns) or the command line is anything else."""
+    line = f"objllvm {__version__}"
+    if argv != ["--version"] or max(_terminal_columns() - 2, 11) < len(line):
+        return False
+    try:
+        sys.stdout.write(line + "\n")
+    except (AttributeError, OSError):
+        pass
+    return True
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if _version_only(argv):
+        sys.exit(0)          # as argparse's version action exits (no parser, no command module imported)
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):

@@ -1,5 +1,7 @@
-"""The one error type objllvm raises for bad input, and its one-line form."""
+"""The one error type objllvm raises for bad input, and its one-line form (and how commands print it)."""
 from __future__ import annotations
+
+import sys
 
 
 class ObjllvmError(Exception):
@@ -64,3 +66,12 @@ class DecodeError(ObjllvmError):
 
 class UsageError(ObjllvmError):
     """Bad command-line usage or API arguments (exit status 2)."""
+
+
+def report_error(message: str, err=None) -> None:
+    """One line on standard error, the only way commands report problems."""
+    (err or sys.stderr).write(f"objllvm: error: {message}\n")
+
+
+def report_warning(message: str, err=None) -> None:
+    (err or sys.stderr).write(f"objllvm: warning: {message}\n")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 
 from ._model import dataclass
+from .errors import report_error, report_warning  # noqa: F401  (commands print problems through these)
 
 
 @dataclass
@@ -210,12 +211,3 @@ def render_json(data, out=None, *, indent: bool = True, raw: bool = False) -> No
         text = json.dumps(data, indent=2, default=default)
     out.write(text)
     out.write("\n")
-
-
-def report_error(message: str, err=None) -> None:
-    """One line on standard error, the only way commands report problems."""
-    (err or sys.stderr).write(f"objllvm: error: {message}\n")
-
-
-def report_warning(message: str, err=None) -> None:
-    (err or sys.stderr).write(f"objllvm: warning: {message}\n")

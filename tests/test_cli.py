@@ -110,6 +110,31 @@ def test_importing_objllvm_is_cheap():
     assert out.strip() == "[]"
 
 
+def test_version_alone_same_as_argparse(monkeypatch, capsys):
+    """`objllvm --version` is printed without a parser: the same text and exit as argparse's version action
+    (which wraps the line on a terminal narrower than it + 2 columns: then argparse still does it)."""
+    import pytest
+
+    from objllvm import cli
+    for columns in ("80", "15", "14", "5", "0", "x"):
+        monkeypatch.setenv("COLUMNS", columns)
+        outs = []
+        for fast in (True, False):
+            if not fast:
+                monkeypatch.setattr(cli, "_version_only", lambda argv: False)
+            with pytest.raises(SystemExit) as exc:
+                cli.main(["--version"])
+            monkeypatch.undo()
+            monkeypatch.setenv("COLUMNS", columns)
+            outs.append((exc.value.code, capsys.readouterr()))
+        assert outs[0] == outs[1], columns
+    assert cli._version_only(["--version", "--debug"]) is False and cli._version_only(["--vers"]) is False
+    mods = subprocess.run([sys.executable, "-c", "import sys; from objllvm import cli\ntry: cli.main(['--version'])\n"
+                           "except SystemExit: pass\nprint(sorted(m for m in sys.modules if m in ('argparse', "
+                           "'objllvm.commands', 'objllvm.registry')))"], capture_output=True, text=True, cwd=ROOT)
+    assert mods.stdout.splitlines()[-1] == "[]"
+
+
 def test_module_lists_same_as_pkgutil():
     import pkgutil
 
@@ -117,3 +142,25 @@ def test_module_lists_same_as_pkgutil():
     for pkg in (codecs, commands):
         want = sorted(m.name for m in pkgutil.iter_modules(pkg.__path__) if not m.name.startswith("_"))
         assert cli._module_names(pkg) == registry._module_names(pkg) == want and len(want) > 5
+
+
+def test_help_same_as_with_argparse_formatter(monkeypatch):
+    """The parsers format with argparse's HelpFormatter at the width shutil would give (found without shutil)."""
+    import argparse
+
+    from objllvm import cli
+    ours_class = cli._parser_class()
+    subs = lambda p: list(p._subparsers._group_actions[0].choices.values())   # noqa: E731
+    for columns in ("200", "80", "41", "12", "0"):
+        monkeypatch.setenv("COLUMNS", columns)
+        for argv in (None, ["dump", "x"], ["rewrite", "x"], ["perf-map", "x"]):
+            monkeypatch.setattr(cli, "_PARSER_CLASS", argparse.ArgumentParser)
+            plain = cli.build_parser(argv)
+            monkeypatch.setattr(cli, "_PARSER_CLASS", ours_class)
+            ours = cli.build_parser(argv)
+            assert type(ours) is ours_class and type(plain) is argparse.ArgumentParser
+            assert [ours.format_help(), ours.format_usage()] == [plain.format_help(), plain.format_usage()]
+            assert len(subs(ours)) == len(subs(plain)) >= 1
+            for a, b in zip(subs(ours), subs(plain)):
+                assert a.format_help() == b.format_help() and a.prog == b.prog
+    assert cli._terminal_columns() > 0
