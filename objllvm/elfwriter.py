@@ -622,7 +622,7 @@ class ElfWriter:
         shsize = shnum * self._shdr.size
         # Walk the input's sections in file order: by (offset, size > 0), then index; -1 is the section header
         # table, which comes before a section with the same key.  (Sizes: SHT_NOBITS sections have none.)
-        eff = [0 if t == SHT_NOBITS else z for t, z in zip(types, sizes)]
+        eff = [0 if t == SHT_NOBITS else z for t, z in zip(types, sizes)] if SHT_NOBITS in types else list(sizes)
         sh_in = elf.e_shoff if elf.e_shoff else len(data)
         sh_in_size = n_orig * self._shdr.size
         keys = [o + o + (z > 0) for o, z in zip(offs[:n_orig], eff)]
@@ -684,29 +684,28 @@ class ElfWriter:
                 else:
                     new_off[ref] = off
                 continue
-            if ref in fixed_sec:
-                new_off[ref] = off
-                body = contents.get(ref)
-                if body is not None:
-                    if run_end >= 0:
-                        append((run_out, mv[run_in:run_end]))
-                        run_end = -1
-                    late.append((off, body))
-                if end > pos:
-                    pos = end
-                if end > prev_end:
-                    prev_end = end
-                continue
-            if has_segments and flags[ref] & SHF_ALLOC and (types[ref] == SHT_NOBITS or not size):
-                new_off[ref] = off        # allocated sections never move in a file with segments
-                continue
+            if has_segments:
+                if ref in fixed_sec:
+                    new_off[ref] = off
+                    body = contents.get(ref)
+                    if body is not None:
+                        if run_end >= 0:
+                            append((run_out, mv[run_in:run_end]))
+                            run_end = -1
+                        late.append((off, body))
+                    if end > pos:
+                        pos = end
+                    if end > prev_end:
+                        prev_end = end
+                    continue
+                if flags[ref] & SHF_ALLOC and (types[ref] == SHT_NOBITS or not size):
+                    new_off[ref] = off        # allocated sections never move in a file with segments
+                    continue
             body = contents.get(ref)
             if body is not None:
                 n_out = len(body)
-            elif types[ref] == SHT_NOBITS:
-                n_out = 0
             else:
-                n_out = (end if end < size_in else size_in) - off      # len(mv[off:end])
+                n_out = (end if end < size_in else size_in) - off      # the input's bytes (none for NOBITS)
             if pos == prev_end and off >= pos and (low is not None or not n_out):
                 cand = off                # in step with the input, nothing fixed in the way: keep the offset
             elif low is not None and pos >= low:
@@ -798,25 +797,35 @@ class ElfWriter:
         ext_num = shnum >= SHN_LORESERVE or raw_shnum == 0
         ext_str = ns >= SHN_LORESERVE or raw_shstrndx == SHN_XINDEX
         shdrs = [pack(nm, t, fl, addr, off, shnum if ext_num else 0, ns if ext_str else link, info, al, es)]
-        kept = list(compress(range(1, n), rm.translate(_FLIP)[1:]))
-        if not kept:
+        keep = bytearray(rm.translate(_FLIP))
+        keep[0] = 0                         # (section 0 is done)
+        rows = list(compress(range(n), keep))
+        if not rows:
             return shdrs[0]
-        # The kept rows, column by column (no Python code per section but the renumbering of indices).
-        nms, types, fls, addrs, offs, sizes, links, infos, als, ess = (list(map(c.__getitem__, kept)) for c in self.cols)
-        offs = list(map(new_off.get, kept, offs))
-        for i, c in contents.items():
-            if not rm[i] and i:
-                sizes[new[i] - 1] = len(c)
+
+        def kept(k):
+            return compress(self.cols[k], keep)
 
         def renumber(values):
-            # a section index that names a kept section becomes its new index; anything else stays
+            # every value that names a kept section becomes its new index; anything else stays
             to = {x: new[x] if x and x < n and not rm[x] else x for x in set(values)}
             return list(map(to.__getitem__, values))
-        links = renumber(links)
-        # sh_info is a section index in relocation sections and where SHF_INFO_LINK says so
-        is_index = list(map(or_, map(_REL_TYPES.__contains__, types), map(bool, map(and_, fls, repeat(SHF_INFO_LINK)))))
-        infos = list(map(tuple.__getitem__, zip(infos, renumber(infos)), is_index))
-        shdrs.append(b"".join(map(pack, nms, types, fls, addrs, offs, sizes, links, infos, als, ess)))
+        sizes = list(kept(_SIZE))
+        for i, c in contents.items():
+            if keep[i]:
+                sizes[new[i] - 1] = len(c)
+        links = renumber(list(kept(_LINK)))
+        # sh_info is a section index in relocation sections and where SHF_INFO_LINK says so: renumbered as one
+        # column, then the few other sections with a nonzero sh_info get theirs back
+        old_infos = list(kept(_INFO))
+        infos = renumber(old_infos)
+        flags = self.cols[_FLAGS]
+        for i in set(compress(rows, old_infos)).difference(self._of_types(_REL_TYPES)):
+            if not flags[i] & SHF_INFO_LINK:
+                infos[new[i] - 1] = old_infos[new[i] - 1]
+        offs = map(new_off.get, rows, kept(_OFFSET))
+        shdrs.append(b"".join(map(pack, kept(0), kept(_TYPE), kept(_FLAGS), kept(3), offs, sizes, links, infos,
+                                  kept(_ALIGN), kept(9))))
         return b"".join(shdrs)
 
     def _alignment(self, i: int) -> int:
