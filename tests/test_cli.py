@@ -164,3 +164,46 @@ def test_help_same_as_with_argparse_formatter(monkeypatch):
             for a, b in zip(subs(ours), subs(plain)):
                 assert a.format_help() == b.format_help() and a.prog == b.prog
     assert cli._terminal_columns() > 0
+
+
+def _objllvm_env(**extra):
+    import os
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}       # stdout block-buffered
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env.update(extra)
+    return env
+
+
+def test_the_command_flushes_its_output_before_it_ends(tmp_path):
+    """run() ends the process without the interpreter's teardown: the buffered output must be all there."""
+    out = tmp_path / "out.txt"
+    with open(out, "w") as f:
+        p = subprocess.run([sys.executable, "-m", "objllvm", "dump", "--json", str(TESTDATA / "elf" / "deplibs.o")],
+                           stdout=f, stderr=subprocess.PIPE, text=True, env=_objllvm_env())
+    assert p.returncode == 0, p.stderr
+    assert json.loads(out.read_text())["schema"] == "objllvm-dump"
+    rc, stdout, _ = run_objllvm("dump", "--json", TESTDATA / "elf" / "deplibs.o")
+    assert rc == 0 and stdout == out.read_text()
+
+
+def test_output_that_cannot_be_written_is_an_error_not_silence():
+    import os
+    if not os.path.exists("/dev/full"):
+        import pytest
+        pytest.skip("no /dev/full on this system to make the final write fail")
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([sys.executable, "-m", "objllvm", "sections", str(TESTDATA / "elf" / "deplibs.o")],
+                           stdout=full, stderr=subprocess.PIPE, text=True, env=_objllvm_env())
+    assert p.returncode == 1
+    assert p.stderr.strip().splitlines() == ["objllvm: error: cannot write the output: [Errno 28] No space left on "
+                                             "device"]
+
+
+def test_a_closed_pipe_ends_quietly():
+    files = sorted(map(str, (TESTDATA / "bb-addr-map").glob("*.o")))
+    p = subprocess.Popen([sys.executable, "-m", "objllvm", "dump", *files], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=_objllvm_env())
+    p.stdout.readline()
+    p.stdout.close()          # the reader goes away, as `| head -1` does
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=60) == 0 and "Traceback" not in err and "Exception ignored" not in err, err
