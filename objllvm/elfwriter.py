@@ -37,7 +37,7 @@ import struct
 import sys
 from array import array
 from itertools import accumulate, compress, repeat
-from operator import add, and_, eq, itemgetter, or_, sub
+from operator import add, and_, itemgetter, not_, sub
 
 from .containers.elf import (SHF_ALLOC, SHF_COMPRESSED, SHN_LORESERVE, SHN_XINDEX, SHT_CREL, SHT_DYNSYM,
                              SHT_GROUP, SHT_NOBITS, SHT_REL, SHT_RELA, SHT_SYMTAB, SHT_SYMTAB_SHNDX, ElfFile)
@@ -60,6 +60,9 @@ _FLIP = bytes.maketrans(b"\0\1", b"\1\0")       # removed flags -> kept flags
 # The fields of a section header tuple, in file order (ElfFile.headers).
 _FIELDS = ("name_off", "type", "flags", "addr", "offset", "size", "link", "info", "addralign", "entsize")
 _TYPE, _FLAGS, _OFFSET, _SIZE, _LINK, _INFO, _ALIGN = 1, 2, 4, 5, 6, 7, 8
+# (byte offset, array type code) of each field in an Elf64_Shdr; every Elf32_Shdr field is 32-bit, at 4 * k
+_FIELDS64 = ((0, "I"), (4, "I"), (8, "Q"), (16, "Q"), (24, "Q"), (32, "Q"), (40, "I"), (44, "I"), (48, "Q"),
+             (56, "Q"))
 
 
 def _header_field(k: int):
@@ -405,7 +408,7 @@ class ElfWriter:
     def _check_and_fix_references(self, cols, new):
         rm = self._removed
         n = len(rm)
-        types, flags, links, infos = cols[_TYPE], cols[_FLAGS], cols[_LINK], cols[_INFO]
+        flags, links, infos = cols[_FLAGS], cols[_LINK], cols[_INFO]
         keep = rm.translate(_FLIP)
         removed = set(compress(range(n), rm))
         # A kept section that links (sh_link, or sh_info with SHF_INFO_LINK) to a removed one: refused, the first
@@ -445,7 +448,7 @@ class ElfWriter:
         st = struct.Struct(e + ("IBBHQQ" if self.is64 else "IIIBBH"))
         data = self._plain(si)
         nsyms = len(data) // st.size
-        types, links = self.cols[_TYPE], self.cols[_LINK]
+        links = self.cols[_LINK]
         shndx_sec = next((k for k in self._of_types(_SHNDX_TYPES) if not rm[k] and links[k] == si), None)
         ext = bytearray(self._plain(shndx_sec)) if shndx_sec is not None else None
         shndx_pos = 6 if self.is64 else 14    # st_shndx offset inside an entry
@@ -625,14 +628,17 @@ class ElfWriter:
         eff = [0 if t == SHT_NOBITS else z for t, z in zip(types, sizes)] if SHT_NOBITS in types else list(sizes)
         sh_in = elf.e_shoff if elf.e_shoff else len(data)
         sh_in_size = n_orig * self._shdr.size
-        keys = [o + o + (z > 0) for o, z in zip(offs[:n_orig], eff)]
-        keys.append(sh_in + sh_in + (sh_in_size > 0))        # keys[-1]: the header table's
-        eff.append(sh_in_size)
+        eff.append(sh_in_size)                               # eff[-1], offs_w[-1]: the header table's
         offs_w = list(offs[:n_orig])
         offs_w.append(sh_in)
-        order = [-1]
-        order += range(1, n_orig)
-        order.sort(key=keys.__getitem__)
+        # empty ones before the others, each in index order; then a stable sort by offset
+        idx = range(1, n_orig)
+        order = [-1] if not sh_in_size else []
+        order += compress(idx, map(not_, eff[1:n_orig]))
+        if sh_in_size:
+            order.append(-1)
+        order += compress(idx, eff[1:n_orig])
+        order.sort(key=offs_w.__getitem__)
         fixed_sec = set()
         if has_segments:
             for i in order:
@@ -823,10 +829,46 @@ class ElfWriter:
         for i in set(compress(rows, old_infos)).difference(self._of_types(_REL_TYPES)):
             if not flags[i] & SHF_INFO_LINK:
                 infos[new[i] - 1] = old_infos[new[i] - 1]
-        offs = map(new_off.get, rows, kept(_OFFSET))
-        shdrs.append(b"".join(map(pack, kept(0), kept(_TYPE), kept(_FLAGS), kept(3), offs, sizes, links, infos,
-                                  kept(_ALIGN), kept(9))))
+        # The input's rows of the kept sections (runs of neighbours copied whole), rows packed for added ones;
+        # then the columns that change stored over them: offsets, sizes, sh_link, sh_info, and any column an
+        # edit changed (flags of a section written uncompressed, ...).
+        es = self._shdr.size
+        n_orig = self._n_orig
+        table = memoryview(self.data)[self.elf.e_shoff:self.elf.e_shoff + n_orig * es]
+        out = bytearray()
+        i = keep.find(1, 0, n_orig)
+        while i >= 0:
+            j = keep.find(0, i, n_orig)
+            if j < 0:
+                j = n_orig
+            out += table[i * es:j * es]
+            i = keep.find(1, j, n_orig)
+        for i in range(n_orig, n):
+            if keep[i]:
+                out += pack(*(c[i] for c in self.cols))
+        changed = {_OFFSET: list(map(new_off.get, rows, kept(_OFFSET))), _SIZE: sizes, _LINK: links, _INFO: infos}
+        for k, owned in enumerate(self._owned):
+            values = changed.get(k)
+            if values is None and owned:
+                values = list(kept(k))
+            if values is not None:
+                self._store_column(out, k, values)
+        shdrs.append(out)
         return b"".join(shdrs)
+
+    def _store_column(self, table: bytearray, k: int, values: list) -> None:
+        """Set header field ``k`` of every row of ``table`` (rows of section headers) from ``values``."""
+        if self.is64:
+            pos, code = _FIELDS64[k]
+        else:
+            pos, code = 4 * k, "I"
+        words = array(code, values)
+        if (self.elf.endian == "<") != (sys.byteorder == "little"):
+            words.byteswap()
+        size = words.itemsize
+        mv = memoryview(table).cast(code)
+        mv[pos // size::self._shdr.size // size] = memoryview(words)
+        mv.release()
 
     def _alignment(self, i: int) -> int:
         """The alignment to place section ``i`` at: sh_addralign, which must be 0, 1 or a power of two no larger

@@ -18,8 +18,7 @@ from __future__ import annotations
 import fnmatch
 import gc
 import os
-from itertools import compress, repeat
-from operator import and_, not_
+from itertools import compress
 
 from . import registry
 from .containers import sniff
@@ -492,19 +491,18 @@ class StripLLVM(Operation):
     def apply(self, sess):
         elf, w = sess.elf, sess.writer
         types, flags = elf.columns[1], elf.columns[2]
-        # Kept sections that are not allocated: LLVM's own types and the bitcode names decide for most, found by
-        # columns; a section of another type that is not a generic table is asked of the codecs by name.
-        cands = list(compress(range(elf.section_count), map(and_, w.kept_flags(), map(not_, map(and_, flags,
-                                                                                               repeat(SHF_ALLOC))))))
-        if cands and cands[0] == 0:
-            del cands[0]
-        ctypes = list(map(types.__getitem__, cands))
-        distinct = set(ctypes)
+        rm = w.removed_flags
+        # LLVM's own types and the bitcode names decide for most sections, found by columns; a section of another
+        # type that is not a generic table is asked of the codecs, by name.  Only kept, unallocated ones go.
+        distinct = set(types)
         llvm = {t for t in distinct if is_llvm_type(t)}
         other = {t for t in distinct if t not in llvm and t not in _GENERIC_TYPES}
-        hit = set(compress(cands, map(llvm.__contains__, ctypes)))
-        hit.update(set(elf.indices_named(BITCODE_NAMES)).intersection(cands))
-        hit.update(i for i in compress(cands, map(other.__contains__, ctypes)) if i not in hit and sess.is_llvm_at(i))
+        n = elf.section_count
+        hit = set(compress(range(n), map(llvm.__contains__, types)))
+        hit.update(elf.indices_named(BITCODE_NAMES))
+        hit = {i for i in hit if i and not flags[i] & SHF_ALLOC and not rm[i]}
+        hit.update(i for i in compress(range(n), map(other.__contains__, types))
+                   if i and i not in hit and not flags[i] & SHF_ALLOC and not rm[i] and sess.is_llvm_at(i))
         sess.remove_all(sorted(hit), self.text)
 
 

@@ -421,8 +421,6 @@ class ElfFile(ObjectFile):
         if not n:
             return True
         if self.is64 and self.endian == "<" and sys.byteorder == "little":
-            from itertools import compress, repeat
-            from operator import and_
             top = max(map(and_, memoryview(data[:n * st.size]).cast("Q")[0::3].tolist(), repeat(0xFFFFFFFF)))
         else:
             top = max(v[0] for v in st.iter_unpack(data[:n * st.size]))
