@@ -191,7 +191,7 @@ def test_allocated_bytes_and_segments_stay_put_when_a_section_grows(tmp_path):
     src = RW / "prog.exe"
     o = open_object(str(src))
     w = ElfWriter(o)
-    i = w.index_of(".comment")
+    i = w.index_of(".note.GNU-stack")
     w.set_content(i, o.sections[i].data() + b"objllvm was here\0" * 100)
     out = w.write()
     new = ElfFile(out, "new")
@@ -380,3 +380,55 @@ def test_a_symbol_table_flagged_compressed_but_not_is_refused_when_it_must_chang
         rw.rewrite_bytes(src, [rw.StripLLVM()], "bad.o")
     assert "section [" in str(e.value) and ".symtab" in str(e.value) and "compression type" in str(e.value)
     assert rw.rewrite_bytes(src, [], "bad.o")[0] == src        # nothing to renumber: a no-op is still identity
+
+
+def test_bulk_removal_is_the_same_as_one_by_one():
+    """remove_many (what --strip-llvm uses) gives the same sections, bytes and errors as remove() in turn."""
+    n = 0
+    for o in _elf_objects():
+        llvm = [s.index for s in api.llvm_sections(o) if not s.flags & 2]
+        if not llvm:
+            continue
+        one, bulk = ElfWriter(o), ElfWriter(o)
+        gone = sorted({i for x in llvm for i in one.remove(x)})
+        assert bulk.remove_many(llvm) == gone, o.label
+        assert bytes(one.removed_flags) == bytes(bulk.removed_flags)
+        try:
+            a = one.write()
+        except ObjllvmError as exc:
+            a = str(exc)
+        try:
+            b = bulk.write()
+        except ObjllvmError as exc:
+            b = str(exc)
+        assert a == b, o.label
+        n += 1
+    assert n > 30
+
+
+def test_section_views_read_and_write_the_header_columns(tmp_path):
+    o = open_object(str(RW / "main.o"))
+    w = ElfWriter(o)
+    i = w.index_of(".note.GNU-stack")
+    v = w.sections[i]
+    s = o.sections[i]
+    assert (v.name, v.type, v.flags, v.offset, v.size, v.link, v.info, v.addralign, v.entsize, v.orig) == \
+        (s.name, s.type, s.flags, s.offset, s.size, s.link, s.info, s.addralign, s.entsize, i)
+    v.entsize = 7                       # an edit through the view reaches the header table written
+    assert o.columns[9][i] == s.entsize          # (the reader's columns are not changed)
+    new = ElfFile(w.write(), "new")
+    assert new.sections[i].entsize == 7 and new.sections[i].name == ".note.GNU-stack"
+    assert [x.name for x in w.sections[-2:]] == [x.name for x in o.sections[-2:]]
+    with pytest.raises(IndexError):
+        w.sections[len(o.sections)]
+
+
+def test_names_found_in_the_name_table_are_those_a_scan_finds():
+    names = (".llvmbc", ".llvmcmd", ".llvm.lto", ".text", ".deplibs", ".symtab", "nope")
+    for o in _elf_objects():
+        want = [s.index for s in o.sections if s.name in names]
+        assert o.indices_named(names) == want, o.label
+        for s in o.sections[:40]:
+            raw = s.name.encode("utf-8", "surrogateescape")
+            for prefix in (b".llvm", b".rela", b".text."):
+                assert o.section_name_startswith(s.index, prefix) == raw.startswith(prefix), (o.label, s.name)
