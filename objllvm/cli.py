@@ -11,6 +11,7 @@ import os
 import sys
 
 from . import __version__
+from ._modules import module_names
 from .errors import ObjllvmError, UsageError, report_error
 
 _PARSER_CLASS = None
@@ -56,37 +57,13 @@ def _command_modules(only=None) -> list:
                 raise
             return []
         return [mod] if getattr(mod, "NAME", None) == only else []
-    return [_import(f"{commands.__name__}.{name}") for name in _module_names(commands)]
+    return [_import(f"{commands.__name__}.{name}") for name in module_names(commands)]
 
 
 def _import(name: str):
     """``importlib.import_module(name)`` for an absolute name, without importing importlib."""
     __import__(name)
     return sys.modules[name]
-
-
-def _module_names(package) -> list:
-    """The modules of ``package`` not starting with "_", sorted: what ``pkgutil.iter_modules`` lists
-    (.py files and packages), without pkgutil, which imports inspect (a few ms at start-up).
-    (objllvm.registry has the same function for the codec modules; a test checks both against pkgutil.)"""
-    names = set()
-    for d in package.__path__:
-        try:
-            entries = os.scandir(d)
-        except OSError:
-            continue
-        with entries:
-            for e in entries:
-                n = e.name
-                if n.startswith("_"):
-                    continue
-                if n.endswith(".py"):
-                    n = n[:-3]
-                elif not (e.is_dir() and os.path.isfile(os.path.join(e.path, "__init__.py"))):
-                    continue
-                if n.isidentifier():
-                    names.add(n)
-    return sorted(names)
 
 
 def _chosen_command(argv):

@@ -9,9 +9,8 @@ section kind) and are found there automatically.
 """
 from __future__ import annotations
 
-import os
-
 from ._model import dataclass, field
+from ._modules import module_names
 from .errors import DecodeError, ObjllvmError
 from .render import Table  # noqa: F401  (codecs import Table from here)
 
@@ -134,32 +133,8 @@ def _load_all():
         return
     _loaded = True
     from . import codecs as pkg
-    for name in _module_names(pkg):
+    for name in module_names(pkg):
         __import__(f"{pkg.__name__}.{name}")      # (importlib.import_module: one more module to import)
-
-
-def _module_names(package) -> list:
-    """The modules of ``package`` not starting with "_", sorted: what ``pkgutil.iter_modules`` lists
-    (.py files and packages), without pkgutil, which imports inspect (a few ms at start-up).
-    (objllvm.cli has the same function for the command modules; a test checks both against pkgutil.)"""
-    names = set()
-    for d in package.__path__:
-        try:
-            entries = os.scandir(d)
-        except OSError:
-            continue
-        with entries:
-            for e in entries:
-                n = e.name
-                if n.startswith("_"):
-                    continue
-                if n.endswith(".py"):
-                    n = n[:-3]
-                elif not (e.is_dir() and os.path.isfile(os.path.join(e.path, "__init__.py"))):
-                    continue
-                if n.isidentifier():
-                    names.add(n)
-    return sorted(names)
 
 
 def codecs() -> dict:
