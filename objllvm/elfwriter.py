@@ -766,7 +766,7 @@ class ElfWriter:
                 and any(o < shoff + shsize and o + len(b) > shoff for o, b in chunks if b):
             # (only a table that grew can run into what follows it)
             shoff = self._place(None, shsize, 8 if self.is64 else 4, pos, prev_end, in_fixed)
-        chunks.append((shoff, self._header_table(cols, new, new_off, shnum)))
+        chunks.append((shoff, self._header_table(new, new_off, shnum)))
         allc = chunks + late
         total = max(map(add, map(itemgetter(0), allc), map(len, map(itemgetter(1), allc))))
         self._check_end(total, bound, None)
@@ -786,7 +786,7 @@ class ElfWriter:
             struct.pack_into(e + "HH", out, 0x30, e_shnum, e_shstrndx)
         return bytes(out)
 
-    def _header_table(self, cols, new, new_off, shnum) -> bytes:
+    def _header_table(self, new, new_off, shnum) -> bytes:
         """The new section header table: kept sections in index order, with new offsets, sizes and the
         section indices in sh_link / sh_info (relocation targets, SHF_INFO_LINK) renumbered."""
         rm = self._removed
@@ -832,16 +832,16 @@ class ElfWriter:
         # The input's rows of the kept sections (runs of neighbours copied whole), rows packed for added ones;
         # then the columns that change stored over them: offsets, sizes, sh_link, sh_info, and any column an
         # edit changed (flags of a section written uncompressed, ...).
-        es = self._shdr.size
+        row = self._shdr.size
         n_orig = self._n_orig
-        table = memoryview(self.data)[self.elf.e_shoff:self.elf.e_shoff + n_orig * es]
+        table = memoryview(self.data)[self.elf.e_shoff:self.elf.e_shoff + n_orig * row]
         out = bytearray()
         i = keep.find(1, 0, n_orig)
         while i >= 0:
             j = keep.find(0, i, n_orig)
             if j < 0:
                 j = n_orig
-            out += table[i * es:j * es]
+            out += table[i * row:j * row]
             i = keep.find(1, j, n_orig)
         for i in range(n_orig, n):
             if keep[i]:
