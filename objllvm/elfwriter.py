@@ -290,10 +290,12 @@ class ElfWriter:
         of the sections this removes, in index order."""
         rm = self._removed
         n = len(rm)
-        new = [i for i in indices if not rm[i]]
-        for i in new:
+        indices = list(indices)
+        for i in indices:
             if not 0 < i < n:
                 raise self._err(f"no section with index {i}")
+        new = [i for i in indices if not rm[i]]
+        for i in new:
             rm[i] = 1
         targets = set(new)
         rels = self._of_types(_REL_TYPES, 1)

@@ -104,7 +104,6 @@ class Session:
         self.options = dict(options or {})
         self.models = {}          # section index -> (codec, model) being edited
         self.before = {}          # section index -> to_dict of the original model
-        self.removed_by_op = {}   # section index -> operation text
         self._codecs = {}
 
     # -- lookups -------------------------------------------------------------------------------
@@ -185,24 +184,17 @@ class Session:
             self.model(section)
         self.models[section.index] = (codec, model)
 
-    def remove(self, section, op: str):
-        self.remove_at(section.index, op)
+    def remove(self, section):
+        """Remove ``section`` (and the relocation sections that target it); its model, if it was being
+        edited, is dropped."""
+        self.remove_all([section.index])
 
-    def remove_all(self, indices, op: str):
-        """:meth:`remove_at` each of ``indices``."""
-        for i in self.writer.remove_many(indices):
-            self.removed_by_op[i] = op
+    def remove_all(self, indices):
+        """:meth:`remove` each section of ``indices``."""
+        self.writer.remove_many(indices)
         if not getattr(self, "_finishing", False):
             for i in [i for i in self.models if self.writer.removed_flags[i]]:
                 del self.models[i]
-
-    def remove_at(self, index: int, op: str):
-        if self.writer.removed_flags[index]:
-            return
-        for i in self.writer.remove(index):
-            self.removed_by_op[i] = op
-        if index in self.models and not getattr(self, "_finishing", False):
-            self.models.pop(index, None)
 
     # -- finish --------------------------------------------------------------------------------
     def finish(self):
@@ -216,7 +208,7 @@ class Session:
             section = self.elf.sections[idx]
             if codec.kind == "cg-profile" and not model.edges and w.relocation_sections_for(idx):
                 # No edge left: lld warns about a profile section whose relocation section is empty.
-                self.remove(section, "(no call-graph edge left)")
+                self.remove(section)        # (no call-graph edge left)
                 continue
             ctx = self.ctx(section)
             try:
@@ -481,7 +473,7 @@ class Remove(Operation):
 
     def apply(self, sess):
         for s in sess.by_kind_or_name(self.what, self.text):
-            sess.remove(s, self.text)
+            sess.remove(s)
 
 
 class StripLLVM(Operation):
@@ -503,7 +495,7 @@ class StripLLVM(Operation):
         hit = {i for i in hit if i and not flags[i] & SHF_ALLOC and not rm[i]}
         hit.update(i for i in compress(range(n), map(other.__contains__, types))
                    if i and i not in hit and not flags[i] & SHF_ALLOC and not rm[i] and sess.is_llvm_at(i))
-        sess.remove_all(sorted(hit), self.text)
+        sess.remove_all(sorted(hit))
 
 
 class DropLinkerOption(Operation):
@@ -587,7 +579,7 @@ class DropAddrsig(Operation):
 
     def apply(self, sess):
         for s in sess.by_kind_or_name("addrsig", self.text):
-            sess.remove(s, self.text)
+            sess.remove(s)
 
 
 class DropCGEdge(Operation):
@@ -641,7 +633,7 @@ class StripBitcode(Operation):
         if not secs:
             raise sess.err(f"{self.text}: no embedded bitcode (.llvmbc, .llvmcmd, .llvm.lto) in this file")
         for s in secs:
-            sess.remove(s, self.text)
+            sess.remove(s)
 
 
 def check_bitcode(data: bytes, path: str) -> None:
@@ -720,7 +712,7 @@ class DropOffload(Operation):
                     parts.append(off.write_offload_binary(images, max(b.version, 2), comp))
             new = b"".join(parts)
             if not new:
-                sess.remove(s, self.text)
+                sess.remove(s)
                 continue
             sess.replace_model(s, codec, codec.decode(new, sess.ctx(s)))
         if not hit:

@@ -191,7 +191,7 @@ def test_allocated_bytes_and_segments_stay_put_when_a_section_grows(tmp_path):
     src = RW / "prog.exe"
     o = open_object(str(src))
     w = ElfWriter(o)
-    i = w.index_of(".note.GNU-stack")
+    i = w.index_of(".comment")
     w.set_content(i, o.sections[i].data() + b"objllvm was here\0" * 100)
     out = w.write()
     new = ElfFile(out, "new")
