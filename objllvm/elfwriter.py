@@ -660,7 +660,7 @@ class ElfWriter:
         for fa, fb in fixed:
             late.append((fa, data[fa:fb]))
         pos = prev_end = fixed[0][1]     # just after the ELF header
-        new_off = {}
+        new_off = list(offs)      # each section's offset in the output (unless it moves: its input offset)
         shoff = None
         size_in = len(data)
         beyond = []          # kept sections whose input offset is past the end of the file, with new contents
@@ -848,7 +848,7 @@ class ElfWriter:
         for i in range(n_orig, n):
             if keep[i]:
                 out += pack(*(c[i] for c in self.cols))
-        changed = {_OFFSET: list(map(new_off.get, rows, kept(_OFFSET))), _SIZE: sizes, _LINK: links, _INFO: infos}
+        changed = {_OFFSET: list(compress(new_off, keep)), _SIZE: sizes, _LINK: links, _INFO: infos}
         for k, owned in enumerate(self._owned):
             values = changed.get(k)
             if values is None and owned:
