@@ -772,20 +772,50 @@ class ElfWriter:
         allc = chunks + late
         total = max(map(add, map(itemgetter(0), allc), map(len, map(itemgetter(1), allc))))
         self._check_end(total, bound, None)
-        out = bytearray(total)
-        for o, b in allc:
-            out[o:o + len(b)] = b
         e = elf.endian
         raw_shnum, raw_shstrndx = struct.unpack_from(e + "HH", data, 0x3C if self.is64 else 0x30)
         ns = new[self.shstrndx] if 0 <= self.shstrndx < n and not rm[self.shstrndx] else 0
         e_shnum = 0 if shnum >= SHN_LORESERVE or raw_shnum == 0 else shnum
         e_shstrndx = SHN_XINDEX if ns >= SHN_LORESERVE or raw_shstrndx == SHN_XINDEX else ns
         if self.is64:
-            struct.pack_into(e + "Q", out, 0x28, shoff)
-            struct.pack_into(e + "HH", out, 0x3C, e_shnum, e_shstrndx)
+            head = ((e + "Q", 0x28, shoff), (e + "HH", 0x3C, e_shnum, e_shstrndx))
         else:
-            struct.pack_into(e + "I", out, 0x20, shoff)
-            struct.pack_into(e + "HH", out, 0x30, e_shnum, e_shstrndx)
+            head = ((e + "I", 0x20, shoff), (e + "HH", 0x30, e_shnum, e_shstrndx))
+        return self._assemble(allc, total, head)
+
+    @staticmethod
+    def _assemble(chunks, total: int, head) -> bytes:
+        """The output: ``total`` bytes, zero but where ``chunks`` ((offset, bytes), later ones winning where
+        they overlap) put bytes, with the ELF header fields ``head`` ((format, offset, values...)) packed in.
+        Chunks that do not overlap (a relocatable object's), the first of them holding the ELF header, are
+        joined in offset order with zeros between: one copy of the bytes."""
+        order = sorted(chunks, key=itemgetter(0))
+        need = max(off + struct.calcsize(fmt) for fmt, off, *_ in head)
+        if order and order[0][0] == 0 and len(order[0][1]) >= need:
+            first = bytearray(order[0][1])
+            for fmt, off, *values in head:
+                struct.pack_into(fmt, first, off, *values)
+            pieces, pos = [first], len(first)
+            zeros = bytes(4096)
+            for o, b in order[1:]:
+                if o < pos and b:
+                    break           # overlapping chunks: placed one after the other below
+                if not b:
+                    continue
+                if o > pos:
+                    gap = o - pos
+                    pieces.append(zeros[:gap] if gap <= 4096 else bytes(gap))
+                pieces.append(b)
+                pos = o + len(b)
+            else:
+                if pos < total:
+                    pieces.append(bytes(total - pos))
+                return b"".join(pieces)
+        out = bytearray(total)
+        for o, b in chunks:
+            out[o:o + len(b)] = b
+        for fmt, off, *values in head:
+            struct.pack_into(fmt, out, off, *values)
         return bytes(out)
 
     def _header_table(self, new, new_off, shnum) -> bytes:

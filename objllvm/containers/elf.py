@@ -138,7 +138,7 @@ class ElfFile(ObjectFile):
             raise DecodeError(f"section header table ({shnum} entries at {self.e_shoff:#x}) runs past the end "
                               f"of the file ({len(data):#x} bytes)", file=path, member=member,
                               offset=self.e_shoff)
-        cols = self.columns = self._read_columns(data[self.e_shoff:self.e_shoff + shnum * self._shdr.size])
+        cols = self.columns = self._read_columns(memoryview(data)[self.e_shoff:self.e_shoff + shnum * self._shdr.size])
         types, flags, offs, sizes = cols[1], cols[2], cols[4], cols[5]
         self._sections = None
         names_off = names_size = 0
@@ -167,16 +167,18 @@ class ElfFile(ObjectFile):
                               member=member, offset=self.e_shoff + past * self._shdr.size)
         self._read_phdrs()
 
-    def _read_columns(self, table: bytes) -> list:
-        """The header table as ten lists (one per field), read as arrays of 32- and 64-bit words (byte-swapped
-        when the file's byte order is not the machine's): no Python object per header."""
+    def _read_columns(self, table) -> list:
+        """The header table (a memoryview) as ten lists, one per field, read as 32- and 64-bit words: cast in
+        place when the file's byte order is the machine's, else from a byte-swapped copy.  No Python object
+        per header."""
         native = (self.endian == "<") == (sys.byteorder == "little")
 
         def words(code):
+            if native:
+                return table.cast(code)
             a = array(code)
             a.frombytes(table)
-            if not native:
-                a.byteswap()
+            a.byteswap()
             return memoryview(a)
         u32 = words("I")
         if not self.is64:          # ten 32-bit fields
