@@ -354,9 +354,9 @@ class ElfWriter:
         return b"".join(out)
 
     # -- write ---------------------------------------------------------------------------------
-    def _closure(self, types, infos):
+    def _closure(self, types, infos) -> set:
         """Finish the removal set: relocation sections of removed targets, groups left empty (to a fixed point;
-        only relocation sections and groups can join the set)."""
+        only relocation sections and groups can join the set).  Returns the indices of the removed sections."""
         rm = self._removed
         n = len(types)
         rels = [i for i in self._of_types(_REL_TYPES, 1) if not rm[i]]
@@ -378,6 +378,7 @@ class ElfWriter:
                         rm[i] = 1
                         removed.add(i)
                         changed = True
+        return removed
 
     def _group_members(self, i: int, strict: bool = True) -> list:
         """The member indices of group ``i``; not ``strict``: a compressed group that does not decompress is read
@@ -395,24 +396,23 @@ class ElfWriter:
         cols = self.cols
         if not self._removed:
             return bytes(self.data)       # no section header table: nothing this writer can change
-        self._closure(cols[_TYPE], cols[_INFO])
+        removed = self._closure(cols[_TYPE], cols[_INFO])
         rm = self._removed
         if rm[0]:
             raise self._err("section 0 cannot be removed", 0)
         # new[i]: the output index of kept section i (for a removed one: that of the kept section before it)
         new = list(map(sub, accumulate(rm.translate(_FLIP)), repeat(1)))
-        if any(rm):
-            self._check_and_fix_references(cols, new)
+        if removed:
+            self._check_and_fix_references(cols, new, removed)
         if 0 <= self.shstrndx < len(rm) and rm[self.shstrndx]:
             raise self._err("the section name table cannot be removed", self.shstrndx)
         return self._layout(cols, new)
 
-    def _check_and_fix_references(self, cols, new):
+    def _check_and_fix_references(self, cols, new, removed):
         rm = self._removed
         n = len(rm)
         flags, links, infos = cols[_FLAGS], cols[_LINK], cols[_INFO]
         keep = rm.translate(_FLIP)
-        removed = set(compress(range(n), rm))
         # A kept section that links (sh_link, or sh_info with SHF_INFO_LINK) to a removed one: refused, the first
         # such section in index order (section 0 aside).  Found by sets; walked only when there is one.
         kept_links = set(compress(links, keep))
@@ -463,8 +463,10 @@ class ElfWriter:
         if SHN_XINDEX not in values and removed.isdisjoint(values):
             # No symbol in a removed section, no extended index: every st_shndx below SHN_LORESERVE that names
             # a section moves to its new index, by columns.
-            to = {x: new[x] if 0 < x < n and x < SHN_LORESERVE else x for x in values}
-            col2 = list(map(to.__getitem__, column))
+            lim = min(n, SHN_LORESERVE)
+            lut = new[:lim]                  # st_shndx -> the new index; reserved and other values stay
+            lut += range(lim, 0x10000)
+            col2 = list(map(lut.__getitem__, column))
             if col2 != column:
                 self._store(si, self._with_column(data, st.size, shndx_pos, col2))
             return
@@ -845,7 +847,10 @@ class ElfWriter:
             return compress(self.cols[k], keep)
 
         def renumber(values):
-            # every value that names a kept section becomes its new index; anything else stays
+            # every value that names a kept section becomes its new index; anything else stays (by the new
+            # index list itself where every value names a kept section)
+            if values and max(values) < n and not any(map(rm.__getitem__, set(values))):
+                return list(map(new.__getitem__, values))
             to = {x: new[x] if x and x < n and not rm[x] else x for x in set(values)}
             return list(map(to.__getitem__, values))
         sizes = list(kept(_SIZE))
