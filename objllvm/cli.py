@@ -146,6 +146,11 @@ def main(argv=None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:    # the system refused something (readers turn bad input into ObjllvmError):
+        if args.debug:        # most often the output cannot be written (a full disk, a closed terminal)
+            raise
+        report_error((f"{exc.filename}: " if exc.filename else "") + (exc.strerror or str(exc)))
+        return 1
     except Exception as exc:  # an internal bug: short report, traceback with --debug
         if args.debug:
             raise
@@ -169,7 +174,7 @@ def run() -> None:
             pass
         except (OSError, ValueError) as exc:
             if stream is sys.stdout:
-                report_error(f"cannot write the output: {exc}")
+                report_error(getattr(exc, "strerror", None) or str(exc))
                 status = status or 1
     os._exit(status if isinstance(status, int) else 1)
 
