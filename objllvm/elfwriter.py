@@ -213,10 +213,6 @@ class ElfWriter:
     def is_removed(self, index: int) -> bool:
         return bool(self._removed[index])
 
-    def kept_flags(self) -> bytes:
-        """One byte per section, 1 where it is kept."""
-        return self._removed.translate(_FLIP)
-
     @property
     def removed_flags(self) -> bytearray:
         """One byte per section, 1 where it is removed (read it; edit through :meth:`remove`)."""

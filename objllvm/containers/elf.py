@@ -241,12 +241,6 @@ class ElfFile(ObjectFile):
             return []
         return list(compress(range(self.section_count), map(found.__contains__, self.columns[0])))
 
-    def section_name_startswith(self, i: int, prefix: bytes) -> bool:
-        """Whether the name of section ``i`` starts with ``prefix`` (ASCII), without decoding it."""
-        base, size = self._names_at
-        off = self.columns[0][i]
-        return off < size and off + len(prefix) <= size and self.data.startswith(prefix, base + off)
-
     # -- helpers -------------------------------------------------------------------------------
     def _strtab_get(self, base: int, size: int, off: int) -> str:
         if off >= size:
