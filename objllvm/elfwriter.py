@@ -218,6 +218,10 @@ class ElfWriter:
         """One byte per section, 1 where it is removed (read it; edit through :meth:`remove`)."""
         return self._removed
 
+    def edited(self) -> list:
+        """The indices of the sections given new contents (set, added, or rewritten by the writer), ascending."""
+        return sorted(self._content)
+
     def content(self, index: int) -> bytes:
         """The stored bytes of a section (its new content when set)."""
         c = self._content.get(index)

@@ -242,13 +242,13 @@ class Session:
     def verify(self, out: bytes, changed):
         """Read the new file back; every changed section must decode again."""
         w = self.writer
-        added = any(not w.is_removed(i) for i in range(w._n_orig, len(w.sections)))
+        added = any(not w.is_removed(i) for i in range(self.elf.section_count, len(w.sections)))
         if not changed and not added:
             # Only removals: the writer's own bookkeeping; check the header table is where it says.
             import struct
             e = self.elf.endian
             shoff = struct.unpack_from(e + ("Q" if self.elf.is64 else "I"), out, 0x28 if self.elf.is64 else 0x20)[0]
-            shnum = len(w.sections) - sum(w._removed)
+            shnum = len(w.sections) - sum(w.removed_flags)
             if shoff + shnum * self.writer._shdr.size > len(out):
                 raise self.err("internal check failed: the section header table would be past the end of the "
                                "file; nothing written")
@@ -288,30 +288,30 @@ class Session:
             changed = self.changed
         w = self.writer
         elf = self.elf
+        n_orig = elf.section_count        # (sections past these were added)
+        rm = w.removed_flags
         out = []
-        removed = set(compress(range(w._n_orig), w._removed))
-        for i in range(len(w.sections)):
-            if i >= w._n_orig:
-                if not w.is_removed(i):
-                    s = w.sections[i]
-                    c = registry.find_codec(_fake_section(s, i), elf, self.options)
-                    out.append(Change(None, s.name, "added", None, len(s.content), c.kind if c else None,
-                                      None, getattr(self, "after_models", {}).get(i)))
-            elif i in removed:
-                c = self.codec_at(i)
-                out.append(Change(i, elf.section_name(i), "removed", elf.columns[5][i], None, c.kind if c else None))
+        for i in compress(range(n_orig), rm):
+            c = self.codec_at(i)
+            out.append(Change(i, elf.section_name(i), "removed", elf.columns[5][i], None, c.kind if c else None))
+        for i in range(n_orig, len(rm)):
+            if not rm[i]:
+                s = w.sections[i]
+                c = registry.find_codec(_fake_section(s, i), elf, self.options)
+                out.append(Change(None, s.name, "added", None, len(s.content), c.kind if c else None,
+                                  None, getattr(self, "after_models", {}).get(i)))
         for i in changed:
-            if i >= w._n_orig:
+            if i >= n_orig:
                 continue
             sec = elf.section(i)
             c = self.codec_of(sec)
-            new_size = len(w.sections[i].content)
+            new_size = len(w.content(i))
             out.append(Change(i, sec.name, "changed" if new_size == sec.size else "resized", sec.size, new_size,
                               c.kind if c else None, self.before.get(i), getattr(self, "after_models", {}).get(i)))
         # sections rewritten alongside (relocations, name table, symbol table, groups)
-        for i in sorted(w._content):
-            if i < w._n_orig and not w.is_removed(i) and i not in changed:
-                content = w._content[i]
+        for i in w.edited():
+            if i < n_orig and not rm[i] and i not in changed:
+                content = w.content(i)
                 sec = elf.section(i)
                 # (the stored bytes, as Section.data() gives them for a section that is not compressed: nothing
                 # here decompresses, so working the list out later cannot fail)
@@ -831,8 +831,7 @@ def rewrite_object(elf: ElfFile, operations, options=None):
 
 def rewrite_bytes(data: bytes, operations, path: str = "<bytes>", options=None):
     """Rewrite the ELF file in ``data``; returns (new bytes, [Change])."""
-    out, sess = _run(_open_elf(data, path), operations, options)
-    return out, sess.changes()
+    return rewrite_object(_open_elf(data, path), operations, options)
 
 
 def _open_elf(data: bytes, path: str) -> ElfFile:

@@ -495,8 +495,7 @@ class ElfFile(ObjectFile):
     def _function_names_le64(data, strdata, shndx, thumb):
         """_function_names_raw of a little-endian ELF64 table on a little-endian machine with an ASCII
         string table that starts and ends with NUL: by columns (no Python code per symbol)."""
-        from itertools import compress, repeat
-        from operator import and_, eq
+        from operator import eq
         mv = memoryview(data).cast("Q")
         w0 = mv[0::3].tolist()        # st_name | st_info << 32 | st_other << 40 | st_shndx << 48
         if w0 and max(map(and_, w0, repeat(0xFFFFFFFF))) >= len(strdata):
