@@ -272,7 +272,7 @@ def decode_mapping(data, start: int, end: int):
     pos = start
     nfiles, pos = read(pos, "file count")
     if nfiles > end - pos:
-        raise DecodeError(f"{nfiles} file ids cannot fit in {end - pos} bytes", offset=pos)
+        raise DecodeError(f"{nfiles} file ids cannot fit in {end - pos} bytes", offset=start)
     for _ in range(nfiles):
         v, pos = read(pos, "file index")
         m.file_ids.append(v)

@@ -1,0 +1,318 @@
+"""Instrumentation-profile and coverage-mapping sections (issue 18), checked against LLVM's own tools.
+
+Inputs (scripts/testdata.d/46-profile.sh): a C program built by clang-22 and clang-19 (ELF object, linked
+program, COFF and Mach-O objects), 32-bit, big-endian and uncompressed-name objects, and a rustc object.  The
+programs were run; ``llvm-profdata-{22,19} show --all-functions --counts`` of the .profraw each wrote and
+``llvm-cov-22 export`` with that profile were recorded beside them.  The recorded outputs are compared here
+without any tool; the live tests run the tools again (need_tool).
+"""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from collections import Counter
+
+import pytest
+
+from conftest import TESTDATA, need_tool, run_objllvm
+from objllvm import registry
+from objllvm.containers import open_object
+from objllvm.errors import DecodeError
+from objllvm.registry import SectionContext, decode_section
+
+D = TESTDATA / "profile"
+PROGRAMS = ["prog-clang22", "prog-clang19"]
+OBJECTS = ["prog-clang22.o", "prog-clang19.o", "prog-clang22-coff.obj", "prog-clang19-coff.obj",
+           "prog-clang22-macho.o", "prog-clang19-macho.o", "prog-i386.o", "prog-ppc64be.o", "prog-nocompress.o",
+           "rust.o"]
+# which recorded run goes with which file (the same compiler, the same source)
+RUN_OF = {"prog-clang22": "prog-clang22", "prog-clang19": "prog-clang19", "rust.o": "rust"}
+for _f in OBJECTS:
+    RUN_OF.setdefault(_f, "prog-clang19" if "clang19" in _f else "prog-clang22")
+
+
+def _decoded(path, kind):
+    obj = open_object(str(path))
+    out = []
+    for s in obj.sections:
+        d = decode_section(obj, s)
+        if d.codec is not None and d.codec.kind == kind:
+            assert d.error is None, str(d.error)
+            out.append((s, d.model))
+    return obj, out
+
+
+def profile_records(path):
+    """Every data record of the file (all __llvm_prf_data sections)."""
+    _, secs = _decoded(path, "profile")
+    return [r for s, m in secs if getattr(m, "role", None) == "data" for r in m.records]
+
+
+def coverage_functions(path):
+    _, secs = _decoded(path, "coverage")
+    return [r for s, m in secs if hasattr(m, "records") and m.records and hasattr(m.records[0], "mapping")
+            for r in m.records]
+
+
+def parse_profdata_show(text):
+    """{name: (hash, counters)} from ``llvm-profdata show --all-functions --counts``."""
+    out = {}
+    cur = None
+    for line in text.splitlines():
+        m = re.match(r"^  (\S.*):$", line)
+        if m:
+            cur = m.group(1)
+            continue
+        m = re.match(r"^    Hash: (0x[0-9a-f]+)$", line)
+        if m and cur:
+            out[cur] = [int(m.group(1), 16), None]
+        m = re.match(r"^    Counters: (\d+)$", line)
+        if m and cur:
+            out[cur][1] = int(m.group(1))
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def _ours_by_name(records):
+    out = {}
+    for r in records:
+        assert r.name is not None, f"no name for hash {r.name_hash:#x}"
+        out[r.name] = (r.func_hash, r.num_counters)
+    return out
+
+
+# -- the profile records against llvm-profdata's view of the run --------------------------------------------------
+@pytest.mark.parametrize("name", PROGRAMS + OBJECTS)
+@pytest.mark.parametrize("tool", ["22", "19"])
+def test_profile_records_match_llvm_profdata_show(name, tool):
+    text = (D / f"{RUN_OF[name]}.profdata-show-{tool}.txt").read_text()
+    theirs = parse_profdata_show(text)
+    assert len(theirs) >= 4, text
+    ours = _ours_by_name(profile_records(D / name))
+    if name in RUN_OF and RUN_OF[name] == name or name.endswith(".o") and name in ("prog-clang22.o", "prog-clang19.o",
+                                                                                   "rust.o"):
+        assert ours == theirs          # the same compiler and flags: the same names, hashes and counter counts
+    else:
+        # other targets and flags (no MC/DC, no value sites): the same functions, counter counts may differ
+        assert set(ours) == set(theirs)
+
+
+def test_linked_records_resolve_to_counters_and_bitmaps():
+    for name in PROGRAMS:
+        obj, secs = _decoded(D / name, "profile")
+        data = [m for s, m in secs if m.role == "data"][0]
+        cnts = [s for s in obj.sections if s.name == "__llvm_prf_cnts"][0]
+        spans = sorted((r.counters.offset, r.counters.offset + 8 * r.num_counters) for r in data.records)
+        assert all(r.counters.via == "address" and r.counters.section_index == cnts.index for r in data.records)
+        # the records' counters tile the counters section without overlap
+        assert spans[0][0] == 0 and spans[-1][1] == cnts.size
+        assert all(a[1] == b[0] for a, b in zip(spans, spans[1:]))
+        mcdc = [r for r in data.records if r.num_bitmap_bytes]
+        assert {r.name for r in mcdc} == {"classify", "main"}
+        assert all(r.bitmap is not None and r.bitmap.section_name == "__llvm_prf_bits" for r in mcdc)
+
+
+def test_object_records_resolve_through_relocations():
+    obj, secs = _decoded(D / "prog-clang22.o", "profile")
+    by_index = {s.index: s for s in obj.sections}
+    recs = [r for s, m in secs if m.role == "data" for r in m.records]
+    assert len(recs) == 8
+    for r in recs:
+        assert r.counters.via == "relocation"
+        target = by_index[r.counters.section_index]
+        assert target.name == "__llvm_prf_cnts" and target.size == 8 * r.num_counters
+    apply = [r for r in recs if r.name == "apply"][0]
+    assert apply.value_sites == (1, 0, 0)          # -enable-value-profiling: the indirect call
+    i386 = profile_records(D / "prog-i386.o")       # REL relocations: the addend is in the field
+    assert all(r.counters.via == "relocation" and r.counters.offset == 0 for r in i386)
+
+
+def test_names_compressed_and_plain_agree():
+    names = {}
+    for f in ("prog-clang22.o", "prog-nocompress.o"):
+        _, secs = _decoded(D / f, "profile")
+        nl = [m for s, m in secs if m.role == "names"][0]
+        names[f] = (nl.names.all_names(), [c.compressed is not None for c in nl.names.chunks])
+    assert names["prog-clang22.o"][0] == names["prog-nocompress.o"][0]
+    assert names["prog-clang22.o"][1] == [True] and names["prog-nocompress.o"][1] == [False]
+
+
+# -- the coverage mapping against llvm-cov export -----------------------------------------------------------------
+def _export_functions(doc):
+    return {f["name"]: f for f in doc["data"][0]["functions"]}
+
+
+def _our_regions(rec):
+    regions, branches, decisions = Counter(), Counter(), Counter()
+    for x in rec.mapping.regions:
+        ls, cs, le, ce = x.span()
+        k = x.display_kind
+        key = (ls, cs, le, ce, x.file, x.expanded_file, k)
+        (branches if k in (4, 6) else decisions if k == 5 else regions)[key] += 1
+    return regions, branches, decisions
+
+
+def _their_regions(f):
+    regions = Counter(tuple(r[:4]) + tuple(r[5:8]) for r in f["regions"])
+    branches = Counter(tuple(r[:4]) + tuple(r[6:9]) for r in f["branches"])
+    decisions = Counter(tuple(r[:4]) + tuple(r[6:9]) for r in f.get("mcdc_records", []))
+    return regions, branches, decisions
+
+
+def _export_name(name, files):
+    # llvm-cov shows a local function without its "file:" prefix
+    for fn in files or ():
+        base = fn.rsplit("/", 1)[-1]
+        if name.startswith(base + ":"):
+            return name[len(base) + 1:]
+    return name
+
+
+def check_against_export(path, doc):
+    theirs = _export_functions(doc)
+    ours = coverage_functions(path)
+    seen = set()
+    for rec in ours:
+        assert rec.name is not None
+        name = _export_name(rec.name, rec.files)
+        f = theirs.get(name)
+        assert f is not None, f"{name} not in llvm-cov's export ({sorted(theirs)})"
+        seen.add(name)
+        assert [x.rsplit("/", 1)[-1] for x in rec.files] == [x.rsplit("/", 1)[-1] for x in f["filenames"]]
+        assert _our_regions(rec) == _their_regions(f), name
+    assert seen == set(theirs)
+    return len(ours)
+
+
+@pytest.mark.parametrize("name", ["prog-clang22", "prog-clang19", "rust.o"])
+def test_coverage_matches_recorded_llvm_cov_export(name):
+    doc = json.loads((D / f"{RUN_OF[name]}.cov-export.json").read_text())
+    assert check_against_export(D / name, doc) >= 4
+
+
+def test_covmap_files_and_hash_join():
+    obj, secs = _decoded(D / "prog-clang22", "coverage")
+    covmap = [m for s, m in secs if s.name == "__llvm_covmap"][0]
+    assert [r.version for r in covmap.records] == [6]           # format version 7 (MC/DC)
+    assert covmap.records[0].files.names == ["", "prog.c"]
+    funcs = coverage_functions(D / "prog-clang22")
+    assert all(f.filenames_hash == covmap.records[0].filenames_hash for f in funcs)
+    # the coverage records' hashes are the profile records' hashes
+    prof = {r.name: r.func_hash for r in profile_records(D / "prog-clang22")}
+    assert {f.name: f.func_hash for f in funcs} == prof
+
+
+# -- live: the tools on the committed files -----------------------------------------------------------------------
+@pytest.mark.parametrize("run", ["prog-clang22", "prog-clang19", "rust"])
+@pytest.mark.parametrize("ver", ["22", "19"])
+def test_live_llvm_profdata_show(run, ver):
+    tool = need_tool(f"llvm-profdata-{ver}")
+    p = subprocess.run([tool, "show", "--all-functions", "--counts", str(D / f"{run}.profraw")],
+                       capture_output=True, text=True, check=True)
+    theirs = parse_profdata_show(p.stdout)
+    src = run if run != "rust" else "rust.o"
+    assert _ours_by_name(profile_records(D / src)) == theirs
+
+
+@pytest.mark.parametrize("name", PROGRAMS + OBJECTS)
+def test_live_llvm_cov_export(name, tmp_path):
+    cov = need_tool("llvm-cov-22")
+    prof = need_tool("llvm-profdata-22")
+    pd = tmp_path / "x.profdata"
+    subprocess.run([prof, "merge", "-o", str(pd), str(D / f"{RUN_OF[name]}.profraw")], check=True)
+    p = subprocess.run([cov, "export", "-format=text", "-instr-profile", str(pd), str(D / name)],
+                       capture_output=True, text=True, check=True)
+    assert check_against_export(D / name, json.loads(p.stdout)) >= 4
+
+
+# -- exact re-encoding through the JSON view (rewrite --set-section) ----------------------------------------------
+@pytest.mark.parametrize("name", PROGRAMS + OBJECTS)
+def test_to_dict_from_dict_encode_is_identity(name):
+    obj = open_object(str(D / name))
+    n = 0
+    for s in obj.sections:
+        d = decode_section(obj, s)
+        if d.codec is None or d.codec.kind not in ("profile", "coverage"):
+            continue
+        ctx = SectionContext.for_section(obj, s)
+        doc = json.loads(json.dumps(d.codec.to_dict(d.model)))
+        assert d.codec.encode(d.codec.from_dict(doc, ctx), ctx) == s.data(), s.name
+        n += 1
+    assert n >= 5
+
+
+def test_edited_names_and_regions_re_encode():
+    obj = open_object(str(D / "prog-clang22"))
+    codec = registry.get("coverage")
+    s = [s for s in obj.sections if s.name == "__llvm_covfun"][0]
+    ctx = SectionContext.for_section(obj, s)
+    doc = codec.to_dict(codec.decode(s.data(), ctx))
+    doc["functions"][0]["regions"][0]["line_end"] += 1
+    back = codec.decode(codec.encode(codec.from_dict(doc, ctx), ctx), ctx)
+    assert back.records[0].mapping.regions[0].line_end == doc["functions"][0]["regions"][0]["line_end"]
+    pcodec = registry.get("profile")
+    ns = [s for s in obj.sections if s.name == "__llvm_prf_names"][0]
+    nctx = SectionContext.for_section(obj, ns)
+    nd = pcodec.to_dict(pcodec.decode(ns.data(), nctx))
+    nd["chunks"][0]["names"][0] = "renamed"
+    nd["chunks"][0]["compressed_bytes"] = None
+    again = pcodec.decode(pcodec.encode(pcodec.from_dict(nd, nctx), nctx), nctx)
+    assert again.names.all_names()[0] == "renamed" and again.names.chunks[0].compressed is not None
+
+
+# -- bad input: one located line, partial results, no allocation by a claimed size --------------------------------
+def _ctx_for(name, section_name):
+    obj = open_object(str(D / name))
+    s = [s for s in obj.sections if s.name == section_name][0]
+    return obj, s, SectionContext.for_section(obj, s)
+
+
+def test_cut_data_section_is_a_located_error_with_the_whole_records():
+    obj, s, ctx = _ctx_for("prog-clang22", "__llvm_prf_data")
+    with pytest.raises(DecodeError) as ei:
+        registry.get("profile").decode(s.data()[:-10], ctx)
+    assert ei.value.offset == 7 * 64 and "64-byte records" in str(ei.value) and "version 10" in str(ei.value)
+    assert len(ei.value.partial.records) == 7
+
+
+def test_zlib_bomb_in_names_is_refused():
+    from objllvm.binary import uleb_encode
+    import zlib
+    comp = zlib.compress(b"\x01" * 100000, 9)
+    bomb = uleb_encode(1 << 40) + uleb_encode(len(comp)) + comp
+    obj, s, ctx = _ctx_for("prog-clang22", "__llvm_prf_names")
+    with pytest.raises(DecodeError) as ei:
+        registry.get("profile").decode(bomb, ctx)
+    assert "refused" in str(ei.value) and ei.value.offset == len(bomb) - len(comp)
+    lie = uleb_encode(100) + uleb_encode(len(comp)) + comp      # claims less than the stream gives
+    with pytest.raises(DecodeError, match="gives more than 100 bytes"):
+        registry.get("profile").decode(lie, ctx)
+
+
+def test_bad_covmap_version_and_counts_are_located():
+    obj, s, ctx = _ctx_for("prog-clang22", "__llvm_covmap")
+    data = bytearray(s.data())
+    data[12] = 9
+    with pytest.raises(DecodeError) as ei:
+        registry.get("coverage").decode(bytes(data), ctx)
+    assert ei.value.offset == 12 and "version 10" in str(ei.value)
+    obj, s, ctx = _ctx_for("prog-clang22", "__llvm_covfun")
+    data = bytearray(s.data())
+    data[28:30] = b"\xff\x7f"        # the first function's file count: 16383 file ids in a small mapping
+    with pytest.raises(DecodeError) as ei:
+        registry.get("coverage").decode(bytes(data), ctx)
+    assert "classify" in str(ei.value) and "16383 file ids" in str(ei.value) and ei.value.offset == 28
+
+
+def test_cli_dump_shows_the_profile_and_the_coverage(tmp_path):
+    rc, out, err = run_objllvm("dump", "--section", "profile", D / "prog-clang22")
+    assert rc == 0, err
+    assert "prog.c:negate" in out and "structural hash" in out and "[28] __llvm_prf_cnts+0x38" in out
+    rc, out, err = run_objllvm("dump", "--section", "coverage", "--json", D / "prog-clang22")
+    assert rc == 0, err
+    doc = json.loads(out)
+    secs = doc["files"][0]["sections"] if "files" in doc else doc[0]["sections"]
+    kinds = {x.get("name") or x.get("section"): x for x in secs}
+    assert any("covfun" in k for k in kinds)
+    rc, out, err = run_objllvm("dump", "--section", "coverage", D / "prog-clang22")
+    assert rc == 0 and "mcdc-branch" in out and "expansion" in out and "5:26-5:71" in out
