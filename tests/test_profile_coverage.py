@@ -89,12 +89,8 @@ def test_profile_records_match_llvm_profdata_show(name, tool):
     theirs = parse_profdata_show(text)
     assert len(theirs) >= 4, text
     ours = _ours_by_name(profile_records(D / name))
-    if name in RUN_OF and RUN_OF[name] == name or name.endswith(".o") and name in ("prog-clang22.o", "prog-clang19.o",
-                                                                                   "rust.o"):
-        assert ours == theirs          # the same compiler and flags: the same names, hashes and counter counts
-    else:
-        # other targets and flags (no MC/DC, no value sites): the same functions, counter counts may differ
-        assert set(ours) == set(theirs)
+    # every file of the same source: the same names, structural hashes and counter counts as the run's profile
+    assert ours == theirs
 
 
 def test_linked_records_resolve_to_counters_and_bitmaps():
