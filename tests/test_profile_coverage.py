@@ -9,6 +9,7 @@ without any tool; the live tests run the tools again (need_tool).
 from __future__ import annotations
 
 import json
+from pathlib import Path
 import re
 import subprocess
 from collections import Counter
@@ -312,3 +313,35 @@ def test_cli_dump_shows_the_profile_and_the_coverage(tmp_path):
     assert any("covfun" in k for k in kinds)
     rc, out, err = run_objllvm("dump", "--section", "coverage", D / "prog-clang22")
     assert rc == 0 and "mcdc-branch" in out and "expansion" in out and "5:26-5:71" in out
+
+
+# -- audit: instrumentation and coverage in a tree ----------------------------------------------------------------
+def test_audit_reports_instrumented_objects_in_a_tree(tmp_path):
+    import shutil
+    from objllvm.audit import audit, parse_policy
+    tree = tmp_path / "tree"
+    (tree / "sub").mkdir(parents=True)
+    for f in ("prog-clang22", "prog-clang22-coff.obj", "prog-clang22-macho.o"):
+        shutil.copy(D / f, tree / "sub" / f)
+    shutil.copy(TESTDATA / "profile" / "rust.o", tree / "rust.o")
+    plain = TESTDATA / "bitcode" / "marker.o"           # no profile sections: no finding
+    shutil.copy(plain, tree / "plain.o")
+    rep = audit([str(tree)], jobs=1)
+    hits = {Path(f.request.file).name: f for f in rep.findings if f.rule == "embedded-instrumentation"}
+    assert set(hits) == {"prog-clang22", "prog-clang22-coff.obj", "prog-clang22-macho.o", "rust.o"}
+    assert {f.severity for f in hits.values()} == {"warning"}
+    assert "covfun" in hits["prog-clang22"].message and "data" in hits["prog-clang22"].message
+    # a release gate: the key as an error fails the audit; "allow" silences it
+    gate = parse_policy('[embedded]\ninstrumentation = "error"\n', "gate.toml")
+    rep = audit([str(tree)], policy=gate, jobs=1)
+    assert rep.exit_status("error") == 1
+    assert {f.severity for f in rep.findings if f.rule == "embedded-instrumentation"} == {"error"}
+    off = parse_policy('[embedded]\ninstrumentation = "allow"\n', "off.toml")
+    assert not [f for f in audit([str(tree)], policy=off, jobs=1).findings if f.rule == "embedded-instrumentation"]
+    sarif = rep.to_sarif()
+    rules = sarif["runs"][0]["tool"]["driver"]["rules"]
+    res = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "embedded-instrumentation"]
+    assert len(res) == 4 and all(r["level"] == "error" for r in res)
+    assert all(rules[r["ruleIndex"]]["id"] == "embedded-instrumentation" for r in res)
+    rc, out, err = run_objllvm("audit", "--no-progress", "--sarif", tmp_path / "a.sarif", tree)
+    assert rc == 0 and "embedded-instrumentation" in out and (tmp_path / "a.sarif").exists()
