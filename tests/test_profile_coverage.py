@@ -345,3 +345,47 @@ def test_audit_reports_instrumented_objects_in_a_tree(tmp_path):
     assert all(rules[r["ruleIndex"]]["id"] == "embedded-instrumentation" for r in res)
     rc, out, err = run_objllvm("audit", "--no-progress", "--sarif", tmp_path / "a.sarif", tree)
     assert rc == 0 and "embedded-instrumentation" in out and (tmp_path / "a.sarif").exists()
+
+
+# -- extract --coverage: the mapping and names for offline use ----------------------------------------------------
+def test_extract_coverage_writes_a_file_llvm_cov_reads(tmp_path):
+    from objllvm.sections.coverage_map import read_testing_format
+    out = tmp_path / "out"
+    files = [D / "prog-clang22", D / "prog-ppc64be.o", D / "prog-clang22-macho.o", D / "rust.o"]
+    rc, text, err = run_objllvm("extract", "--coverage", "--json", "-o", out, *files)
+    assert rc == 0, err
+    doc = json.loads((out / "manifest.json").read_text())
+    cov = {Path(p["file"]).name: p for p in doc["payloads"] if p["kind"] == "coverage-mapping"}
+    names = {Path(p["file"]).name: p for p in doc["payloads"] if p["kind"] == "profile-names"}
+    assert set(cov) == set(names) == {f.name for f in files}
+    for f in files:
+        p = cov[f.name]
+        ours = coverage_functions(f)
+        nl, cm, cf = read_testing_format((out / p["path"]).read_bytes())
+        assert p["functions"] == len(ours) == len(cf.records)
+        # the same records, little-endian whatever the object's byte order
+        assert [(r.name_hash, r.func_hash, r.mapping) for r in cf.records] == \
+            [(r.name_hash, r.func_hash, r.mapping) for r in ours]
+        listed = (out / names[f.name]["path"]).read_text().splitlines()
+        assert listed == nl.all_names() and {r.name for r in ours} <= set(listed)
+    # without --coverage nothing of the kind is written
+    rc, text, err = run_objllvm("extract", "--json", "-o", tmp_path / "plain", D / "prog-clang22")
+    assert rc == 0 and not json.loads((tmp_path / "plain" / "manifest.json").read_text())["payloads"]
+
+
+@pytest.mark.parametrize("name,ver", [("prog-clang22", "22"), ("prog-ppc64be.o", "22"), ("prog-clang19", "19"),
+                                      ("rust.o", "22")])
+def test_live_llvm_cov_reads_the_extracted_mapping(name, ver, tmp_path):
+    cov = need_tool(f"llvm-cov-{ver}")
+    prof = need_tool(f"llvm-profdata-{ver}")
+    pd = tmp_path / "x.profdata"
+    subprocess.run([prof, "merge", "-o", str(pd), str(D / f"{RUN_OF[name]}.profraw")], check=True)
+    rc, text, err = run_objllvm("extract", "--coverage", "-o", tmp_path / "out", D / name)
+    assert rc == 0, err
+    mapping = next((tmp_path / "out").glob("*.covmapping"))
+
+    def export(path):
+        p = subprocess.run([cov, "export", "-format=text", "-instr-profile", str(pd), str(path)],
+                           capture_output=True, text=True, check=True)
+        return json.loads(p.stdout)["data"][0]["functions"]
+    assert export(mapping) == export(D / name)

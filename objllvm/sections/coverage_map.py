@@ -407,15 +407,15 @@ def encode_mapping(m: Mapping) -> bytes:
 HEADER = 28
 
 
-def decode_covfun(data, ctx=None) -> CoverageFunctions:
+def decode_covfun(data, e="<", obj=None) -> CoverageFunctions:
+    """The function records; names and file names joined from ``obj``'s other sections when given."""
     import struct
     out = CoverageFunctions()
-    e = ctx.endian if ctx is not None else "<"
     hdr = struct.Struct(e + "QIQQ")
     n = len(data)
     pos = 0
-    names = names_by_hash(ctx.obj) if ctx is not None else {}
-    files = _files_by_hash(ctx.obj) if ctx is not None else {}
+    names = names_by_hash(obj)
+    files = _files_by_hash(obj)
     while pos < n:
         start = pos
         if n - pos < HEADER:
@@ -563,7 +563,7 @@ class CoverageCodec(Codec):
         role = section_role(ctx.section, ctx.obj) if ctx is not None and ctx.section is not None else "covfun"
         if role == "covmap":
             return decode_covmap(data, ctx.endian)
-        return decode_covfun(data, ctx)
+        return decode_covfun(data, ctx.endian if ctx is not None else "<", ctx.obj if ctx is not None else None)
 
     def encode(self, model, ctx):
         if isinstance(model, CoverageMap):
@@ -645,3 +645,65 @@ class CoverageCodec(Codec):
         if exprs:
             out.append(Table(["function", "expression", "value"], exprs))
         return out
+
+
+# -- offline form: LLVM's coverage-mapping "testing format" (read by llvm-cov like an object file) --------------
+TESTING_MAGIC = 0x6D766F636D766C6C          # "llvmcovm"
+TESTING_VERSION = 1                         # TestingFormatVersion::Version2: the covmap size is stored
+
+
+def testing_format(obj) -> bytes | None:
+    """The object's coverage mapping and function names as one file ``llvm-cov`` reads in place of the binary
+    (``llvm-cov export -instr-profile P.profdata FILE``): ``u64 magic, u64 version 2, uleb names size, uleb 0,
+    names, uleb covmap size``, padding to 8, ``__llvm_covmap``, padding to 8, the ``__llvm_covfun`` sections each
+    padded to 8 (as llvm-cov joins them).  The format is little-endian with 8-byte addresses: a big-endian
+    object's records are re-encoded.  None when the object has no coverage mapping."""
+    from ._instrprof import linked_pe_names
+    covmaps = [s for s in obj.sections if section_role(s, obj) == "covmap"]
+    if not covmaps:
+        return None
+    names = b""
+    for s in obj.sections:
+        if section_role(s, obj) in ("names",):
+            d = bytes(s.data())
+            names += d[1:] if linked_pe_names(s, obj) and d[:1] == b"\0" else d
+    if not names:
+        names = b"".join(bytes(s.data()) for s in obj.sections if section_role(s, obj) == "covnames")
+    swap = obj.endian != "<"
+    covmap = b""
+    for s in covmaps:
+        d = bytes(s.data())
+        covmap += encode_covmap(decode_covmap(d, obj.endian), "<") if swap else d
+    covfun = bytearray()
+    for s in obj.sections:
+        if section_role(s, obj) == "covfun":
+            d = bytes(s.data())
+            if swap:
+                d = encode_covfun(decode_covfun(d, obj.endian), "<")
+            covfun += d
+            covfun += bytes(-len(covfun) % 8)
+    out = bytearray(TESTING_MAGIC.to_bytes(8, "little") + TESTING_VERSION.to_bytes(8, "little"))
+    out += uleb_encode(len(names)) + uleb_encode(0) + names + uleb_encode(len(covmap))
+    out += bytes(-len(out) % 8) + covmap
+    out += bytes(-len(out) % 8) + covfun
+    return bytes(out)
+
+
+
+def read_testing_format(data: bytes) -> tuple:
+    """(names, CoverageMap, CoverageFunctions) of a file :func:`testing_format` wrote (version 2 only)."""
+    from ._instrprof import decode_name_list
+    r = Reader(data, "<")
+    if len(data) < 16 or r.u64("magic") != TESTING_MAGIC:
+        raise DecodeError("not a coverage-mapping testing-format file (expected the magic 'llvmcovm')", offset=0)
+    version = r.u64("testing-format version")
+    if version != TESTING_VERSION:
+        raise DecodeError(f"testing-format version {version}: expected {TESTING_VERSION} (version 2)", offset=8)
+    nsize = r.uleb("names size")
+    r.uleb("names address")
+    names = decode_name_list(r.bytes(nsize, "names"))
+    csize = r.uleb("coverage-map size")
+    r.pos = (r.pos + 7) & ~7
+    covmap = decode_covmap(r.bytes(csize, "coverage map"))
+    r.pos = min((r.pos + 7) & ~7, len(data))
+    return names, covmap, decode_covfun(data[r.pos:])
