@@ -17,10 +17,10 @@ from collections import Counter
 import pytest
 
 from conftest import TESTDATA, need_tool, run_objllvm
-from objllvm import registry
-from objllvm.containers import open_object
+from objllvm.sections import registry
+from objllvm.formats import open_object
 from objllvm.errors import DecodeError
-from objllvm.registry import SectionContext, decode_section
+from objllvm.sections.registry import SectionContext, decode_section
 
 D = TESTDATA / "profile"
 PROGRAMS = ["prog-clang22", "prog-clang19"]

@@ -24,7 +24,7 @@ from .._model import dataclass, field
 from ..binary import Reader, decode_text, encode_text, pack_uint, uleb_encode
 from ..errors import DecodeError
 from .registry import Codec, Table, register
-from ._instrprof import COVERAGE_ROLES, deflate, inflate, name_hash, names_by_hash, section_role
+from .support.instrprof import COVERAGE_ROLES, deflate, inflate, name_hash, names_by_hash, section_role
 
 VERSIONS = (3, 4, 5, 6)            # stored values (format versions 4-7); LLVM 19 and 22 write 6
 KINDS = ("code", "expansion", "skipped", "gap", "branch", "mcdc-decision", "mcdc-branch")
@@ -658,7 +658,7 @@ def testing_format(obj) -> bytes | None:
     names, uleb covmap size``, padding to 8, ``__llvm_covmap``, padding to 8, the ``__llvm_covfun`` sections each
     padded to 8 (as llvm-cov joins them).  The format is little-endian with 8-byte addresses: a big-endian
     object's records are re-encoded.  None when the object has no coverage mapping."""
-    from ._instrprof import linked_pe_names
+    from .support.instrprof import linked_pe_names
     covmaps = [s for s in obj.sections if section_role(s, obj) == "covmap"]
     if not covmaps:
         return None
@@ -692,7 +692,7 @@ def testing_format(obj) -> bytes | None:
 
 def read_testing_format(data: bytes) -> tuple:
     """(names, CoverageMap, CoverageFunctions) of a file :func:`testing_format` wrote (version 2 only)."""
-    from ._instrprof import decode_name_list
+    from .support.instrprof import decode_name_list
     r = Reader(data, "<")
     if len(data) < 16 or r.u64("magic") != TESTING_MAGIC:
         raise DecodeError("not a coverage-mapping testing-format file (expected the magic 'llvmcovm')", offset=0)

@@ -24,7 +24,7 @@ from .._model import dataclass, field
 from ..binary import Reader, pack_uint
 from ..errors import DecodeError
 from .registry import Codec, Table, register
-from ._instrprof import (PROFILE_ROLES, NameList, decode_name_list, encode_name_list, linked_pe_names,
+from .support.instrprof import (PROFILE_ROLES, NameList, decode_name_list, encode_name_list, linked_pe_names,
                          name_list_from_dict, name_list_to_dict, names_by_hash, section_role)
 
 VALUE_KINDS = ("indirect-call", "memop-size", "vtable")

@@ -9,9 +9,9 @@ from __future__ import annotations
 import hashlib
 import weakref
 
-from .._model import dataclass, field
-from ..binary import Reader, decode_text, encode_text, uleb_encode
-from ..errors import DecodeError
+from ..._model import dataclass, field
+from ...binary import Reader, decode_text, encode_text, uleb_encode
+from ...errors import DecodeError
 
 # role -> (ELF / Mach-O section name after the segment, COFF object name)
 ROLES = {
