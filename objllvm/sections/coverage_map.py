@@ -24,7 +24,8 @@ from .._model import dataclass, field
 from ..binary import Reader, decode_text, encode_text, pack_uint, uleb_encode
 from ..errors import DecodeError
 from .registry import Codec, Table, register
-from .support.instrprof import COVERAGE_ROLES, deflate, inflate, name_hash, names_by_hash, section_role
+from .support.instrprof import (COVERAGE_ROLES, deflate, inflate, name_hash, names_by_hash, role_for,
+                                section_role)
 
 VERSIONS = (3, 4, 5, 6)            # stored values (format versions 4-7); LLVM 19 and 22 write 6
 KINDS = ("code", "expansion", "skipped", "gap", "branch", "mcdc-decision", "mcdc-branch")
@@ -555,12 +556,13 @@ class CoverageCodec(Codec):
     kind = "coverage"
     description = "coverage mapping (-fcoverage-mapping): file lists, per-function regions and counter expressions"
     formats = ("elf", "coff", "macho")
+    names = ("__llvm_covfun", "__llvm_covmap")     # recognised by section_role; listed for the fuzz harness
 
     def matches_name(self, section, obj, options=None) -> bool:
         return section_role(section, obj) in COVERAGE_ROLES
 
     def decode(self, data, ctx):
-        role = section_role(ctx.section, ctx.obj) if ctx is not None and ctx.section is not None else "covfun"
+        role = role_for(ctx, "covfun")
         if role == "covmap":
             return decode_covmap(data, ctx.endian)
         return decode_covfun(data, ctx.endian if ctx is not None else "<", ctx.obj if ctx is not None else None)

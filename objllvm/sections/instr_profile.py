@@ -25,7 +25,7 @@ from ..binary import Reader, pack_uint
 from ..errors import DecodeError
 from .registry import Codec, Table, register
 from .support.instrprof import (PROFILE_ROLES, NameList, decode_name_list, encode_name_list, linked_pe_names,
-                         name_list_from_dict, name_list_to_dict, names_by_hash, section_role)
+                                name_list_from_dict, name_list_to_dict, names_by_hash, role_for, section_role)
 
 VALUE_KINDS = ("indirect-call", "memop-size", "vtable")
 RAW_VERSION = 10
@@ -239,12 +239,17 @@ class ProfileCodec(Codec):
     description = ("instrumentation profile (-fprofile-instr-generate): per-function records with names, "
                    "counters, bitmaps, value sites")
     formats = ("elf", "coff", "macho")
+    # recognised by section_role (ELF, COFF and Mach-O names); listed for the fuzz harness, data first
+    names = ("__llvm_prf_data", "__llvm_prf_names", "__llvm_prf_cnts", "__llvm_prf_vtab", "__llvm_prf_bits",
+             "__llvm_prf_vns")
 
     def matches_name(self, section, obj, options=None) -> bool:
         return section_role(section, obj) in PROFILE_ROLES
 
     def decode(self, data, ctx):
-        role = section_role(ctx.section, ctx.obj) if ctx.section is not None and ctx.obj is not None else "data"
+        role = role_for(ctx, "data")
+        if role not in PROFILE_ROLES:
+            role = "data"
         if role == "data":
             return decode_data(data, ctx)
         if role in ("names", "vns", "covnames"):

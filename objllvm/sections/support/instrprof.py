@@ -50,6 +50,19 @@ def section_role(section, obj) -> str | None:
     return _BY_NAME.get((obj.format, section.name))
 
 
+def role_for(ctx, default: str) -> str:
+    """The role of the section a codec was handed: by its container's naming, else by any container's naming
+    (a section given to the codec by hand), else ``default``."""
+    sec = getattr(ctx, "section", None)
+    if sec is None:
+        return default
+    obj = getattr(ctx, "obj", None)
+    role = section_role(sec, obj) if obj is not None else None
+    if role is None:
+        role = next((r for (fmt, n), r in _BY_NAME.items() if n == sec.name), None)
+    return role or default
+
+
 def name_hash(name: str | bytes) -> int:
     """LLVM's 64-bit key of a name: the low half of its MD5, little-endian (``IndexedInstrProf::ComputeHash``)."""
     b = encode_text(name) if isinstance(name, str) else bytes(name)
