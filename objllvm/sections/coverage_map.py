@@ -20,6 +20,9 @@ file-list hash the function names.
 """
 from __future__ import annotations
 
+import gc
+import weakref
+
 from .._model import dataclass, field
 from ..binary import Reader, decode_text, encode_text, pack_uint, uleb_encode
 from ..errors import DecodeError
@@ -305,12 +308,17 @@ def decode_mapping(data, start: int, end: int):
         line = 0
         for _ in range(nreg):
             at = pos
-            head, pos = read(pos, "counter or region kind")
+            if pos < end and data[pos] < 0x80:      # the common case, inline: a one-byte ULEB
+                head = data[pos]
+                pos += 1
+            else:
+                head, pos = read(pos, "counter or region kind")
             kind = CODE
             counter = fc = expanded = 0
             params = ()
             if head & 3:
-                check(head, at)
+                if head & 2 and head >> 2 >= nexpr or head > U32:
+                    check(head, at)
                 counter = head
             elif head & 4:
                 kind = EXPANSION
@@ -347,6 +355,12 @@ def decode_mapping(data, start: int, end: int):
                 else:
                     raise DecodeError(f"region kind {k}: expected 0 code, 2 skipped, 4 branch, 5 MC/DC decision or "
                                       f"6 MC/DC branch", offset=at)
+            if pos + 4 <= end and (data[pos] | data[pos + 1] | data[pos + 2] | data[pos + 3]) < 0x80:
+                line += data[pos]                    # four one-byte ULEBs (most regions), inline
+                regions.append(Region(kind, fid, counter, line, data[pos + 1], line + data[pos + 2], data[pos + 3],
+                                      False, fc, expanded, params))
+                pos += 4
+                continue
             delta, pos = read(pos, "line delta")
             cs, pos = read(pos, "start column")
             nl, pos = read(pos, "line count")
@@ -413,6 +427,7 @@ def decode_covfun(data, e="<", obj=None) -> CoverageFunctions:
     import struct
     out = CoverageFunctions()
     hdr = struct.Struct(e + "QIQQ")
+    data = bytes(data)          # indexing bytes is faster than a memoryview's
     n = len(data)
     pos = 0
     names = names_by_hash(obj)
@@ -479,9 +494,20 @@ def resolved_files(rec: CovMapRecord) -> list:
     return out
 
 
+_FILES_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def _files_by_hash(obj) -> dict:
+    """{file-list hash: resolved file names} of every ``__llvm_covmap`` record of ``obj`` (cached per object: an
+    ELF object has one ``__llvm_covfun`` section per function)."""
     if obj is None:
         return {}
+    try:
+        cached = _FILES_CACHE.get(obj)
+    except TypeError:
+        cached = None
+    if cached is not None:
+        return cached
     table = {}
     for s in obj.sections:
         if section_role(s, obj) == "covmap":
@@ -491,18 +517,37 @@ def _files_by_hash(obj) -> dict:
                 cm = exc.partial or CoverageMap()
             for rec in cm.records:
                 table.setdefault(rec.filenames_hash, resolved_files(rec))
+    try:
+        _FILES_CACHE[obj] = table
+    except TypeError:
+        pass
     return table
 
 
 # -- views ----------------------------------------------------------------------------------------------------------
+_COUNTER_JSON: dict = {}
+
+
+def _cj(v: int) -> str:
+    t = _COUNTER_JSON.get(v)
+    if t is None:
+        t = counter_json(v)
+        if len(_COUNTER_JSON) < 65536:
+            _COUNTER_JSON[v] = t
+    return t
+
+
 def region_dict(r: Region) -> dict:
+    if r.kind == CODE and (r.col_start or r.col_end):       # most regions: a code or gap region, columns given
+        return {"kind": "gap" if r.gap else "code", "file": r.file, "line_start": r.line_start,
+                "col_start": r.col_start, "line_end": r.line_end, "col_end": r.col_end, "counter": _cj(r.counter)}
     ls, cs, le, ce = r.span()
     d = {"kind": KINDS[r.display_kind], "file": r.file, "line_start": ls, "col_start": cs, "line_end": le,
          "col_end": ce}
     if r.kind in (CODE, BRANCH, MCDC_BRANCH):
-        d["counter"] = counter_json(r.counter)
+        d["counter"] = _cj(r.counter)
     if r.kind in (BRANCH, MCDC_BRANCH):
-        d["false_counter"] = counter_json(r.false_counter)
+        d["false_counter"] = _cj(r.false_counter)
     if r.kind == EXPANSION:
         d["expanded_file"] = r.expanded_file
     if r.kind == DECISION:
@@ -565,7 +610,13 @@ class CoverageCodec(Codec):
         role = role_for(ctx, "covfun")
         if role == "covmap":
             return decode_covmap(data, ctx.endian)
-        return decode_covfun(data, ctx.endian if ctx is not None else "<", ctx.obj if ctx is not None else None)
+        was = gc.isenabled()
+        gc.disable()        # hundreds of thousands of small acyclic regions: the collector's passes cost ~40%
+        try:
+            return decode_covfun(data, ctx.endian if ctx is not None else "<", ctx.obj if ctx is not None else None)
+        finally:
+            if was:
+                gc.enable()
 
     def encode(self, model, ctx):
         if isinstance(model, CoverageMap):
