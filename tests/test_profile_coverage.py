@@ -23,12 +23,13 @@ from objllvm.errors import DecodeError
 from objllvm.sections.registry import SectionContext, decode_section
 
 D = TESTDATA / "profile"
-PROGRAMS = ["prog-clang22", "prog-clang19"]
+PROGRAMS = ["prog-clang22", "prog-clang19", "prog-clang22-macho.dylib"]
 OBJECTS = ["prog-clang22.o", "prog-clang19.o", "prog-clang22-coff.obj", "prog-clang19-coff.obj",
            "prog-clang22-macho.o", "prog-clang19-macho.o", "prog-i386.o", "prog-ppc64be.o", "prog-nocompress.o",
            "rust.o"]
 # which recorded run goes with which file (the same compiler, the same source)
-RUN_OF = {"prog-clang22": "prog-clang22", "prog-clang19": "prog-clang19", "rust.o": "rust"}
+RUN_OF = {"prog-clang22": "prog-clang22", "prog-clang19": "prog-clang19", "rust.o": "rust",
+          "prog-clang22-macho.dylib": "prog-clang22"}
 for _f in OBJECTS:
     RUN_OF.setdefault(_f, "prog-clang19" if "clang19" in _f else "prog-clang22")
 
@@ -98,7 +99,7 @@ def test_linked_records_resolve_to_counters_and_bitmaps():
     for name in PROGRAMS:
         obj, secs = _decoded(D / name, "profile")
         data = [m for s, m in secs if m.role == "data"][0]
-        cnts = [s for s in obj.sections if s.name == "__llvm_prf_cnts"][0]
+        cnts = [s for s in obj.sections if s.name.endswith("__llvm_prf_cnts")][0]
         spans = sorted((r.counters.offset, r.counters.offset + 8 * r.num_counters) for r in data.records)
         assert all(r.counters.via == "address" and r.counters.section_index == cnts.index for r in data.records)
         # the records' counters tile the counters section without overlap
@@ -106,7 +107,7 @@ def test_linked_records_resolve_to_counters_and_bitmaps():
         assert all(a[1] == b[0] for a, b in zip(spans, spans[1:]))
         mcdc = [r for r in data.records if r.num_bitmap_bytes]
         assert {r.name for r in mcdc} == {"classify", "main"}
-        assert all(r.bitmap is not None and r.bitmap.section_name == "__llvm_prf_bits" for r in mcdc)
+        assert all(r.bitmap is not None and r.bitmap.section_name.endswith("__llvm_prf_bits") for r in mcdc)
 
 
 def test_object_records_resolve_through_relocations():

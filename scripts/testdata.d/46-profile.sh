@@ -31,6 +31,9 @@ for v in 22 19; do
   $CC -c --target=x86_64-pc-windows-msvc -mno-incremental-linker-compatible prog.c -o "$OUT/prog-clang$v-coff.obj"
   $CC -c --target=arm64-apple-macos13 prog.c -o "$OUT/prog-clang$v-macho.o"
 done
+# a linked Mach-O file (ld64.lld, without the profile runtime: a dylib whose runtime hook stays undefined)
+ld64.lld-22 -arch arm64 -platform_version macos 13.0 13.0 -dylib -undefined dynamic_lookup \
+  -o "$OUT/prog-clang22-macho.dylib" "$OUT/prog-clang22-macho.o"
 # 32-bit records (4-byte pointers), big-endian, and names / file names not compressed
 clang-22 $FLAGS -fcoverage-mcdc -c --target=i386-pc-linux-gnu prog.c -o "$OUT/prog-i386.o"
 clang-22 $FLAGS -c --target=powerpc64-unknown-linux-gnu prog.c -o "$OUT/prog-ppc64be.o"
