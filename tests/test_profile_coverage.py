@@ -390,3 +390,41 @@ def test_live_llvm_cov_reads_the_extracted_mapping(name, ver, tmp_path):
                            capture_output=True, text=True, check=True)
         return json.loads(p.stdout)["data"][0]["functions"]
     assert export(mapping) == export(D / name)
+
+
+# -- IR-level instrumentation: the raw-profile version variable, vtable records and their names -------------------
+def test_ir_pgo_object_vtables_value_sites_and_version():
+    path = D / "vt-irpgo.o"
+    obj, secs = _decoded(path, "profile")
+    data = [m for s, m in secs if m.role == "data"]
+    assert {(m.raw_version, tuple(m.variants)) for m in data} == {(10, ("ir",))}
+    recs = [r for m in data for r in m.records]
+    for tool in ("22", "19"):
+        text = (D / f"vt-irpgo.profdata-show-{tool}.txt").read_text()
+        assert _ours_by_name(recs) == parse_profdata_show(text)
+    # value sites against llvm-profdata-22's per-function site counts
+    text = (D / "vt-irpgo.profdata-show-22.txt").read_text()
+    sites = dict(re.findall(r"^  (\S+):\n(?:    .*\n)*?    Indirect Call Site Count: (\d+)", text, re.M))
+    vtables = dict(re.findall(r"^  (\S+):\n(?:    .*\n)*?    Number of instrumented vtables: (\d+)", text, re.M))
+    assert sites and {r.name: str(r.value_sites[0]) for r in recs} == sites
+    assert {r.name: str(r.value_sites[2]) for r in recs} == vtables
+    vt = [r for s, m in secs if m.role == "vtab" for r in m.records]
+    # each record's name (by hash, from __llvm_prf_vns) is the vtable its relocation points at
+    assert sorted((r.name, r.symbol) for r in vt) == [("_ZTV2Sq", "_ZTV2Sq"), ("_ZTV4Rect", "_ZTV4Rect")]
+    assert {r.size for r in vt} == {40}
+    assert set(re.findall(r"\[\s*\d+, (_ZTV\w+),", text)) == {r.name for r in vt}
+
+
+def test_unknown_raw_version_is_a_located_error(tmp_path):
+    from objllvm.formats import open_data
+    data = bytearray((D / "vt-irpgo.o").read_bytes())
+    obj = open_object(str(D / "vt-irpgo.o"))
+    sym = next(s for s in obj.symbols if s.name == "__llvm_profile_raw_version")
+    sec = next(s for s in obj.sections if s.index == sym.shndx)
+    data[sec.offset + sym.value] = 9
+    bad = next(open_data(bytes(data), "bad.o"))
+    s = next(s for s in bad.sections if s.name == "__llvm_prf_data")
+    d = decode_section(bad, s)
+    assert d.status == "error" and d.error.offset == 0
+    assert str(d.error).startswith("bad.o: section [45] __llvm_prf_data: offset 0x0: __llvm_profile_raw_version")
+    assert "version 9: expected 10" in str(d.error) and d.model is not None and d.model.raw_version == 9

@@ -579,7 +579,9 @@ def region_from_dict(d: dict) -> Region:
 def expression_text(m: Mapping, i: int) -> str:
     lhs, rhs = m.expressions[i]
     kinds = {r for r in _refs(m) if r >> 2 == i}
-    op = "+" if any(k & 3 == 3 for k in kinds) else "-" if kinds else "?"
+    if not kinds:       # no counter names it, so nothing says whether it adds or subtracts
+        return f"{counter_text(lhs)} ? {counter_text(rhs)} (not referenced)"
+    op = "+" if any(k & 3 == 3 for k in kinds) else "-"
     return f"{counter_text(lhs)} {op} {counter_text(rhs)}"
 
 

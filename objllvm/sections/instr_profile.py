@@ -23,9 +23,11 @@ from __future__ import annotations
 from .._model import dataclass, field
 from ..binary import Reader, pack_uint
 from ..errors import DecodeError
+from .support.instrprof import RAW_VERSION_SYMBOL
 from .registry import Codec, Table, register
 from .support.instrprof import (PROFILE_ROLES, NameList, decode_name_list, encode_name_list, linked_pe_names,
-                                name_list_from_dict, name_list_to_dict, names_by_hash, role_for, section_role)
+                                name_list_from_dict, name_list_to_dict, names_by_hash, raw_version, role_for,
+                                section_role)
 
 VALUE_KINDS = ("indirect-call", "memop-size", "vtable")
 RAW_VERSION = 10
@@ -79,6 +81,8 @@ class ProfileData:
     role: str
     pointer_size: int
     records: list = field(default_factory=list)
+    raw_version: int | None = None   # __llvm_profile_raw_version's value when the file defines it (IR-level PGO)
+    variants: list = field(default_factory=list)
 
 
 @dataclass
@@ -108,6 +112,7 @@ class VTableRecord:
     size: int
     padding: bytes = b""
     name: str | None = None
+    symbol: str | None = None       # derived: the vtable a relocation on the pointer names (objects)
 
 
 @dataclass
@@ -132,6 +137,13 @@ def decode_data(data, ctx) -> ProfileData:
     size = record_size(ptr)
     out = ProfileData("data", ptr)
     obj = ctx.obj
+    rv = raw_version(obj)
+    if rv is not None:
+        out.raw_version, out.variants = rv.version, rv.variants
+        if rv.version != RAW_VERSION:
+            raise DecodeError(f"{RAW_VERSION_SYMBOL} (symbol {rv.symbol_index}) says raw-profile version "
+                              f"{rv.version}: expected {RAW_VERSION} (the record layout LLVM 19 and 22 write)",
+                              offset=0, partial=out)
     names = names_by_hash(obj)
     n = len(data) // size
     if len(data) % size:
@@ -220,13 +232,18 @@ def decode_vtab(data, ctx) -> ProfileVTables:
     size = (8 + ptr + 4 + 7) & ~7
     out = ProfileVTables("vtab", ptr)
     names = names_by_hash(ctx.obj)
+    relocs = {rel.offset: rel for rel in ctx.relocations or ()}
     r = Reader(data, e)
     for i in range(len(data) // size):
         r.pos = i * size
         h = r.u64()
         p = r.uint(ptr)
         s = r.u32()
-        out.records.append(VTableRecord(h, p, s, bytes(data[r.pos:(i + 1) * size]), names.get(h)))
+        rec = VTableRecord(h, p, s, bytes(data[r.pos:(i + 1) * size]), names.get(h))
+        rel = relocs.get(i * size + 8)
+        if rel is not None and rel.symbol is not None:
+            rec.symbol = rel.symbol.name
+        out.records.append(rec)
     if len(data) % size:
         raise DecodeError(f"{len(data) % size} bytes left after whole {size}-byte vtable records",
                           offset=len(data) - len(data) % size, partial=out)
@@ -291,6 +308,7 @@ class ProfileCodec(Codec):
     def to_dict(self, model):
         if isinstance(model, ProfileData):
             return {"role": "data", "layout": f"raw-profile-v{RAW_VERSION}", "pointer_size": model.pointer_size,
+                    "raw_version": model.raw_version, "variants": list(model.variants),
                     "functions": [{
                         "name": x.name, "name_hash": f"{x.name_hash:#018x}", "structural_hash": f"{x.func_hash:#018x}",
                         "counter_count": x.num_counters,
@@ -308,7 +326,8 @@ class ProfileCodec(Codec):
             return {"role": "cnts", "width": model.width, "count": len(model.values), "values": model.values}
         if isinstance(model, ProfileVTables):
             return {"role": "vtab", "pointer_size": model.pointer_size,
-                    "vtables": [{"name": x.name, "name_hash": f"{x.name_hash:#018x}", "pointer": x.pointer,
+                    "vtables": [{"name": x.name, "symbol": x.symbol, "name_hash": f"{x.name_hash:#018x}",
+                                 "pointer": x.pointer,
                                  "size": x.size, "padding": x.padding.hex()} for x in model.records]}
         return {"role": model.role, "size": model.size, "data": model.data.hex() if model.data is not None else None}
 
@@ -355,7 +374,7 @@ class ProfileCodec(Codec):
                           [[len(model.values), model.width, sum(1 for v in model.values if v)]])]
         if isinstance(model, ProfileVTables):
             return [Table(["vtable", "name hash", "pointer", "size"],
-                          [[x.name or "?", f"{x.name_hash:#018x}", f"{x.pointer:#x}", x.size]
+                          [[x.name or "?", f"{x.name_hash:#018x}", x.symbol or f"{x.pointer:#x}", x.size]
                            for x in model.records])]
         return [Table(["role", "size", "content"],
                       [[model.role, model.size, "zero" if model.data is None else f"{len(model.data.strip(bytes(1)))} "

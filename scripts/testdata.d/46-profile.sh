@@ -34,6 +34,15 @@ done
 # a linked Mach-O file (ld64.lld, without the profile runtime: a dylib whose runtime hook stays undefined)
 ld64.lld-22 -arch arm64 -platform_version macos 13.0 13.0 -dylib -undefined dynamic_lookup \
   -o "$OUT/prog-clang22-macho.dylib" "$OUT/prog-clang22-macho.o"
+# IR-level instrumentation (-fprofile-generate) with vtable profiling: __llvm_prf_vtab, __llvm_prf_vns and the
+# raw-profile version variable; the program is run for llvm-profdata's view, the object is kept
+clang++-22 -O1 -fprofile-generate -mllvm -enable-vtable-value-profiling -c vt.cpp -o "$OUT/vt-irpgo.o"
+clang++-22 -O1 -fprofile-generate "$OUT/vt-irpgo.o" -Wl,-s -o "$TMP/vt-irpgo"
+LLVM_PROFILE_FILE="$TMP/vt-irpgo.profraw" "$TMP/vt-irpgo"
+cp "$TMP/vt-irpgo.profraw" "$OUT/vt-irpgo.profraw"
+llvm-profdata-22 show --all-functions --counts --ic-targets --show-vtables "$TMP/vt-irpgo.profraw" \
+  > "$OUT/vt-irpgo.profdata-show-22.txt"
+llvm-profdata-19 show --all-functions --counts "$TMP/vt-irpgo.profraw" > "$OUT/vt-irpgo.profdata-show-19.txt"
 # 32-bit records (4-byte pointers), big-endian, and names / file names not compressed
 clang-22 $FLAGS -fcoverage-mcdc -c --target=i386-pc-linux-gnu prog.c -o "$OUT/prog-i386.o"
 clang-22 $FLAGS -c --target=powerpc64-unknown-linux-gnu prog.c -o "$OUT/prog-ppc64be.o"

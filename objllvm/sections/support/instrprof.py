@@ -206,8 +206,8 @@ _NAMES_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def names_by_hash(obj) -> dict:
-    """{name hash: name} from every name list of ``obj`` (``__llvm_prf_names`` and ``__llvm_covnames``); sections
-    that do not decode are skipped (their own dump reports them)."""
+    """{name hash: name} from every name list of ``obj`` (``__llvm_prf_names``, ``__llvm_covnames``, and the vtable
+    names ``__llvm_prf_vns``); sections that do not decode are skipped (their own dump reports them)."""
     if obj is None:
         return {}
     try:
@@ -218,7 +218,7 @@ def names_by_hash(obj) -> dict:
         return cached
     table = {}
     for s in obj.sections:
-        if section_role(s, obj) in ("names", "covnames"):
+        if section_role(s, obj) in ("names", "covnames", "vns"):
             try:
                 nl = decode_name_list(s.data(), linked_pe_names(s, obj))
             except DecodeError as exc:
@@ -239,3 +239,61 @@ def linked_pe_names(section, obj) -> bool:
 
 def sections_of_role(obj, role: str) -> list:
     return [s for s in obj.sections if section_role(s, obj) == role] if obj is not None else []
+
+
+# -- the raw-profile version variable (IR-level instrumentation defines it; the frontend's does not) -------------
+RAW_VERSION_SYMBOL = "__llvm_profile_raw_version"
+VARIANT_MASKS = 0xFFFFFFFF00000000
+VARIANTS = {56: "ir", 57: "cs", 58: "entry-first", 59: "byte-coverage", 60: "function-entry-only",
+            61: "memprof", 62: "temporal", 55: "loop-entries"}
+_VERSION_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+@dataclass(frozen=True)
+class RawVersion:
+    value: int              # the u64 as stored
+    symbol_index: int
+    section_index: int
+
+    @property
+    def version(self) -> int:
+        return self.value & ~VARIANT_MASKS
+
+    @property
+    def variants(self) -> list:
+        return [name for bit, name in sorted(VARIANTS.items()) if self.value >> bit & 1]
+
+
+def raw_version(obj):
+    """The ``__llvm_profile_raw_version`` variable of ``obj`` (a RawVersion), or None when there is none (frontend
+    instrumentation, stripped files) or it cannot be read.  Cached per object."""
+    if obj is None:
+        return None
+    try:
+        if obj in _VERSION_CACHE:
+            return _VERSION_CACHE[obj]
+    except TypeError:
+        pass
+    found = None
+    try:
+        syms = obj.symbols
+        by_index = {s.index: s for s in obj.sections}
+        for sym in syms:
+            if sym.name != RAW_VERSION_SYMBOL:
+                continue
+            sec = by_index.get(sym.shndx)
+            if sec is None:
+                break
+            off = sym.value - (0 if obj.is_relocatable else sec.addr)
+            data = sec.data()
+            if 0 <= off and off + 8 <= len(data):
+                found = RawVersion(int.from_bytes(bytes(data[off:off + 8]), "little" if obj.endian == "<" else "big"),
+                                   sym.index, sec.index)
+            break
+    except DecodeError:
+        found = None
+    try:
+        _VERSION_CACHE[obj] = found
+    except TypeError:
+        pass
+    return found
