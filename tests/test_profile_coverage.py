@@ -428,3 +428,51 @@ def test_unknown_raw_version_is_a_located_error(tmp_path):
     assert d.status == "error" and d.error.offset == 0
     assert str(d.error).startswith("bad.o: section [45] __llvm_prf_data: offset 0x0: __llvm_profile_raw_version")
     assert "version 9: expected 10" in str(d.error) and d.model is not None and d.model.raw_version == 9
+
+
+# -- the runtime's own copy: a .profraw holds the program's __llvm_prf_data and __llvm_prf_names as they were ------
+def _profraw(path):
+    """The parts of a version-10 raw profile this test needs (header fields: InstrProfData.inc)."""
+    import struct
+    b = path.read_bytes()
+    f = struct.unpack_from("<16Q", b, 0)
+    (magic, version, ids, ndata, pad_before, ncnt, pad_after, nbits, pad_bits, names_size, *_rest) = f
+    assert version & 0xFFFFFFFF == 10
+    pos = 16 * 8 + ids
+    data = b[pos:pos + 64 * ndata]
+    pos += 64 * ndata + pad_before
+    counters = struct.unpack_from(f"<{ncnt}Q", b, pos)
+    pos += 8 * ncnt + pad_after + nbits + pad_bits
+    return data, counters, b[pos:pos + names_size]
+
+
+@pytest.mark.parametrize("name", ["prog-clang22", "prog-clang19"])
+def test_profraw_holds_the_sections_and_counters_where_we_say(name):
+    obj = open_object(str(D / name))
+    data_sec = next(s for s in obj.sections if s.name == "__llvm_prf_data")
+    names_sec = next(s for s in obj.sections if s.name == "__llvm_prf_names")
+    raw_data, counters, raw_names = _profraw(D / f"{name}.profraw")
+    assert raw_names == names_sec.data()
+    # the records as the runtime saw them: the same, but for the function and value-data pointers (the program
+    # was loaded at a random base: each moved by the same bias)
+    file_recs = [data_sec.data()[i:i + 64] for i in range(0, data_sec.size, 64)]
+    run_recs = [raw_data[i:i + 64] for i in range(0, len(raw_data), 64)]
+    assert len(file_recs) == len(run_recs) == 8
+    biases = set()
+    for a, b in zip(file_recs, run_recs):
+        assert a[:32] == b[:32] and a[48:] == b[48:]
+        for lo in (32, 40):           # the function and value-data pointers (absolute, relocated at load)
+            fa, fb = int.from_bytes(a[lo:lo + 8], "little"), int.from_bytes(b[lo:lo + 8], "little")
+            if fa or fb:
+                biases.add(fb - fa)
+    assert len(biases) <= 1
+    # each function's counters, read where our decoding says they live, are llvm-profdata's counts
+    shown = {}
+    for m in re.finditer(r"^  (\S+):\n    Hash: \S+\n    Counters: \d+\n    Function count: (\d+)\n"
+                         r"    Block counts: \[([^\]]*)\]", (D / f"{name}.profdata-show-22.txt").read_text(), re.M):
+        shown[m.group(1)] = [int(m.group(2))] + [int(x) for x in m.group(3).split(",") if x.strip()]
+    ours = {}
+    for r in profile_records(D / name):
+        first = r.counters.offset // 8
+        ours[r.name] = list(counters[first:first + r.num_counters])
+    assert len(shown) == 8 and ours == shown
