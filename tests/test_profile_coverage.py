@@ -476,3 +476,47 @@ def test_profraw_holds_the_sections_and_counters_where_we_say(name):
         first = r.counters.offset // 8
         ours[r.name] = list(counters[first:first + r.num_counters])
     assert len(shown) == 8 and ours == shown
+
+
+def _evaluate(mapping, counters, value):
+    """The count of an encoded counter: counter N, or an expression (its kind from the reference's tag)."""
+    memo = {}
+
+    def ev(v):
+        tag = v & 3
+        if tag == 0:
+            return 0
+        if tag == 1:
+            return counters[v >> 2]
+        if v not in memo:
+            lhs, rhs = mapping.expressions[v >> 2]
+            memo[v] = ev(lhs) + ev(rhs) if tag == 3 else ev(lhs) - ev(rhs)
+        return memo[v]
+    return ev(value)
+
+
+@pytest.mark.parametrize("name", ["prog-clang22", "prog-clang19"])
+def test_region_counts_from_counters_and_expressions_match_llvm_cov(name):
+    """Every code region's and branch's count, computed from the run's counters through our decoded counter
+    expressions, is the count llvm-cov-22 export gives it."""
+    _, counters, _ = _profraw(D / f"{name}.profraw")
+    prof = {r.name: r for r in profile_records(D / name)}
+    theirs = _export_functions(json.loads((D / f"{name}.cov-export.json").read_text()))
+    checked = 0
+    for rec in coverage_functions(D / name):
+        p = prof[rec.name]
+        first = p.counters.offset // 8
+        cs = counters[first:first + p.num_counters]
+        f = theirs[_export_name(rec.name, rec.files)]
+        ours_regions = Counter()
+        ours_branches = Counter()
+        for x in rec.mapping.regions:
+            if x.display_kind == 0:
+                ours_regions[x.span() + (x.file, _evaluate(rec.mapping, cs, x.counter))] += 1
+            elif x.display_kind in (4, 6):
+                ours_branches[x.span() + (x.file, _evaluate(rec.mapping, cs, x.counter),
+                                          _evaluate(rec.mapping, cs, x.false_counter))] += 1
+        assert ours_regions == Counter(tuple(r[:4]) + (r[5], r[4]) for r in f["regions"] if r[7] == 0), rec.name
+        assert ours_branches == Counter(tuple(r[:4]) + (r[6], r[4], r[5]) for r in f["branches"]), rec.name
+        checked += sum(ours_regions.values()) + sum(ours_branches.values())
+    assert checked > 40
