@@ -6,7 +6,6 @@ Facts from LLVM's ``ProfileData/InstrProfData.inc`` (LLVM 19 and 22 agree on eve
 """
 from __future__ import annotations
 
-import hashlib
 import weakref
 
 from ..._model import dataclass, field
@@ -65,6 +64,7 @@ def role_for(ctx, default: str) -> str:
 
 def name_hash(name: str | bytes) -> int:
     """LLVM's 64-bit key of a name: the low half of its MD5, little-endian (``IndexedInstrProf::ComputeHash``)."""
+    import hashlib          # here, not at the top: 25 ms of every command's start-up (OpenSSL)
     b = encode_text(name) if isinstance(name, str) else bytes(name)
     return int.from_bytes(hashlib.md5(b).digest()[:8], "little")
 
