@@ -308,10 +308,9 @@ def test_cli_dump_shows_the_profile_and_the_coverage(tmp_path):
     assert "prog.c:negate" in out and "structural hash" in out and "[28] __llvm_prf_cnts+0x38" in out
     rc, out, err = run_objllvm("dump", "--section", "coverage", "--json", D / "prog-clang22")
     assert rc == 0, err
-    doc = json.loads(out)
-    secs = doc["files"][0]["sections"] if "files" in doc else doc[0]["sections"]
-    kinds = {x.get("name") or x.get("section"): x for x in secs}
-    assert any("covfun" in k for k in kinds)
+    secs = {s["name"]: s for s in json.loads(out)["files"][0]["sections"]}
+    assert secs["__llvm_covfun"]["kind"] == "coverage" and secs["__llvm_covmap"]["content"]["role"] == "covmap"
+    assert [f["name"] for f in secs["__llvm_covfun"]["content"]["functions"]][:2] == ["classify", "sum_to"]
     rc, out, err = run_objllvm("dump", "--section", "coverage", D / "prog-clang22")
     assert rc == 0 and "mcdc-branch" in out and "expansion" in out and "5:26-5:71" in out
 
@@ -520,3 +519,27 @@ def test_region_counts_from_counters_and_expressions_match_llvm_cov(name):
         assert ours_branches == Counter(tuple(r[:4]) + (r[6], r[4], r[5]) for r in f["branches"]), rec.name
         checked += sum(ours_regions.values()) + sum(ours_branches.values())
     assert checked > 40
+
+
+def test_live_rewrite_set_section_coverage_is_what_llvm_cov_reads(tmp_path):
+    """An edited region, written back with `rewrite --set-section`, is what llvm-cov-22 then reports."""
+    cov = need_tool("llvm-cov-22")
+    prof = need_tool("llvm-profdata-22")
+    rc, out, err = run_objllvm("dump", "--section", "coverage", "--json", D / "prog-clang22")
+    assert rc == 0, err
+    doc = json.loads(out)
+    f0 = doc["files"][0]
+    f0["sections"] = [s for s in f0["sections"] if s["name"] == "__llvm_covfun"]
+    region = f0["sections"][0]["content"]["functions"][0]["regions"][0]
+    region["line_end"] += 1
+    (tmp_path / "c.json").write_text(json.dumps(doc))
+    rc, out, err = run_objllvm("rewrite", "--set-section", f"coverage={tmp_path / 'c.json'}", "-o", tmp_path / "ed",
+                               D / "prog-clang22")
+    assert rc == 0, err
+    pd = tmp_path / "x.profdata"
+    subprocess.run([prof, "merge", "-o", str(pd), str(D / "prog-clang22.profraw")], check=True)
+    p = subprocess.run([cov, "export", "-format=text", "-instr-profile", str(pd), str(tmp_path / "ed")],
+                       capture_output=True, text=True, check=True)
+    first = json.loads(p.stdout)["data"][0]["functions"][0]
+    assert first["name"] == "classify" and first["regions"][0][:4] == [region["line_start"], region["col_start"],
+                                                                      region["line_end"], region["col_end"]]
