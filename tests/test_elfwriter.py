@@ -43,7 +43,7 @@ def test_noop_rewrite_is_byte_identical_on_every_elf_file_and_member():
 
 
 # Known: a section that defines a symbol other than its section symbol (an instrumented object's
-# __llvm_covfun holds __covrec_*, the COMDAT group signature; __llvm_covmap holds __llvm_coverage_mapping).
+# __llvm_covfun sections hold __covrec_*, each the signature of the COMDAT group around it).
 # llvm-objcopy drops such symbols and the COMDAT groups left empty; ElfWriter refuses ("the symbol would
 # dangle").  Strict xfail: it flips when the writer learns to drop them.
 _DEFINES_SYMBOLS = pytest.mark.xfail(strict=True, reason="ElfWriter refuses to drop symbols defined in a removed "
