@@ -12,7 +12,8 @@ TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
 FLAGS="-O0 -fprofile-instr-generate -fcoverage-mapping -fcoverage-compilation-dir=. -ffile-compilation-dir=."
 run_and_record() {   # NAME BINARY: run it, keep the raw profile and the tools' views
   local name=$1 bin=$2
-  LLVM_PROFILE_FILE="$TMP/$name.profraw" "$bin" >/dev/null || true
+  # without address-space randomisation: the .profraw holds function addresses, and stays the same run to run
+  LLVM_PROFILE_FILE="$TMP/$name.profraw" setarch "$(uname -m)" -R "$bin" >/dev/null || true
   cp "$TMP/$name.profraw" "$OUT/$name.profraw"
   llvm-profdata-22 show --all-functions --counts "$TMP/$name.profraw" > "$OUT/$name.profdata-show-22.txt"
   llvm-profdata-19 show --all-functions --counts "$TMP/$name.profraw" > "$OUT/$name.profdata-show-19.txt" \
@@ -38,7 +39,7 @@ ld64.lld-22 -arch arm64 -platform_version macos 13.0 13.0 -dylib -undefined dyna
 # raw-profile version variable; the program is run for llvm-profdata's view, the object is kept
 clang++-22 -O1 -fprofile-generate -mllvm -enable-vtable-value-profiling -c vt.cpp -o "$OUT/vt-irpgo.o"
 clang++-22 -O1 -fprofile-generate "$OUT/vt-irpgo.o" -Wl,-s -o "$TMP/vt-irpgo"
-LLVM_PROFILE_FILE="$TMP/vt-irpgo.profraw" "$TMP/vt-irpgo"
+LLVM_PROFILE_FILE="$TMP/vt-irpgo.profraw" setarch "$(uname -m)" -R "$TMP/vt-irpgo"
 cp "$TMP/vt-irpgo.profraw" "$OUT/vt-irpgo.profraw"
 llvm-profdata-22 show --all-functions --counts --ic-targets --show-vtables "$TMP/vt-irpgo.profraw" \
   > "$OUT/vt-irpgo.profdata-show-22.txt"
