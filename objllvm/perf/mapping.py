@@ -21,6 +21,8 @@ from collections import Counter
 from .._model import dataclass, field
 from ..errors import ObjllvmError
 from . import perfdata as pdm
+from .perfscript import collect_perfscript
+from .raw import RawProfile
 
 UNMAPPED_REASONS = ("other object", "build-id mismatch", "outside the loaded segments",
                     "no map for the function", "between blocks")
@@ -68,43 +70,6 @@ class LoadSegments:
             if p_off <= off < p_off + filesz:
                 return off - p_off + vaddr
         return None
-
-
-# -- aggregated raw samples ----------------------------------------------------------------------------------
-@dataclass
-class RawProfile:
-    """Samples aggregated per unique address, with the executable mappings of every process."""
-    source: str                                        # the perf.data / perf script file
-    ip_counts: Counter = field(default_factory=Counter)        # (pid, ip) -> samples
-    taken: Counter = field(default_factory=Counter)            # (pid, from, to) -> count
-    ranges: Counter = field(default_factory=Counter)           # (pid, start, end) -> count
-    mmaps: dict = field(default_factory=dict)                  # pid -> [Mmap] (executable ones)
-    parents: dict = field(default_factory=dict)                # pid -> parent pid (FORK before any own exec)
-    comms: dict = field(default_factory=dict)                  # pid -> last command name
-    build_ids: dict = field(default_factory=dict)              # filename -> build-id bytes (header feature)
-    samples: int = 0
-    branch_samples: int = 0
-    records: dict = field(default_factory=dict)                # record type name -> count
-    unknown_records: int = 0
-    attrs: list = field(default_factory=list)
-    warnings: list = field(default_factory=list)
-
-    def add_mmap(self, m):
-        self.mmaps.setdefault(m.pid, []).append(m)
-
-    def exec_(self, pid: int):
-        """The process replaced its image: forget what it had mapped and inherited."""
-        self.mmaps.pop(pid, None)
-        self.parents.pop(pid, None)
-
-    def mappings_of(self, pid: int) -> list:
-        """Executable mappings visible in ``pid``: its own (latest first), then its parents'."""
-        out, seen = [], set()
-        while pid is not None and pid not in seen:
-            seen.add(pid)
-            out.extend(reversed(self.mmaps.get(pid, ())))
-            pid = self.parents.get(pid)
-        return out
 
 
 class _SampleRuns:
@@ -608,7 +573,6 @@ def profile(binary: str, perf_data: str | None = None, *, perf_script: str | Non
                            f"this file", file=binary)
     index = load_index(obj, binary)
     if perf_script is not None:
-        from .perfscript import collect_perfscript
         raw = collect_perfscript(perf_script)
     elif perf_data is not None:
         raw = collect_perfdata(perf_data, with_branches=with_branches)
