@@ -188,8 +188,10 @@ def test_build_id_mismatch_warns_with_both_ids(tmp_path):
     prof = profile(str(LOOP), str(path))
     assert prof.unmapped == {"build-id mismatch": 1} and not prof.functions
     assert any(wrong.hex() in m and bid.hex() in m for m in prof.warnings)
-    code, out, err = run_objllvm("perf-map", LOOP, path)
-    assert code == 0 and wrong.hex() in err and bid.hex() in err and "warning" in err
+    # No sample in the binary: an error that says why (both build-ids), exit 1, no cluster file.
+    code, out, err = run_objllvm("perf-map", LOOP, path, "--clusters", tmp_path / "c.txt")
+    assert code == 1 and wrong.hex() in err and bid.hex() in err and "another build" in err, err
+    assert "Traceback" not in err and not (tmp_path / "c.txt").exists() and out == ""
 
 
 def test_path_match_without_build_ids(tmp_path):

@@ -20,7 +20,7 @@ from collections import Counter
 
 from .._model import dataclass, field
 from ..errors import ObjllvmError
-from .merge import MergedProfile, reduce_raw
+from .merge import MergedProfile, collect, reduce_raw
 from .perfdata import collect_perfdata, skipped_records
 from .perfscript import collect_perfscript
 from .raw import RawProfile  # noqa: F401  (re-exported)
@@ -28,7 +28,7 @@ from .raw import RawProfile  # noqa: F401  (re-exported)
 CAN_FALL_THROUGH = 1 << 3      # bb-addr-map block metadata bit
 
 UNMAPPED_REASONS = ("other object", "build-id mismatch", "outside the loaded segments",
-                    "no map for the function", "between blocks")
+                    "no map for the function", "between blocks", "not carried to the new build")
 
 
 # -- the binary ----------------------------------------------------------------------------------------------
@@ -110,6 +110,21 @@ class Profile:
     padding_samples: int = 0          # on alignment padding, counted in the block that falls into it
     recordings: list = field(default_factory=list)             # [{"source", "samples"}] merged
     mismatched_build_ids: list = field(default_factory=list)   # hex, of files named like the binary
+    files: list = field(default_factory=list)       # [{"file", "build_id", "samples"}] objects sampled, most first
+
+    def no_sample_reason(self) -> str | None:
+        """Why no sample of the recordings fell in the binary (None when some did)."""
+        if self.binary_samples:
+            return None
+        src = f"{len(self.recordings)} recordings" if len(self.recordings) > 1 else self.source
+        if not self.total_samples:
+            return f"{src} holds no samples"
+        me = f"{self.binary} (build-id {self.build_id or 'none'})"
+        if self.mismatched_build_ids:
+            return (f"no sample of {me} in {src}: the file of that name there has build-id "
+                    f"{', '.join(self.mismatched_build_ids)}: the recording is of another build")
+        seen = ", ".join(f"{f['file']} ({f['samples']})" for f in self.files[:5]) or "no file mapping at all"
+        return f"no sample of {me} in {src}: its {self.total_samples} samples fell in {seen}: wrong binary?"
 
     @property
     def skipped_records(self) -> dict:
@@ -184,7 +199,7 @@ class Profile:
                                                                   key=lambda t: -t[1])]},
             "events": self.events, "records": self.records, "unknown_records": self.unknown_records,
             "skipped_records": self.skipped_records,
-            "mappings": self.matched_mappings, "warnings": self.warnings,
+            "mappings": self.matched_mappings, "files": self.files, "warnings": self.warnings,
         }
 
     def _fname(self, address: int) -> str:
@@ -316,8 +331,17 @@ def map_profile(raw, binary_path: str, obj=None, index=None) -> Profile:
                    taken_edges=dict(taken), fallthrough_edges=dict(fall), branch_samples=merged.branch_samples,
                    branch_stats=dict(bstats), warnings=warnings, records=dict(merged.records),
                    unknown_records=merged.unknown_records, matched_mappings=matched, events=list(merged.attrs),
-                   padding_samples=padding, recordings=list(merged.recordings),
+                   padding_samples=padding, recordings=list(merged.recordings), files=_files(merged),
                    mismatched_build_ids=sorted({b.hex() for b in res.mismatches.values()}))
+
+
+def _files(merged) -> list:
+    out = [{"file": sorted(o.names)[0] if o.names else o.key, "build_id": o.build_id, "samples": o.samples}
+           for o in merged.objects.values()]
+    out.sort(key=lambda d: (-d["samples"], d["file"]))
+    if merged.unattributed:
+        out.append({"file": "[kernel or anonymous memory]", "build_id": None, "samples": merged.unattributed})
+    return out[:20]
 
 
 def _map_branches(res, o, taken, fall, bstats):
@@ -396,17 +420,29 @@ def load_index(obj, path: str):
     return index
 
 
-def profile(binary: str, perf_data: str | None = None, *, perf_script: str | None = None,
-            with_branches: bool = True) -> Profile:
-    """The Python API: map a perf.data file (or ``perf script`` text) to the blocks of ``binary``."""
+def open_binary(binary: str):
+    """``(ObjectFile, BBIndex)`` of a linked ELF file with a basic-block map, or an ObjllvmError saying why not."""
     from ..containers import open_object
     obj = open_object(binary)
     if obj.is_relocatable or obj.format != "elf":
         raise ObjllvmError(f"{obj.describe()}: samples map to a linked ELF executable or shared object, not to "
                            f"this file", file=binary)
-    index = load_index(obj, binary)
+    return obj, load_index(obj, binary)
+
+
+def profile(binary: str, perf_data=None, *, perf_script: str | None = None, with_branches: bool = True,
+            jobs: int = 1) -> Profile:
+    """The Python API: map a perf.data file (or ``perf script`` text) to the blocks of ``binary``.
+
+    ``perf_data`` may also be a list of perf.data files and saved profiles (merged, read in ``jobs`` processes),
+    or a :class:`~objllvm.perf.merge.MergedProfile`."""
+    obj, index = open_binary(binary)
     if perf_script is not None:
         raw = collect_perfscript(perf_script)
+    elif isinstance(perf_data, (list, tuple)):
+        raw = collect(perf_data, jobs=jobs, with_branches=with_branches)
+    elif isinstance(perf_data, MergedProfile):
+        raw = perf_data
     elif perf_data is not None:
         raw = collect_perfdata(perf_data, with_branches=with_branches)
     else:
