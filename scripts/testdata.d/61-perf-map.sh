@@ -8,12 +8,13 @@ flags="-O2 -fPIE -pie -fbasic-block-address-map -mllvm -emit-bb-hash -Wl,--build
 $CC $flags "$src/loop.c" -o "$out/loop.pie"
 $CC $flags "$src/loop-next.c" -o "$out/loop-next.pie"
 # Recordings of build N: cpu-clock (what works on a machine without hardware counters), a fixed period.
-# run-a and run-b: two runs (merge tests); run-a-z: another run recorded with perf record -z (zstd).
+# run-a and run-b: two runs (merge tests); run-a-z: a third run recorded with perf record -z (zstd).
 if perf record -q -e cpu-clock -o /dev/null -- true 2>/dev/null; then
   for run in a b; do
     perf record -q -e cpu-clock -c 50000 -o "$out/run-$run.data" -- "$out/loop.pie" 8000 >/dev/null
   done
-  perf record -q -z -e cpu-clock -c 50000 -o "$out/run-a-z.data" -- "$out/loop.pie" 8000 >/dev/null
+  # perf record -z writes no build-id table (perf 6.1): --buildid-mmap puts the build-ids in the MMAP2 records.
+  perf record -q -z --buildid-mmap -e cpu-clock -c 50000 -o "$out/run-a-z.data" -- "$out/loop.pie" 8000 >/dev/null
   # perf's own reading of every recording: "count pid ip" per distinct (pid, ip).
   for d in run-a run-b run-a-z; do
     perf script -i "$out/$d.data" -F pid,ip | LC_ALL=C sort | uniq -c > "$out/$d.perf-script.txt"
