@@ -209,9 +209,28 @@ def test_bad_saved_profile_is_an_error(tmp_path):
 
 def test_fleet_on_a_local_dask_cluster(parts):
     pytest.importorskip("distributed", reason="dask[distributed] is not installed (the optional extra 'fleet')")
+    from distributed import LocalCluster
+
     from objllvm.perf import fleet
-    got = fleet.collect([str(p) for p in RUNS], workers=3, fanin=2)
+    got = fleet.collect([str(p) for p in RUNS], workers=3, fanin=2)          # its own LocalCluster
     assert got == mg.merge(*parts)
+    # A running cluster, by its scheduler's address: the library and the command line.
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                      silence_logs=40) as cluster:
+        addr = cluster.scheduler_address
+        assert fleet.collect([str(p) for p in RUNS * 3], scheduler=addr, fanin=2) == mg.merge(*parts * 3)
+        code, out, err = run_objllvm("perf-map", OLD, *RUNS, "--scheduler", addr, "--json")
+        assert code == 0, err
+        code, out1, err = run_objllvm("perf-map", OLD, *RUNS, "--json")
+        assert json.loads(out)["functions"] == json.loads(out1)["functions"]
+
+def test_unreachable_scheduler_is_an_error(monkeypatch):
+    pytest.importorskip("distributed", reason="dask[distributed] is not installed (the optional extra 'fleet')")
+    from objllvm.errors import ObjllvmError
+    from objllvm.perf import fleet
+    monkeypatch.setattr(fleet, "CONNECT_TIMEOUT", "1s")
+    with pytest.raises(ObjllvmError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
+        fleet.collect([str(RUNS[0])], scheduler="tcp://127.0.0.1:9")
 
 
 # -- no sample in the binary, usage errors ---------------------------------------------------------------------

@@ -17,6 +17,7 @@ import os
 from ..errors import ObjllvmError
 from .merge import MergedProfile, merge, read_one
 
+CONNECT_TIMEOUT = "20s"     # to reach a scheduler given by address
 INSTALL_HINT = "the fleet mode needs Dask: pip install 'objllvm[fleet]' (or pip install 'dask[distributed]')"
 
 
@@ -27,7 +28,7 @@ def _client(scheduler: str | None, workers: int):
         raise ObjllvmError(INSTALL_HINT) from None
     if scheduler:
         try:
-            return Client(scheduler, timeout="20s"), None
+            return Client(scheduler, timeout=CONNECT_TIMEOUT), None
         except OSError as exc:
             raise ObjllvmError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
     cluster = LocalCluster(n_workers=max(1, workers), threads_per_worker=1, processes=True,
