@@ -273,7 +273,7 @@ def map_profile(raw, binary_path: str, obj=None, index=None) -> Profile:
 
     ``raw`` is a :class:`RawProfile` (one recording) or a :class:`~objllvm.perf.merge.MergedProfile` (any number).
     """
-    from ..containers import open_object
+    from ..formats import open_object
     if obj is None:
         obj = open_object(binary_path)
     if index is None:
@@ -391,9 +391,9 @@ def _index_direct(obj):
     Same result as ``BBIndex.from_object`` (which goes through the registry), without importing every other
     codec first: that import costs about 0.1 s of CPU, a third of a whole perf-map run (scripts/bench-perf-map).
     """
-    from ..bbindex import BBIndex
-    from ..codecs.bb_addr_map import TYPE_NAMES, BBAddrMapCodec
-    from ..registry import SectionContext
+    from ..sections.support.bb_index import BBIndex
+    from ..sections.bb_addr_map import TYPE_NAMES, BBAddrMapCodec
+    from ..sections.registry import SectionContext
     codec = BBAddrMapCodec()
     functions = []
     for s in obj.sections:
@@ -409,7 +409,7 @@ def _index_direct(obj):
 
 def load_index(obj, path: str):
     """The basic-block map index of a binary, or an ObjllvmError telling how to build one."""
-    from ..bbindex import BBIndex
+    from ..sections.support.bb_index import BBIndex
     if obj.format == "elf" and not obj.is_relocatable:
         index = _index_direct(obj)
     else:
@@ -422,7 +422,7 @@ def load_index(obj, path: str):
 
 def open_binary(binary: str):
     """``(ObjectFile, BBIndex)`` of a linked ELF file with a basic-block map, or an ObjllvmError saying why not."""
-    from ..containers import open_object
+    from ..formats import open_object
     obj = open_object(binary)
     if obj.is_relocatable or obj.format != "elf":
         raise ObjllvmError(f"{obj.describe()}: samples map to a linked ELF executable or shared object, not to "

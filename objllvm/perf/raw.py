@@ -1,6 +1,6 @@
-"""Samples aggregated per unique runtime address, with the mappings of every process: what the readers
-(:mod:`.perfdata` through :func:`objllvm.perf.mapping.collect_perfdata`, :mod:`.perfscript`) produce and
-:mod:`.mapping` consumes.  Below both, so neither imports the other."""
+"""The raw profile: samples aggregated per unique runtime address, with the mappings of every process, before
+they are reduced (:mod:`.merge`) and mapped to a binary (:mod:`.mapping`).  Below both readers
+(:func:`objllvm.perf.perfdata.collect_perfdata` and :mod:`.perfscript`), so neither imports the other."""
 from __future__ import annotations
 
 from collections import Counter
