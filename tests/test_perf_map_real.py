@@ -314,3 +314,66 @@ def test_stale_cli_text_and_json(tmp_path):
     # A build without hashes cannot be carried to: the error says how to get them.
     code, out, err = run_objllvm("perf-map", TESTDATA / "perf" / "loop.pie", *RUNS, "--recorded-on", OLD)
     assert code == 1 and "-emit-bb-hash" in err
+
+
+# -- hostile input ---------------------------------------------------------------------------------------------
+def test_mutated_compressed_recordings_give_located_errors_only(tmp_path):
+    """Bytes changed, cut and inserted in compressed recordings (real and repacked): an ObjllvmError or a result,
+    never another exception."""
+    import random
+
+    from objllvm.errors import ObjllvmError
+    seeds = [(PM / "run-a-z.data").read_bytes(),
+             _repack_compressed((PM / "run-a.data").read_bytes(), 300, 5000),
+             _repack_compressed((PM / "run-a.data").read_bytes(), 97, 1001, 83)]
+    rng = random.Random(7)
+    p = tmp_path / "m.data"
+    errors = 0
+    for _ in range(300):
+        d = bytearray(rng.choice(seeds))
+        for _ in range(rng.randint(1, 4)):
+            at = rng.randrange(len(d))
+            k = rng.random()
+            if k < 0.6:
+                d[at] = rng.randrange(256)
+            elif k < 0.8:
+                del d[at:at + rng.randint(1, 64)]
+            else:
+                d[at:at] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 16)))
+        p.write_bytes(bytes(d))
+        try:
+            mg.reduce_raw(collect_perfdata(str(p)))
+        except ObjllvmError as exc:
+            errors += 1
+            assert exc.file == str(p) and exc.offset is not None, exc
+    assert errors > 50
+
+
+def test_mutated_saved_profiles_give_errors_only():
+    import copy
+    import random
+
+    from objllvm.errors import ObjllvmError
+    base = json.loads(mg.read_one(str(RUNS[0])).dumps())
+    values = [None, 5, -1, True, "x", "zz", [], {}, [[1]], [[1, 2, 3, 4]], [["a", 1]], [{"a": 1}], 1.5]
+
+    def paths(o, pre=()):
+        yield pre
+        items = o.items() if isinstance(o, dict) else enumerate(o[:3]) if isinstance(o, list) else ()
+        for k, v in items:
+            yield from paths(v, pre + (k,))
+    where = [p for p in paths(base) if p]
+    rng = random.Random(3)
+    rejected = 0
+    for _ in range(400):
+        d = copy.deepcopy(base)
+        path = rng.choice(where)
+        t = d
+        for k in path[:-1]:
+            t = t[k]
+        t[path[-1]] = rng.choice(values)
+        try:
+            map_profile(mg.MergedProfile.from_dict(d), str(OLD))
+        except ObjllvmError:
+            rejected += 1
+    assert rejected > 100

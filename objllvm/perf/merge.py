@@ -105,7 +105,10 @@ class MergedProfile:
                     recordings=[{"source": str(r["source"]), "samples": _nat(r["samples"])} for r in d["recordings"]],
                     attrs=list(d["events"]), warnings=[str(w) for w in d["warnings"]])
             for od in d["objects"]:
-                o = m.object(str(od["key"]), od["build_id"] if od["build_id"] is None else str(od["build_id"]))
+                bid = od["build_id"]
+                if bid is not None:
+                    bid = bytes.fromhex(bid).hex()          # a hex string or a ValueError
+                o = m.object(str(od["key"]), bid)
                 o.names = {str(n) for n in od["names"]}
                 o.offsets = Counter({_nat(k): _nat(c) for k, c in od["offsets"]})
                 o.taken = Counter({(_nat(a), _nat(b)): _nat(c) for a, b, c in od["taken"]})
@@ -134,7 +137,7 @@ def load(path: str) -> MergedProfile:
         raise ObjllvmError(f"cannot read: {exc.strerror}", file=path) from None
     try:
         d = json.loads(text)
-    except (ValueError, UnicodeDecodeError) as exc:
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise DecodeError(f"not JSON: {exc}", file=path, offset=getattr(exc, "pos", 0) or 0) from None
     return MergedProfile.from_dict(d, path)
 
