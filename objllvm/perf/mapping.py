@@ -22,7 +22,6 @@ from .._model import dataclass, field
 from ..errors import ObjllvmError
 from .merge import MergedProfile, collect, reduce_raw
 from .perfdata import collect_perfdata, skipped_records
-from .perfscript import collect_perfscript
 from .raw import RawProfile  # noqa: F401  (re-exported)
 
 CAN_FALL_THROUGH = 1 << 3      # bb-addr-map block metadata bit
@@ -438,6 +437,7 @@ def profile(binary: str, perf_data=None, *, perf_script: str | None = None, with
     or a :class:`~objllvm.perf.merge.MergedProfile`."""
     obj, index = open_binary(binary)
     if perf_script is not None:
+        from .perfscript import collect_perfscript      # (it imports re: only when text is read)
         raw = collect_perfscript(perf_script)
     elif isinstance(perf_data, (list, tuple)):
         raw = collect(perf_data, jobs=jobs, with_branches=with_branches)

@@ -13,7 +13,6 @@ recording sent back, never the samples) and merges them; :mod:`.fleet` does the 
 """
 from __future__ import annotations
 
-import json
 import os
 from collections import Counter
 
@@ -85,6 +84,7 @@ class MergedProfile:
         }
 
     def dumps(self) -> str:
+        import json
         return json.dumps(self.to_dict(), separators=(",", ":")) + "\n"
 
     @classmethod
@@ -135,6 +135,7 @@ def load(path: str) -> MergedProfile:
             text = f.read()
     except OSError as exc:
         raise ObjllvmError(f"cannot read: {exc.strerror}", file=path) from None
+    import json
     try:
         d = json.loads(text)
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:
