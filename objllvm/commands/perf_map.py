@@ -92,7 +92,7 @@ def run(args) -> int:
     rows = [["total", prof.total_samples, "100.00%" if prof.total_samples else "-"],
             ["in the binary", prof.binary_samples, pct(prof.binary_samples)],
             ["mapped to blocks", prof.mapped_samples, pct(prof.mapped_samples)],
-            ["  of which on alignment padding", prof.padding_samples, pct(prof.padding_samples)]]
+            ["mapped, on alignment padding", prof.padding_samples, pct(prof.padding_samples)]]
     rows += [[f"unmapped: {r}", prof.unmapped.get(r, 0), pct(prof.unmapped.get(r, 0))] for r in UNMAPPED_REASONS
              if r != "not carried to the new build" or stale is not None]
     items.append(Table(["samples", "count", "share"], rows))
