@@ -22,6 +22,7 @@ from .perfdata import collect_perfdata
 from .raw import RawProfile
 
 SCHEMA, VERSION = "objllvm-perf-profile", 1
+MAX_MAPPINGS = 64        # mappings kept per object (the first ones, in merge order): a fleet has one per process
 
 
 @dataclass
@@ -33,7 +34,7 @@ class ObjectSamples:
     offsets: Counter = field(default_factory=Counter)     # file offset -> samples
     taken: Counter = field(default_factory=Counter)       # (from offset, to offset) -> taken branches
     ranges: Counter = field(default_factory=Counter)      # (start offset, end offset) -> fall-through runs
-    mappings: list = field(default_factory=list)          # the mappings that had samples: dicts
+    mappings: list = field(default_factory=list)          # the first MAX_MAPPINGS mappings that had samples
 
     @property
     def samples(self) -> int:
@@ -113,7 +114,7 @@ class MergedProfile:
                 o.offsets = Counter({_nat(k): _nat(c) for k, c in od["offsets"]})
                 o.taken = Counter({(_nat(a), _nat(b)): _nat(c) for a, b, c in od["taken"]})
                 o.ranges = Counter({(_nat(a), _nat(b)): _nat(c) for a, b, c in od["ranges"]})
-                o.mappings = [dict(x) for x in od["mappings"]]
+                o.mappings = [dict(x) for x in od["mappings"][:MAX_MAPPINGS]]
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise bad(f"bad or missing field ({type(exc).__name__}: {exc})") from None
         return m
@@ -182,8 +183,9 @@ def reduce_raw(raw: RawProfile) -> MergedProfile:
                 if id(mm) not in seen_maps:
                     seen_maps.add(id(mm))
                     o.names.add(mm.filename)
-                    o.mappings.append({"file": mm.filename, "pid": mm.pid, "start": mm.start, "length": mm.length,
-                                       "pgoff": mm.pgoff, "source": raw.source})
+                    if len(o.mappings) < MAX_MAPPINGS:
+                        o.mappings.append({"file": mm.filename, "pid": mm.pid, "start": mm.start,
+                                           "length": mm.length, "pgoff": mm.pgoff, "source": raw.source})
                 return o, ip - start + mm.pgoff
         return None, None
 
@@ -239,7 +241,7 @@ def merge_into(out: MergedProfile, p: MergedProfile) -> MergedProfile:
         t.offsets.update(o.offsets)
         t.taken.update(o.taken)
         t.ranges.update(o.ranges)
-        t.mappings.extend(dict(x) for x in o.mappings)
+        t.mappings.extend(dict(x) for x in o.mappings[:MAX_MAPPINGS - len(t.mappings)])
     return out
 
 
