@@ -311,6 +311,10 @@ def test_stale_cli_text_and_json(tmp_path):
     code, out, err = run_objllvm("perf-map", NEW, *RUNS, "--recorded-on", OLD)
     assert code == 0, err
     assert f"{s['matched']} of {s['total']} samples matched" in out and "exact hash" in out
+    # Another program (with hashes): nothing matches, an error, no cluster file.
+    other = TESTDATA / "bb-addr-map" / "rustc-v5-hash.exe"
+    code, out, err = run_objllvm("perf-map", other, *RUNS, "--recorded-on", OLD, "--clusters", tmp_path / "d.txt")
+    assert code == 1 and "none of the" in err and "same program" in err and not (tmp_path / "d.txt").exists()
     # A build without hashes cannot be carried to: the error says how to get them.
     code, out, err = run_objllvm("perf-map", TESTDATA / "perf" / "loop.pie", *RUNS, "--recorded-on", OLD)
     assert code == 1 and "-emit-bb-hash" in err

@@ -65,6 +65,10 @@ def run(args) -> int:
         from ..perf.mapping import elf_build_id
         nb = elf_build_id(new_obj)
         prof, stale = carry(prof, index, args.binary, new_index, nb.hex() if nb else None)
+        if not stale.matched:
+            raise ObjllvmError(f"none of the {stale.total} samples of {args.recorded_on} matches a block of "
+                               f"{args.binary} (by function name and block hash): is it the same program?"
+                               + ("; no cluster file written" if args.clusters else ""))
     if args.save_profile:
         atomic_write(args.save_profile, raw.dumps().encode())
     clusters = None
