@@ -44,11 +44,11 @@ def fdata_functions(data):
 
 
 # -- decoding: plain and zstd-compressed ---------------------------------------------------------------------
-@pytest.mark.parametrize("data", RUNS, ids=lambda p: p.name)
+@pytest.mark.parametrize("data", RUNS + [PM / "run-c-pipe-z.data"], ids=lambda p: p.name)
 def test_every_sample_read_as_perf_reads_it(data):
     raw = collect_perfdata(str(data))
     assert +raw.ip_counts == perf_script_counts(data)
-    assert raw.samples == sum(perf_script_counts(data).values()) > 500
+    assert raw.samples == sum(perf_script_counts(data).values()) > 200
     assert raw.unknown_records == 0
 
 

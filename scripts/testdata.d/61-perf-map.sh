@@ -15,8 +15,11 @@ if perf record -q -e cpu-clock -o /dev/null -- true 2>/dev/null; then
   done
   # perf record -z writes no build-id table (perf 6.1): --buildid-mmap puts the build-ids in the MMAP2 records.
   perf record -q -z --buildid-mmap -e cpu-clock -c 50000 -o "$out/run-a-z.data" -- "$out/loop.pie" 8000 >/dev/null
+  # Pipe mode (perf record -o -), compressed: the event attributes come as records, then compressed data.
+  perf record -q -z --buildid-mmap -e cpu-clock -c 50000 -o - -- "$out/loop.pie" 3000 2>/dev/null \
+    > "$out/run-c-pipe-z.data"
   # perf's own reading of every recording: "count pid ip" per distinct (pid, ip).
-  for d in run-a run-b run-a-z; do
+  for d in run-a run-b run-a-z run-c-pipe-z; do
     perf script -i "$out/$d.data" -F pid,ip | LC_ALL=C sort | uniq -c > "$out/$d.perf-script.txt"
   done
   # perf2bolt's per-function attribution (no branch stacks here: -nl).
