@@ -381,3 +381,39 @@ def test_mutated_saved_profiles_give_errors_only():
         except ObjllvmError:
             rejected += 1
     assert rejected > 100
+
+
+# -- branch stacks: merged and carried ---------------------------------------------------------------------------
+def test_branch_stacks_merge_and_carry(tmp_path):
+    """Synthetic LBR samples on build N (taken edge + fall-through run inside checksum): merging two recordings
+    doubles every edge; carrying to build N+1 moves the edges whose both ends match, ids as readobj-22 says."""
+    from test_perf_map import BASE, add_text_mapping, elf_info
+
+    from objllvm.perf.mapping import open_binary
+    from objllvm.perf.writer import PerfDataWriter, sample_type_bits
+    seg, _syms, bid = elf_info(OLD)
+    old_obj, oi = open_binary(str(OLD))
+    fn = next(f for f in oi.functions if f.name == "checksum")
+    blocks = sorted(fn.blocks, key=lambda b: b.address)
+    b1, b2 = blocks[1], blocks[2]
+    w = PerfDataWriter(sample_type_bits("IP", "TID", "BRANCH_STACK"))
+    add_text_mapping(w, 5, BASE, seg, path=str(OLD), build_id=bid)
+    lbr = [(BASE + b2.address + b2.size - 1, BASE + b1.address)] * 3
+    for _ in range(4):
+        w.sample(BASE + b1.address, 5, branches=lbr)
+    path = tmp_path / "lbr.data"
+    path.write_bytes(w.to_bytes())
+    one = profile(str(OLD), str(path))
+    two = profile(str(OLD), [str(path), str(path)])
+    assert one.taken_edges == {(fn.address, b2.id, b1.id): 12}
+    assert two.taken_edges == {k: 2 * v for k, v in one.taken_edges.items()}
+    assert two.fallthrough_edges == {k: 2 * v for k, v in one.fallthrough_edges.items()} != {}
+    _, ni = open_binary(str(NEW))
+    new, rep = carry(two, oi, str(NEW), ni)
+    old_h, new_h = readobj_hashes(OLD), readobj_hashes(NEW)
+    by_hash = {h: i for i, h in new_h["checksum"].items()}
+    nfn = next(f for f in ni.functions if f.name == "checksum")
+    # checksum did not change and these two blocks hold no call: their hashes are the same in both builds.
+    assert old_h["checksum"][b1.id] in by_hash and old_h["checksum"][b2.id] in by_hash
+    assert new.taken_edges == {(nfn.address, by_hash[old_h["checksum"][b2.id]], by_hash[old_h["checksum"][b1.id]]): 24}
+    assert sum(new.fallthrough_edges.values()) <= sum(two.fallthrough_edges.values())

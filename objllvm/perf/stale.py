@@ -124,10 +124,25 @@ def carry(old: Profile, old_index, new_binary: str, new_index, new_build_id: str
             np_.samples += c
             np_.blocks[nb.id] = np_.blocks.get(nb.id, 0) + c
     rep.functions.sort(key=lambda r: (-r["samples"], r["function"] or ""))
+    # Edges: their ends need not have IP samples of their own; match them the same way.
+    old_fns = {f.address: f for f in old_index.functions}
+
+    def carried(fa, bid):
+        key = (fa, bid)
+        if key not in block_map:
+            f = old_fns.get(fa)
+            nf = by_name.get(f.name) if f is not None else None
+            ob = next((b for b in f.blocks if b.id == bid), None) if nf is not None else None
+            nb = None
+            if ob is not None and ob.hash is not None:
+                nb = match_block(ob.hash, [b for b in nf.blocks if b.hash is not None])[0]
+            block_map[key] = (nf, nb) if nb is not None else None
+        return block_map[key]
+
     taken, fall = Counter(), Counter()
     for src, dst in ((old.taken_edges, taken), (old.fallthrough_edges, fall)):
         for (fa, a, b), c in src.items():
-            x, y = block_map.get((fa, a)), block_map.get((fa, b))
+            x, y = carried(fa, a), carried(fa, b)
             if x is not None and y is not None and x[0] is y[0]:
                 dst[(x[0].address, x[1].id, y[1].id)] += c
     lost = rep.total - rep.matched
