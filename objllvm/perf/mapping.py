@@ -325,7 +325,9 @@ def map_profile(raw, binary_path: str, obj=None, index=None) -> Profile:
         warnings.append(f"no mapping of {binary_path} in {', '.join(merged.sources[:3])} (mapped files: "
                         f"{', '.join(names[:6]) or 'none'}{', ...' if len(names) > 6 else ''})")
     fns = sorted(per_fn.values(), key=lambda f: (-f.samples, f.function.address))
-    return Profile(binary=binary_path, source=", ".join(merged.sources), build_id=res.build_id_hex,
+    srcs = merged.sources
+    source = ", ".join(srcs) if len(srcs) <= 3 else f"{len(srcs)} recordings ({', '.join(srcs[:3])}, ...)"
+    return Profile(binary=binary_path, source=source, build_id=res.build_id_hex,
                    total_samples=merged.samples, binary_samples=in_binary, functions=fns, unmapped=dict(unmapped),
                    taken_edges=dict(taken), fallthrough_edges=dict(fall), branch_samples=merged.branch_samples,
                    branch_stats=dict(bstats), warnings=warnings, records=dict(merged.records),
