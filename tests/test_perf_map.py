@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from conftest import ROOT, TESTDATA, need_tool, run_objllvm
 from objllvm.errors import ObjllvmError
 from objllvm.perf import clusters as cl
-from objllvm.perf.mapping import collect_perfdata, map_profile, profile
+from objllvm.perf.mapping import map_profile, profile
 from objllvm.perf.perfscript import collect_perfscript
 from objllvm.perf.writer import PerfDataWriter, sample_type_bits
 
