@@ -223,6 +223,10 @@ def test_fleet_on_a_local_dask_cluster(parts):
         assert code == 0, err
         code, out1, err = run_objllvm("perf-map", OLD, *RUNS, "--json")
         assert json.loads(out)["functions"] == json.loads(out1)["functions"]
+        # A bad recording among good ones: the error of the file, no traceback from the workers either.
+        bad = PM / "loop.pie"
+        code, out, err = run_objllvm("perf-map", OLD, RUNS[0], bad, "--scheduler", addr)
+        assert code == 1 and str(bad) in err and "PERFILE2" in err and "Traceback" not in err, err
 
 def test_unreachable_scheduler_is_an_error(monkeypatch):
     pytest.importorskip("distributed", reason="dask[distributed] is not installed (the optional extra 'fleet')")

@@ -36,6 +36,22 @@ def _client(scheduler: str | None, workers: int):
     return Client(cluster), cluster
 
 
+def _read(path: str, with_branches: bool):
+    """read_one on a worker; a bad input comes back as its ObjllvmError (a value, not a failed task: the
+    workers do not log a traceback for what is the user's input, and the caller raises it)."""
+    try:
+        return read_one(path, with_branches)
+    except ObjllvmError as exc:
+        return exc
+
+
+def _merge(*parts):
+    for p in parts:
+        if isinstance(p, ObjllvmError):
+            return p
+    return merge(*parts)
+
+
 def collect(paths, *, scheduler: str | None = None, workers: int = 2, with_branches: bool = True,
             fanin: int = 8) -> MergedProfile:
     """Read and merge ``paths`` (perf.data files or saved profiles) on a Dask cluster; merged in input order."""
@@ -44,12 +60,15 @@ def collect(paths, *, scheduler: str | None = None, workers: int = 2, with_branc
         raise ObjllvmError("no profile to read (give perf.data files or saved profiles)")
     client, cluster = _client(scheduler, workers)
     try:
-        futs = client.map(read_one, paths, with_branches=with_branches, pure=False)
+        futs = client.map(_read, paths, with_branches=with_branches, pure=False)
         # Sum on the workers, fanin profiles per task, keeping the input order (merge is exact integer addition:
         # any order gives the same counts; the order only fixes the list of recordings).
         while len(futs) > 1:
-            futs = [client.submit(merge, *futs[i:i + fanin], pure=False) for i in range(0, len(futs), fanin)]
-        return futs[0].result()
+            futs = [client.submit(_merge, *futs[i:i + fanin], pure=False) for i in range(0, len(futs), fanin)]
+        out = futs[0].result()
+        if isinstance(out, ObjllvmError):
+            raise out
+        return out
     finally:
         client.close()
         if cluster is not None:
