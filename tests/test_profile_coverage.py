@@ -543,3 +543,16 @@ def test_live_rewrite_set_section_coverage_is_what_llvm_cov_reads(tmp_path):
     first = json.loads(p.stdout)["data"][0]["functions"][0]
     assert first["name"] == "classify" and first["regions"][0][:4] == [region["line_start"], region["col_start"],
                                                                       region["line_end"], region["col_end"]]
+
+
+def test_entry_coverage_byte_counters():
+    """-mllvm -pgo-function-entry-coverage: the raw-version variable's variant flags say one-byte counters, and
+    the counters are read as bytes (0xff: not run yet)."""
+    obj, secs = _decoded(D / "entry-coverage.o", "profile")
+    data = [m for s, m in secs if m.role == "data"]
+    assert {tuple(m.variants) for m in data} == {("ir", "byte-coverage", "function-entry-only")}
+    recs = [r for m in data for r in m.records]
+    text = (D / "entry-coverage.profdata-show-22.txt").read_text()
+    assert _ours_by_name(recs) == parse_profdata_show(text)
+    cnts = [m for s, m in secs if m.role == "cnts"]
+    assert cnts and {(m.width, tuple(m.values)) for m in cnts} == {(1, (0xFF,))}

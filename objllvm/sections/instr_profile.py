@@ -138,6 +138,7 @@ def decode_data(data, ctx) -> ProfileData:
     out = ProfileData("data", ptr)
     obj = ctx.obj
     rv = raw_version(obj)
+    unit = 1 if rv is not None and "byte-coverage" in rv.variants else 8     # counter size
     if rv is not None:
         out.raw_version, out.variants = rv.version, rv.variants
         if rv.version != RAW_VERSION:
@@ -202,7 +203,7 @@ def decode_data(data, ctx) -> ProfileData:
         nb = r.u32()
         pad += bytes(data[r.pos:off + size])
         rec = DataRecord(nh, fh, cp, bp, fp, vp, nc, sites, nb, pad, names.get(nh))
-        rec.counters = locate(off, 16, cp, cnts, "counters", nc, 8)
+        rec.counters = locate(off, 16, cp, cnts, "counters", nc, unit)
         rec.bitmap = locate(off, 16 + ptr, bp, bits, "bitmap bytes", nb, 1) if nb else None
         frel = relocs.get(off + 16 + 2 * ptr)
         if frel is not None and frel.symbol is not None:
@@ -276,7 +277,9 @@ class ProfileCodec(Codec):
                 exc.partial = ProfileNames(role, exc.partial or NameList())
                 raise
         if role == "cnts":
-            width = 8 if len(data) % 8 == 0 else 1
+            rv = raw_version(ctx.obj) if ctx is not None else None
+            # u64 counters; one byte each under single-byte coverage (the raw-version variable says so)
+            width = 1 if len(data) % 8 or rv is not None and "byte-coverage" in rv.variants else 8
             if width == 8:
                 import struct
                 vals = list(struct.unpack(f"{ctx.endian}{len(data) // 8}Q", bytes(data)))

@@ -44,6 +44,11 @@ cp "$TMP/vt-irpgo.profraw" "$OUT/vt-irpgo.profraw"
 llvm-profdata-22 show --all-functions --counts --ic-targets --show-vtables "$TMP/vt-irpgo.profraw" \
   > "$OUT/vt-irpgo.profdata-show-22.txt"
 llvm-profdata-19 show --all-functions --counts "$TMP/vt-irpgo.profraw" > "$OUT/vt-irpgo.profdata-show-19.txt"
+# IR-level function-entry coverage: one-byte counters (the raw-version variable's byte-coverage flag)
+clang-22 -O1 -fprofile-generate -mllvm -pgo-function-entry-coverage -c prog.c -o "$OUT/entry-coverage.o"
+clang-22 -O1 -fprofile-generate "$OUT/entry-coverage.o" -Wl,-s -o "$TMP/entry-coverage"
+LLVM_PROFILE_FILE="$TMP/entry-coverage.profraw" setarch "$(uname -m)" -R "$TMP/entry-coverage"
+llvm-profdata-22 show --all-functions --counts "$TMP/entry-coverage.profraw" > "$OUT/entry-coverage.profdata-show-22.txt"
 # 32-bit records (4-byte pointers), big-endian, and names / file names not compressed
 clang-22 $FLAGS -fcoverage-mcdc -c --target=i386-pc-linux-gnu prog.c -o "$OUT/prog-i386.o"
 clang-22 $FLAGS -c --target=powerpc64-unknown-linux-gnu prog.c -o "$OUT/prog-ppc64be.o"

@@ -244,8 +244,8 @@ def sections_of_role(obj, role: str) -> list:
 # -- the raw-profile version variable (IR-level instrumentation defines it; the frontend's does not) -------------
 RAW_VERSION_SYMBOL = "__llvm_profile_raw_version"
 VARIANT_MASKS = 0xFFFFFFFF00000000
-VARIANTS = {56: "ir", 57: "cs", 58: "entry-first", 59: "byte-coverage", 60: "function-entry-only",
-            61: "memprof", 62: "temporal", 55: "loop-entries"}
+VARIANTS = {55: "loop-entries", 56: "ir", 57: "cs", 58: "entry-first", 59: "debug-correlate", 60: "byte-coverage",
+            61: "function-entry-only", 62: "memprof", 63: "temporal"}       # VARIANT_MASK_* bit numbers
 _VERSION_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
