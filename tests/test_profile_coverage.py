@@ -556,3 +556,25 @@ def test_entry_coverage_byte_counters():
     assert _ours_by_name(recs) == parse_profdata_show(text)
     cnts = [m for s, m in secs if m.role == "cnts"]
     assert cnts and {(m.width, tuple(m.values)) for m in cnts} == {(1, (0xFF,))}
+
+
+def test_non_minimal_ulebs_are_kept_and_edits_still_apply():
+    """A mapping with a padded ULEB128 (LLVM writes none, other writers may) re-encodes to the same bytes, also
+    through JSON; an edited region is encoded from the edit."""
+    import struct
+    obj, s, ctx = _ctx_for("prog-clang22.o", "__llvm_covfun")       # one record: the whole section
+    data = bytes(s.data())
+    nh, size, fh, fref = struct.unpack_from("<QIQQ", data, 0)
+    body = data[28:28 + size]
+    assert body[0] == 1                                             # the file count
+    padded = struct.pack("<QIQQ", nh, size + 1, fh, fref) + b"\x81\x00" + body[1:]
+    codec = registry.get("coverage")
+    m = codec.decode(padded, ctx)
+    assert m.records[0].raw is not None and len(m.records[0].mapping.file_ids) == 1
+    assert codec.encode(m, ctx) == padded
+    doc = json.loads(json.dumps(codec.to_dict(m)))
+    assert codec.encode(codec.from_dict(doc, ctx), ctx) == padded
+    doc["functions"][0]["regions"][0]["col_end"] += 1
+    edited = codec.decode(codec.encode(codec.from_dict(doc, ctx), ctx), ctx)
+    assert edited.records[0].raw is None
+    assert edited.records[0].mapping.regions[0].col_end == m.records[0].mapping.regions[0].col_end + 1

@@ -576,6 +576,20 @@ def region_from_dict(d: dict) -> Region:
                   int(d.get("expanded_file", 0)), params)
 
 
+def _same_files(raw: bytes, version: int, names: list) -> bool:
+    try:
+        return _read_file_list(raw, version, 0).names == names
+    except DecodeError:
+        return False
+
+
+def _same_mapping(raw: bytes, m: Mapping) -> bool:
+    try:
+        return decode_mapping(raw, 0, len(raw))[0] == m
+    except DecodeError:
+        return False
+
+
 def expression_text(m: Mapping, i: int) -> str:
     lhs, rhs = m.expressions[i]
     kinds = {r for r in _refs(m) if r >> 2 == i}
@@ -646,11 +660,14 @@ class CoverageCodec(Codec):
             out = CoverageMap()
             for u in d["units"]:
                 comp = u.get("compressed_bytes")
-                comp = bytes.fromhex(comp) if comp is not None else (deflate(b"") if u.get("compressed") else None)
+                if comp is not None:
+                    comp = bytes.fromhex(comp)
+                elif u.get("compressed"):
+                    comp = b""          # no zlib stream: FileList.encode compresses the names afresh
+                fl = FileList(list(u["files"]), comp)
                 raw = bytes.fromhex(u["raw"]) if u.get("raw") else None
-                fl = FileList(list(u["files"]), comp, raw)
-                if comp is not None and u.get("compressed_bytes") is None:
-                    fl.compressed = deflate(b"".join(uleb_encode(len(x)) + x for x in (encode_text(n) for n in fl.names)))
+                if raw is not None and _same_files(raw, int(u["version"]) - 1, fl.names):
+                    fl.raw = raw        # the stored bytes, unless the names were edited
                 blob = fl.encode()
                 out.records.append(CovMapRecord(int(u.get("offset", 0)), int(u["version"]) - 1, fl, name_hash(blob),
                                                 padding=bytes.fromhex(u.get("padding", ""))))
@@ -660,9 +677,11 @@ class CoverageCodec(Codec):
             m = Mapping([int(x) for x in f["file_ids"]],
                         [(counter_parse(x["lhs"]), counter_parse(x["rhs"])) for x in f["expressions"]],
                         [region_from_dict(x) for x in f["regions"]])
+            raw = bytes.fromhex(f["raw"]) if f.get("raw") else None
+            if raw is not None and not _same_mapping(raw, m):
+                raw = None              # edited: encode the regions given
             out.records.append(FunctionRecord(int(f.get("offset", 0)), int(f["name_hash"], 0),
-                                              int(f["structural_hash"], 0), int(f["filenames_hash"], 0), m,
-                                              bytes.fromhex(f["raw"]) if f.get("raw") else None,
+                                              int(f["structural_hash"], 0), int(f["filenames_hash"], 0), m, raw,
                                               bytes.fromhex(f.get("padding", "")), f.get("name"), f.get("files")))
         return out
 
