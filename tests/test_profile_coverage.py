@@ -578,3 +578,15 @@ def test_non_minimal_ulebs_are_kept_and_edits_still_apply():
     edited = codec.decode(codec.encode(codec.from_dict(doc, ctx), ctx), ctx)
     assert edited.records[0].raw is None
     assert edited.records[0].mapping.regions[0].col_end == m.records[0].mapping.regions[0].col_end + 1
+
+
+def test_name_list_with_padded_sizes_round_trips_and_edits():
+    from objllvm.sections.support.instrprof import (decode_name_list, encode_name_list, name_list_from_dict,
+                                                    name_list_to_dict)
+    data = b"\x84\x00\x80\x00" + b"a\x01bc"          # sizes 4 and 0 in two-byte ULEBs, names stored plain
+    m = decode_name_list(data)
+    assert m.chunks[0].names == ["a", "bc"] and encode_name_list(m) == data
+    d = json.loads(json.dumps(name_list_to_dict(m)))
+    assert encode_name_list(name_list_from_dict(d)) == data
+    d["chunks"][0]["names"].append("zz")
+    assert decode_name_list(encode_name_list(name_list_from_dict(d))).chunks[0].names == ["a", "bc", "zz"]

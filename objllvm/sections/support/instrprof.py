@@ -155,25 +155,32 @@ def decode_name_list(data, leading_nul: bool = False) -> NameList:
     return out
 
 
+def _sizes_say(size_bytes: bytes, ulen: int, clen: int) -> bool:
+    """Whether stored (non-minimal) size ULEBs still give these two sizes."""
+    try:
+        r = Reader(size_bytes)
+        return r.uleb() == ulen and r.uleb() == clen and r.at_end()
+    except DecodeError:
+        return False
+
+
 def encode_name_chunk(c: NameChunk) -> bytes:
     raw = _join_names(c.names)
+    blob = b""
     if c.compressed is not None:
-        blob = c.compressed
         import zlib
+        blob = c.compressed
         try:
             same = zlib.decompress(blob) == raw
         except zlib.error:
             same = False
         if not same:
             blob = deflate(raw)
-        sizes = uleb_encode(len(raw)) + uleb_encode(len(blob))
-        if c.size_bytes is not None and same:
-            sizes = c.size_bytes
-        return sizes + blob
-    sizes = uleb_encode(len(raw)) + uleb_encode(0)
-    if c.size_bytes is not None:
-        sizes = c.size_bytes
-    return sizes + raw
+    body = blob if c.compressed is not None else raw
+    clen = len(blob) if c.compressed is not None else 0
+    if c.size_bytes is not None and _sizes_say(c.size_bytes, len(raw), clen):
+        return c.size_bytes + body
+    return uleb_encode(len(raw)) + uleb_encode(clen) + body
 
 
 def encode_name_list(m: NameList) -> bytes:
