@@ -334,7 +334,9 @@ class Profile:
             "binary": self.binary, "profile": self.source, "build_id": self.build_id,
             "samples": {"total": self.total_samples, "in_binary": self.binary_samples,
                         "mapped": self.mapped_samples,
-                        "unmapped": {r: self.unmapped.get(r, 0) for r in UNMAPPED_REASONS}},
+                        # JSON keys are identifiers: "between blocks" -> "between_blocks" (schema perf-map)
+                        "unmapped": {r.replace(" ", "_").replace("-", "_"): self.unmapped.get(r, 0)
+                                     for r in UNMAPPED_REASONS}},
             "functions": [
                 {"name": fp.function.name, "address": fp.function.address, "samples": fp.samples,
                  "share": round(self.share(fp.samples), 6),
