@@ -17,23 +17,33 @@ package: :func:`json_schema` gives one (``objllvm schema NAME`` prints it).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
-from typing import Any, Mapping, Union, cast
 
 from .sections import registry
-from .sections.registry import Decoded
 from .formats import iter_objects
-from .formats.base import ObjectFile, Section
 from .formats.elf import section_type_name
 from .errors import ObjllvmError, UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:                      # types only: `typing` costs start-up time, the CLI never needs it
+    from collections.abc import Iterable
+    from typing import Any, Mapping, TypeAlias, Union, cast
+
+    from .formats.base import ObjectFile, Section
+    from .sections.registry import Decoded
+
+    Options: TypeAlias = Mapping[str, Any]
+    """Codec options (``--pretty-pgo``, ``--pc-section`` layouts, ...): option name -> value."""
+    JSONDict: TypeAlias = dict[str, Any]
+    """A JSON object as Python data (what ``json.loads`` gives)."""
+    DumpItem: TypeAlias = Union["ObjectDump", ObjllvmError]
+    """What :func:`dump` gives per object: its dump, or the error that made it unreadable."""
+else:
+    def cast(_type, value):
+        return value
 
 JSON_SCHEMA_VERSION = 1
 SCHEMA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schemas")
 
-Options = Mapping[str, Any]
-"""Codec options (``--pretty-pgo``, ``--pc-section`` layouts, ...): a mapping of option name to value."""
-JSONDict = dict[str, Any]
-"""A JSON object as Python data (what ``json.loads`` gives)."""
 
 
 class ObjectDump:
@@ -60,10 +70,6 @@ class ObjectDump:
     def errors(self) -> list[ObjllvmError]:
         """The decoding errors of its sections."""
         return [d.error for d in self.sections if d.error is not None]
-
-
-DumpItem = Union[ObjectDump, ObjllvmError]
-"""What :func:`dump` yields per object: its dump, or the error that made it unreadable."""
 
 
 def llvm_sections(obj: ObjectFile, options: Options | None = None) -> list[Section]:
@@ -173,7 +179,7 @@ def _dump_doc(items: Iterable[DumpItem], raw: bool) -> JSONDict:
             continue
         secs = []
         for d in it.sections:
-            e = section_info(cast(Section, d.section), it.obj)
+            e = section_info(cast("Section", d.section), it.obj)
             del e["codec"]
             e["kind"] = d.codec.kind if d.codec else None
             e["status"] = d.status
@@ -208,7 +214,7 @@ def dump_to_text(items: Iterable[DumpItem], options: Options | None = None) -> l
         if not it.sections:
             out.append(Text("  (no LLVM sections)"))
         for d in it.sections:
-            s = cast(Section, d.section)
+            s = cast("Section", d.section)
             tname = section_type_name(s.type) if obj.format == "elf" else ""
             kind = d.codec.kind if d.codec else d.status
             out.append(Heading(f"[{s.index}] {s.name} {tname} ({kind}, {s.size} bytes)".replace("  ", " "), 2))
