@@ -7,7 +7,7 @@
 * ``check_json_doc(doc)``: validate one objllvm JSON document against its schema (named by its "schema" key).
 
 Markers: ``e2e`` (end-to-end: downloads sources, builds and profiles real programs) is deselected by default
-(see pyproject.toml); run those with ``python3 -m pytest -q -m e2e``.
+(see pyproject.toml); run those with ``python3 -m pytest -q -m e2e -n 0``.
 """
 from __future__ import annotations
 
