@@ -87,3 +87,11 @@ def test_site_builds_strictly(tmp_path):
                        cwd=ROOT, capture_output=True, text=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
     assert p.returncode == 0, p.stderr[-3000:]
     assert (tmp_path / "site" / "api" / "index.html").read_text().count('id="objllvm.api.dump"') == 1
+
+
+def test_site_home_is_the_readme():
+    """docs/index.md is the README's front part (links made site-relative) plus its own "Where to go next"."""
+    readme = (ROOT / "README.md").read_text().split("## Documentation")[0].replace("(docs/", "(")
+    home = (ROOT / "docs" / "index.md").read_text()
+    assert home.startswith(readme), "docs/index.md differs from README.md: copy the README's front part over"
+    assert home[len(readme):].startswith("## Where to go next")
