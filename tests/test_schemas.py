@@ -17,7 +17,7 @@ from objllvm import api, cli
 
 jsonschema = pytest.importorskip("jsonschema")
 
-NAMES = ["audit", "dump", "extract", "perf-map", "rewrite", "sections"]
+NAMES = ["audit", "dump", "extract", "perf-map", "perf-profile", "rewrite", "sections"]
 MALFORMED = sorted(p for p in (TESTDATA / "malformed").iterdir() if p.suffix != ".json")
 
 
@@ -132,7 +132,7 @@ def test_audit_json_on_the_audit_tree(tmp_path):
     check_json_doc(doc)
 
 
-@pytest.mark.parametrize("binary", ["loop.pie", "loop-pgo.pie"])
+@pytest.mark.parametrize("binary", ["loop.pie"])
 def test_perf_map_json(binary, tmp_path):
     status, doc = _main_json("perf-map", TESTDATA / "perf" / binary, TESTDATA / "docs" / "loop.perf.data",
                              "--json", "--clusters", tmp_path / "c.txt")
@@ -140,7 +140,24 @@ def test_perf_map_json(binary, tmp_path):
     check_json_doc(doc)
     _no_spaces_in_keys(doc)
     assert set(doc["samples"]["unmapped"]) == {"other_object", "build_id_mismatch", "outside_the_loaded_segments",
-                                               "no_map_for_the_function", "between_blocks"}
+                                               "no_map_for_the_function", "between_blocks", "not_carried_to_the_new_build"}
+
+
+def test_perf_map_json_of_many_recordings_carried_to_a_new_build(tmp_path):
+    """Merged recordings, a saved profile read back, and a profile carried to a rebuilt binary."""
+    pm = TESTDATA / "perf-map"
+    runs = [pm / "run-a.data", pm / "run-b.data", pm / "run-a-z.data"]
+    status, doc = _main_json("perf-map", pm / "loop.pie", *runs, "--save-profile", tmp_path / "p.json", "--json")
+    assert status == 0 and len(doc["recordings"]) == 3
+    check_json_doc(doc)
+    saved = json.loads((tmp_path / "p.json").read_text())
+    check_json_doc(saved)
+    assert saved["schema"] == "objllvm-perf-profile"
+    status, doc = _main_json("perf-map", pm / "loop-next.pie", tmp_path / "p.json", "--recorded-on", pm / "loop.pie",
+                             "--json", "--clusters", tmp_path / "c.txt")
+    assert status == 0 and doc["stale"]["samples"]["matched"] > 0
+    check_json_doc(doc)
+    _no_spaces_in_keys(doc)
 
 
 @pytest.mark.parametrize("path", sorted((TESTDATA / "rewrite").glob("*.o")) + [TESTDATA / "rewrite" / "prog.exe"],

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 NAME = "schema"
 HELP = "print the JSON Schema (draft 2020-12) of a command's --json output: dump, sections, perf-map, audit, " \
-       "extract (its manifest.json too), rewrite"
+       "extract (its manifest.json too), rewrite; perf-profile (perf-map --save-profile)"
 
 
 def add_arguments(p):
