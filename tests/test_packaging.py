@@ -10,7 +10,8 @@ import tomllib
 from conftest import ROOT
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
-IMPORT_NAMES = {"pyyaml": "yaml"}          # distribution name -> module name, where they differ
+IMPORT_NAMES = {"pyyaml": "yaml", "dask": "distributed"}   # distribution -> module imported, where they differ
+OPTIONAL = {"fleet"}                        # extras of features a command enables with an option
 
 
 def _dist_name(req: str) -> str:
@@ -38,9 +39,14 @@ def _third_party_imports() -> dict[str, set[str]]:
 
 
 def test_runtime_dependencies_are_exactly_what_the_package_imports():
-    deps = {_dist_name(r) for r in PYPROJECT["project"]["dependencies"]}
-    imported = set(_third_party_imports())
-    assert {IMPORT_NAMES.get(d, d) for d in deps} == imported, _third_party_imports()
+    """Every runtime dependency is imported; every import is a runtime dependency or (imported only when a
+    command's option asks for it) in one of the OPTIONAL extras."""
+    deps = {IMPORT_NAMES.get(d, d) for d in map(_dist_name, PYPROJECT["project"]["dependencies"])}
+    extras = PYPROJECT["project"]["optional-dependencies"]
+    optional = {IMPORT_NAMES.get(d, d) for e in OPTIONAL for d in map(_dist_name, extras[e])}
+    imported = _third_party_imports()
+    assert deps <= set(imported), f"dependencies no module imports: {deps - set(imported)}"
+    assert set(imported) <= deps | optional, {m: f for m, f in imported.items() if m not in deps | optional}
 
 
 def test_test_only_libraries_are_in_the_test_extra_and_not_imported_by_the_package():
