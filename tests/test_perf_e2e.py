@@ -24,6 +24,8 @@ from conftest import ROOT, need_tool
 from objllvm.perf import clusters as cl
 from objllvm.perf.mapping import profile
 
+pytestmark = pytest.mark.e2e           # downloads and builds: not in the default run (pytest -m e2e)
+
 FETCH = ROOT / "scripts" / "fetch-zstd"
 def _cache_dir():
     d = os.environ.get("OBJLLVM_CACHE", os.path.join(os.path.expanduser("~"), ".cache", "objllvm"))

@@ -309,7 +309,7 @@ def test_stale_cli_text_and_json(tmp_path):
     assert code == 0, err
     d = json.loads(out)
     s = d["stale"]["samples"]
-    assert s["total"] == s["matched"] + s["block not matched"] + s["function not in the new build"]
+    assert s["total"] == s["matched"] + s["block_not_matched"] + s["function_not_in_the_new_build"]
     assert d["samples"]["mapped"] == s["matched"] and d["build_id"] != d["stale"]["old_build_id"]
     assert "f checksum" in (tmp_path / "c.txt").read_text()
     code, out, err = run_objllvm("perf-map", NEW, *RUNS, "--recorded-on", OLD)

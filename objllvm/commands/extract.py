@@ -9,7 +9,7 @@ def add_arguments(p):
     from ._common import add_json_flag
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument("-o", "--output-dir", required=True, metavar="DIR", help="directory for the files and "
-                   "manifest.json (created if missing)")
+                   "manifest.json (created if missing; its JSON Schema: objllvm schema extract)")
     p.add_argument("--force", action="store_true", help="overwrite existing files")
     p.add_argument("--coverage", action="store_true", help="also write each object's coverage mapping and names as "
                    "a .covmapping file llvm-cov reads in place of the binary, and its profile names as text")

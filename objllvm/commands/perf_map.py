@@ -28,7 +28,8 @@ def add_arguments(p):
                    help="read them on a Dask cluster (a local one of --jobs workers unless --scheduler is given)")
     g.add_argument("--scheduler", metavar="ADDR", help="address of a running Dask scheduler (implies --fleet)")
     g.add_argument("--save-profile", metavar="OUT.json",
-                   help="write the merged profile (JSON, every object sampled) to merge again later")
+                   help="write the merged profile (JSON, every object sampled; its JSON Schema: objllvm schema perf-profile) "
+                   "to merge again later")
     p.add_argument("--recorded-on", metavar="OLD_BINARY",
                    help="the recordings are of OLD_BINARY, an earlier build: map them there, then carry the samples "
                         "to BINARY by function name and block hash (both need bb-addr-map block hashes)")
@@ -124,12 +125,11 @@ def run(args) -> int:
         items.append(Table(["function", "samples", "hot blocks", "edges from"],
                            [[c.function, c.samples, len(c.block_ids), c.edge_source] for c in clusters[:args.top]]))
     if stale is not None:
-        sd = stale.to_dict()
         items.append(Heading(f"Carried from {stale.old_binary} (build-id {stale.old_build_id}) to {args.binary}: "
                              f"{stale.matched} of {stale.total} samples matched "
                              f"({100 * stale.matched / stale.total if stale.total else 0:.2f}%)", 2))
         items.append(Table(["match", "samples", "blocks"],
-                           [[k, sd["samples"][k], sd["blocks"][k]] for k in STALE_OUTCOMES]))
+                           [[k, stale.samples.get(k, 0), stale.blocks.get(k, 0)] for k in STALE_OUTCOMES]))
         items.append(Table(["function", "samples", "exact hash", "nearest hash", "lost"],
                            [[r["function"], r["samples"], r["exact"], r["nearest"], r["lost"]]
                             for r in stale.functions[:args.top]]))

@@ -182,7 +182,9 @@ class Profile:
             "recordings": self.recordings,
             "samples": {"total": self.total_samples, "in_binary": self.binary_samples,
                         "mapped": self.mapped_samples, "on_padding": self.padding_samples,
-                        "unmapped": {r: self.unmapped.get(r, 0) for r in UNMAPPED_REASONS}},
+                        # JSON keys are identifiers: "between blocks" -> "between_blocks" (schema perf-map)
+                        "unmapped": {r.replace(" ", "_").replace("-", "_"): self.unmapped.get(r, 0)
+                                     for r in UNMAPPED_REASONS}},
             "functions": [
                 {"name": fp.function.name, "address": fp.function.address, "samples": fp.samples,
                  "share": round(self.share(fp.samples), 6), "on_padding": sum(fp.padding.values()),

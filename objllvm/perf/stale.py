@@ -72,10 +72,16 @@ class StaleReport:
     def to_dict(self) -> dict:
         return {"old_binary": self.old_binary, "new_binary": self.new_binary,
                 "old_build_id": self.old_build_id, "new_build_id": self.new_build_id,
+                # JSON keys are identifiers: "exact hash" -> "exact_hash" (schema perf-map)
                 "samples": {"total": self.total, "matched": self.matched,
-                            **{k: self.samples.get(k, 0) for k in OUTCOMES}},
-                "blocks": {k: self.blocks.get(k, 0) for k in OUTCOMES},
+                            **{json_key(k): self.samples.get(k, 0) for k in OUTCOMES}},
+                "blocks": {json_key(k): self.blocks.get(k, 0) for k in OUTCOMES},
                 "functions": self.functions}
+
+
+def json_key(outcome: str) -> str:
+    """The JSON key of an outcome: "same opcodes, nearest hash" -> "same_opcodes_nearest_hash"."""
+    return "_".join(outcome.replace(",", " ").replace("-", " ").split())
 
 
 def _require_hashes(index, path):
