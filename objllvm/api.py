@@ -31,6 +31,21 @@ class ObjectDump:
     def errors(self) -> list:
         return [d.error for d in self.sections if d.error is not None]
 
+    @property
+    def warnings(self) -> list:
+        """What cost a value but not a section (an unnamed symbol, an unpaired weight), in section order."""
+        return [w for d in self.sections for w in d.warnings]
+
+    @property
+    def problems(self) -> list:
+        """``("warning" | "error", ObjllvmError)`` in section order: each section's warnings, then its error."""
+        out = []
+        for d in self.sections:
+            out.extend(("warning", w) for w in d.warnings)
+            if d.error is not None:
+                out.append(("error", d.error))
+        return out
+
 
 def llvm_sections(obj, options=None) -> list:
     """The LLVM-specific sections of an object, in section order."""
@@ -102,7 +117,7 @@ def dump_to_json_doc(items) -> dict:
 def _dump_doc(items, raw: bool) -> dict:
     if raw:
         from .render import RawJSON
-    files, errors = [], []
+    files, errors, warnings = [], [], []
     for it in items:
         if isinstance(it, ObjllvmError):
             errors.append(str(it))
@@ -114,6 +129,8 @@ def _dump_doc(items, raw: bool) -> dict:
             e["kind"] = d.codec.kind if d.codec else None
             e["status"] = d.status
             e["error"] = str(d.error) if d.error else None
+            e["warnings"] = [str(w) for w in d.warnings]
+            warnings.extend(e["warnings"])
             content = None
             if d.codec and d.model is not None:
                 text = d.codec.to_json(d.model) if raw else None
@@ -126,7 +143,8 @@ def _dump_doc(items, raw: bool) -> dict:
                 errors.append(str(d.error))
             secs.append(e)
         files.append({**object_header(it.obj), "sections": secs})
-    return {"schema": "objllvm-dump", "version": JSON_SCHEMA_VERSION, "files": files, "errors": errors}
+    return {"schema": "objllvm-dump", "version": JSON_SCHEMA_VERSION, "files": files, "errors": errors,
+            "warnings": warnings}
 
 
 def dump_to_text(items, options=None) -> list:
@@ -148,6 +166,9 @@ def dump_to_text(items, options=None) -> list:
             out.append(Heading(f"[{s.index}] {s.name} {tname} ({kind}, {s.size} bytes)".replace("  ", " "), 2))
             if d.model is not None:
                 out.extend(d.codec.tables(d.model, options))
+            for w in d.warnings:
+                at = f" at offset {w.offset:#x}" if w.offset is not None else ""
+                out.append(Text(f"warning{at}: {w.message}"))
             if d.error is not None:
                 at = f" at offset {d.error.offset:#x}" if d.error.offset is not None else ""
                 out.append(Text(f"error{at}: {d.error.message}"))

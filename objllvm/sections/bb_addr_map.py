@@ -331,15 +331,28 @@ def _relocated_words(ctx):
     out = {}
     for r in ctx.relocations:
         sym = r.symbol
+        if sym is None and r.sym:
+            out[r.offset] = (None, r.sym)     # its symbol is past the table: the address is unknown
+            continue
         out[r.offset] = (sym.value if (sym is not None and sym.shndx and not sym.is_section) else 0, r.addend)
+    if not out:
+        why = ctx.relocations_error
+        out[None] = f"the relocations cannot be read ({why})" if why is not None else "there are no relocations"
     return out
 
 
 def _resolve(relocs, at, stored):
-    """The address an address word stands for: S + A (RELA), S + the stored word (REL)."""
+    """The address an address word stands for: S + A (RELA), S + the stored word (REL).  A relocatable
+    object's word without its relocation has no address (never the stored placeholder): an error there,
+    as llvm-readobj's."""
     r = relocs.get(at)
     if r is None:
-        return stored
+        why = relocs.get(None)
+        raise _Fail(f"no relocation for the function address at offset {at:#x}" + (f": {why}" if why else ""),
+                    at)
+    if r[0] is None:
+        raise _Fail(f"the relocation for the function address at offset {at:#x} refers to symbol {r[1]}, past "
+                    f"the end of its symbol table", at)
     return r[0] + (stored if r[1] is None else r[1])
 
 

@@ -29,18 +29,41 @@ class SectionContext:
     symbols: list = field(default_factory=list)
     relocations: list = field(default_factory=list)
     options: dict = field(default_factory=dict)   # codec options from the CLI / API
+    # Problems that cost a value, not the section (an unnamed symbol, an unpaired weight): DecodeErrors
+    # with the offset in the section; decode_section gives them the file and section (Decoded.warnings).
+    warnings: list = field(default_factory=list)
+    # Why ``symbols`` / ``relocations`` are empty when the object could not read them (None: read fine).
+    symbols_error: object = None
+    relocations_error: object = None
+
+    def warn(self, message: str, offset: int | None = None) -> None:
+        """Record a warning: the value is kept (shown as unknown), the section still decodes."""
+        self.warnings.append(DecodeError(message, offset=offset))
 
     @classmethod
     def for_section(cls, obj, section, options=None) -> "SectionContext":
         # symbols: obj.symbols; an object that can check them without reading them all (ELF) has them
-        # read when a codec first asks (see symbols_pending), the errors still raised here
+        # read when a codec first asks (see symbols_pending), the errors still raised here.  A symbol table
+        # or relocation section that cannot be read costs the names and pairs, not the section: the
+        # context has none, and says why (symbols_error, relocations_error).
         check = getattr(obj, "check_symbols", None)
-        if check is not None:
-            check()
+        syms_error = rels_error = None
+        symbols = _FROM_OBJ if check is not None else None
+        try:
+            if check is not None:
+                check()
+            else:
+                symbols = obj.symbols
+        except ObjllvmError as exc:
+            syms_error, symbols = exc, []
+        try:
+            relocations = obj.relocations_for(section)
+        except ObjllvmError as exc:
+            rels_error, relocations = exc, []
         return cls(endian=obj.endian, addr_size=obj.addr_size, is_relocatable=obj.is_relocatable,
                    file_type=obj.file_type, machine=obj.machine_name, format=obj.format, section=section,
-                   obj=obj, symbols=_FROM_OBJ if check is not None else obj.symbols,
-                   relocations=obj.relocations_for(section), options=dict(options or {}))
+                   obj=obj, symbols=symbols, relocations=relocations, options=dict(options or {}),
+                   symbols_error=syms_error, relocations_error=rels_error)
 
     @property
     def symbols_pending(self) -> bool:
@@ -174,6 +197,7 @@ class Decoded:
     status: str                    # 'decoded', 'error', 'undecoded' (known type), 'unknown' (unknown LLVM type)
     model: object = None
     error: ObjllvmError | None = None
+    warnings: list = field(default_factory=list)   # located ObjllvmErrors: values lost, section kept
 
 
 def decode_section(obj, section, options=None) -> Decoded:
@@ -186,16 +210,19 @@ def decode_section(obj, section, options=None) -> Decoded:
             return Decoded(section, None, "undecoded" if section.type in LLVM_SECTION_TYPES else "unknown")
         return Decoded(section, None, "unknown")
     loc = dict(file=obj.path, member=obj.member, section_index=section.index, section_name=section.name)
+    ctx = None
     try:
         ctx = SectionContext.for_section(obj, section, options)
         data = section.data()
         model = codec.decode(data, ctx)
-        return Decoded(section, codec, "decoded", model)
+        d = Decoded(section, codec, "decoded", model)
     except ObjllvmError as exc:
-        return Decoded(section, codec, "error", exc.partial, exc.located(**loc))
+        d = Decoded(section, codec, "error", exc.partial, exc.located(**loc))
     except RecursionError:
-        return Decoded(section, codec, "error", None,
-                       DecodeError("input nests too deeply", **loc))
+        d = Decoded(section, codec, "error", None, DecodeError("input nests too deeply", **loc))
+    if ctx is not None:
+        d.warnings = [w.located(**loc) for w in ctx.warnings]
+    return d
 
 
 def is_llvm_section(section, obj, options=None) -> bool:
