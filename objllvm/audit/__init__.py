@@ -18,7 +18,7 @@ from collections import deque
 
 from .._model import dataclass, field
 from .policy import Policy, default_policy, load_policy, parse_policy, severity_rank  # noqa: F401
-from .scan import BITCODE, CMDLINE, LIBPATH, LIBRARY, OPTION, UNREADABLE, library_name, scan_chunk, walk  # noqa
+from .scan import BITCODE, CMDLINE, IGNORED, LIBPATH, LIBRARY, OPTION, UNREADABLE, library_name, scan_chunk, walk  # noqa
 
 RULES = {
     "library-denied": "A library the policy denies is requested",
@@ -28,6 +28,7 @@ RULES = {
     "embedded-bitcode": "Embedded LLVM bitcode ships the program's IR (and source paths) in the artifact",
     "embedded-cmdline": "An embedded compiler command line ships flags and paths in the artifact",
     "unreadable": "A file, archive member or section could not be read",
+    "mistyped-section": "A section named as linker requests has another type: linkers ignore it",
 }
 
 
@@ -94,6 +95,10 @@ class AuditReport:
     libraries: dict = field(default_factory=dict)   # name -> LibraryUse
 
     def add(self, req: Request) -> None:
+        if req.kind == IGNORED and self.policy.mistyped_count and ":" in req.key:
+            kind, key = req.key.split(":", 1)        # the policy counts them as what they would be
+            req = Request(kind, req.file, req.member, req.section, key, req.value, req.library, req.size,
+                          req.format)
         self.requests.append(req)
         if req.kind == LIBRARY:
             use = self.libraries.get(req.library)
@@ -119,6 +124,10 @@ class AuditReport:
             v = ("embedded-bitcode", f"embedded bitcode ({req.size} bytes) in {req.section}")
         elif req.kind == CMDLINE:
             v = ("embedded-cmdline", f"embedded compiler command line in {req.section}: {_shorten(req.value)}")
+        elif req.kind == IGNORED:
+            what = f" '{req.value}'" if req.value else ""
+            v = ("mistyped-section", f"{req.section}: its section type contradicts its name, so linkers ignore "
+                 f"it: request{what} not counted ([mistyped] count = true counts it)")
         else:
             v = ("unreadable", req.value)
         return [v] if v else []

@@ -25,6 +25,7 @@ _SCHEMA = {
     "options": {"deny": "globs", "severity": "severity"},
     "embedded": {"bitcode": "severity", "cmdline": "severity"},
     "unreadable": {"severity": "severity"},
+    "mistyped": {"count": "bool", "severity": "severity"},
 }
 
 
@@ -44,6 +45,8 @@ class Policy:
     bitcode: str | None = "warning"
     cmdline: str | None = "warning"
     unreadable: str | None = "warning"
+    mistyped_count: bool = False       # count requests of sections linkers ignore (type contradicts name)
+    mistyped_severity: str | None = "warning"
     source: str = "(default policy)"
 
     # -- rules -------------------------------------------------------------------------------------
@@ -74,7 +77,7 @@ class Policy:
         return {"library-denied": self.library_severity, "library-not-allowed": self.library_severity,
                 "libpath-outside-roots": self.libpath_severity, "option-denied": self.option_severity,
                 "embedded-bitcode": self.bitcode, "embedded-cmdline": self.cmdline,
-                "unreadable": self.unreadable}[rule]
+                "unreadable": self.unreadable, "mistyped-section": self.mistyped_severity}[rule]
 
     def to_dict(self) -> dict:
         def sev(s):
@@ -84,7 +87,8 @@ class Policy:
                 "libpath": {"roots": self.libpath_roots, "severity": sev(self.libpath_severity)},
                 "options": {"deny": self.option_deny, "severity": sev(self.option_severity)},
                 "embedded": {"bitcode": sev(self.bitcode), "cmdline": sev(self.cmdline)},
-                "unreadable": {"severity": sev(self.unreadable)}}
+                "unreadable": {"severity": sev(self.unreadable)},
+                "mistyped": {"count": self.mistyped_count, "severity": sev(self.mistyped_severity)}}
 
 
 def option_key(key: str) -> str:
@@ -190,7 +194,9 @@ def parse_policy(text: str, name: str = "(policy)", base: Policy | None = None) 
                     ("libraries", "severity"): "library_severity", ("libpath", "roots"): "libpath_roots",
                     ("libpath", "severity"): "libpath_severity", ("options", "deny"): "option_deny",
                     ("options", "severity"): "option_severity", ("embedded", "bitcode"): "bitcode",
-                    ("embedded", "cmdline"): "cmdline", ("unreadable", "severity"): "unreadable"}[(table, key)]
+                    ("embedded", "cmdline"): "cmdline", ("unreadable", "severity"): "unreadable",
+                    ("mistyped", "count"): "mistyped_count",
+                    ("mistyped", "severity"): "mistyped_severity"}[(table, key)]
             setattr(p, attr, v)
     return p
 
@@ -214,6 +220,10 @@ def _line_of(text: str, table: str | None, key: str) -> str:
 
 
 def _check(name, key, kind, value):
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise UsageError(f"{name}: '{key}' must be true or false, not {value!r}")
+        return value
     if kind == "severity":
         if not isinstance(value, str) or value.lower() not in SEVERITIES + OFF:
             raise UsageError(f"{name}: '{key}' = {value!r} is not a severity (expected one of "

@@ -4,6 +4,7 @@ from __future__ import annotations
 NAME = "audit"
 HELP = ("walk files, directories and archives; list every library, search path and option objects ask the "
         "linker for, plus embedded bitcode and command lines; check them against a policy")
+INPUTS = ("paths",)  # paths read: one that does not exist is a usage error (cli)
 
 
 def add_arguments(p):

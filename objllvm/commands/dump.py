@@ -3,6 +3,7 @@ from __future__ import annotations
 
 NAME = "dump"
 HELP = "decode the LLVM-specific sections of each object"
+INPUTS = ("files",)  # paths read: one that does not exist is a usage error (cli)
 
 
 def add_arguments(p):

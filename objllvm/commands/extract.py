@@ -3,6 +3,7 @@ from __future__ import annotations
 
 NAME = "extract"
 HELP = "write every embedded bitcode module, offloading image and command line to its own file"
+INPUTS = ("files",)  # paths read: one that does not exist is a usage error (cli)
 
 
 def add_arguments(p):

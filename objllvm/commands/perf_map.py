@@ -4,6 +4,7 @@ from __future__ import annotations
 NAME = "perf-map"
 HELP = ("map the samples of a perf.data file (or perf script text) to the functions and basic blocks of a binary "
         "with its basic-block address map; optionally write a layout cluster file for clang")
+INPUTS = ("binary", "perf_data", "perf_script")  # paths read: one that does not exist is a usage error (cli)
 
 
 def add_arguments(p):

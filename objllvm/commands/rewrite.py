@@ -5,6 +5,7 @@ import argparse
 
 NAME = "rewrite"
 HELP = "remove or edit LLVM-specific sections of an ELF file (operations apply in command-line order)"
+INPUTS = ("input",)  # paths read: one that does not exist is a usage error (cli)
 
 # (option, metavar, operation class name, help)
 _OPS = [

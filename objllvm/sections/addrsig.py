@@ -19,6 +19,7 @@ class AddrsigCodec(Codec):
     description = "address-significance table (-faddrsig); empty: no symbol is address-significant"
     sh_types = (0x6FFF4C03,)
     names = (".llvm_addrsig",)
+    typed_names = True
 
     def decode(self, data, ctx):
         r = Reader(data, ctx.endian)

@@ -981,6 +981,7 @@ class BBAddrMapCodec(Codec):
     description = "basic-block address maps (-fbasic-block-sections=labels / -basic-block-address-map), PGO analysis"
     sh_types = (SHT_LLVM_BB_ADDR_MAP_V0, SHT_LLVM_BB_ADDR_MAP)
     names = (".llvm_bb_addr_map",)
+    typed_names = True
 
     @classmethod
     def add_arguments(cls, parser):

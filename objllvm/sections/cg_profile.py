@@ -34,6 +34,7 @@ class CGProfileCodec(Codec):
     description = "call-graph profile: caller -> callee edge weights"
     sh_types = (OLD_TYPE, NEW_TYPE)
     names = (".llvm.call-graph-profile",)
+    typed_names = True
 
     def decode(self, data, ctx):
         r = Reader(data, ctx.endian)

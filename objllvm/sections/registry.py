@@ -97,6 +97,9 @@ class Codec:
     names: tuple = ()              # section names recognised when the type does not decide
     formats: tuple = ("elf",)      # containers the codec applies to
     priority: int = 0              # among name matches, the higher wins
+    # ELF: the names are only meant with the types (LLVM writes them typed; lld and llvm-readobj look at the
+    # type alone): a named section of another type is decoded, flagged (Decoded.mistyped) and warned about.
+    typed_names: bool = False
 
     def matches_name(self, section, obj, options=None) -> bool:
         """Name-based recognition (after the type did not decide).  ``options`` are the dump options,
@@ -198,6 +201,7 @@ class Decoded:
     model: object = None
     error: ObjllvmError | None = None
     warnings: list = field(default_factory=list)   # located ObjllvmErrors: values lost, section kept
+    mistyped: bool = False         # recognised by name, but its ELF type contradicts the name (Codec.typed_names)
 
 
 def decode_section(obj, section, options=None) -> Decoded:
@@ -222,6 +226,13 @@ def decode_section(obj, section, options=None) -> Decoded:
         d = Decoded(section, codec, "error", None, DecodeError("input nests too deeply", **loc))
     if ctx is not None:
         d.warnings = [w.located(**loc) for w in ctx.warnings]
+    if codec.typed_names and obj.format == "elf" and codec.sh_types and section.type not in codec.sh_types:
+        from ..formats.elf import section_type_name
+        d.mistyped = True
+        d.warnings.insert(0, DecodeError(
+            f"section type {section_type_name(section.type)} contradicts the name {section.name} (expected "
+            f"{' or '.join(section_type_name(t) for t in codec.sh_types)}): decoded by its name, but linkers and "
+            f"llvm-readobj ignore it", **loc))
     return d
 
 

@@ -22,6 +22,7 @@ class SympartCodec(Codec):
     description = "symbol partition: a partition name and the symbol placed in it"
     sh_types = (0x6FFF4C05,)
     names = (".llvm_sympart",)
+    typed_names = True
 
     def decode(self, data, ctx):
         r = Reader(data, ctx.endian)
