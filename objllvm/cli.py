@@ -238,7 +238,8 @@ def main(argv=None) -> int:
     except OSError as exc:    # the system refused something (readers turn bad input into ObjllvmError):
         if args.debug:        # most often the output cannot be written (a full disk, a closed terminal)
             raise
-        report_error((f"{exc.filename}: " if exc.filename else "cannot write the output: ") + (exc.strerror or str(exc)))
+        where = f"{exc.filename}: " if exc.filename else "cannot write the output: "
+        report_error(where + (exc.strerror or str(exc)))
         return 1
     except Exception as exc:  # an internal bug: short report, traceback with --debug
         if args.debug:

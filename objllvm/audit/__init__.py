@@ -18,7 +18,8 @@ from collections import deque
 
 from .._model import dataclass, field
 from .policy import Policy, default_policy, load_policy, parse_policy, severity_rank  # noqa: F401
-from .scan import BITCODE, CMDLINE, IGNORED, LIBPATH, LIBRARY, OPTION, UNREADABLE, library_name, scan_chunk, walk  # noqa
+from .scan import (BITCODE, CMDLINE, IGNORED, LIBPATH, LIBRARY, OPTION, UNREADABLE, library_name,  # noqa: F401
+                   scan_chunk, walk)
 
 RULES = {
     "library-denied": "A library the policy denies is requested",
@@ -182,9 +183,35 @@ def audit(paths, policy: Policy | None = None, jobs: int | None = None, progress
     from concurrent.futures import ProcessPoolExecutor
     import multiprocessing
     ctx = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as ex:
+    ex = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init)
+    try:
         _fold(report, _bounded_map(ex, _prepend([first, second], chunks), 4 * jobs), progress)
+    except BaseException:
+        # interrupted (KeyboardInterrupt) or failed: do not wait for the chunks in flight, stop the workers
+        _stop(ex)
+        raise
+    ex.shutdown(wait=True)
     return report
+
+
+def _worker_init():
+    """Workers leave SIGINT to the parent (a terminal's Ctrl-C reaches the whole group): the parent stops
+    them, so an interrupt prints one line, not a traceback per worker."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop(ex) -> None:
+    """Cancel what has not started and end the workers now (an interrupted audit stops within a second)."""
+    procs = list((getattr(ex, "_processes", None) or {}).values())
+    ex.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        try:
+            p.terminate()
+        except Exception:       # noqa: BLE001  (already gone)
+            pass
+    for p in procs:
+        p.join(1)
 
 
 def _prepend(items, it):
