@@ -33,8 +33,9 @@ def run_objllvm(*args, input=None, cwd=None):
     return p.returncode, p.stdout, p.stderr
 
 
-def corpus_files(exclude=("src", "malformed")):
-    """Every committed binary under testdata/ (not sources, not the malformed corpus)."""
+def corpus_files(exclude=("src", "malformed", "lit")):
+    """Every committed binary under testdata/ (not sources, not the malformed corpus, not the lit inputs:
+    LLVM's malformed cases, tests/test_lit_readobj.py)."""
     out = []
     for p in sorted(TESTDATA.rglob("*")):
         rel = p.relative_to(TESTDATA)

@@ -39,7 +39,12 @@ class CGProfileCodec(Codec):
     def decode(self, data, ctx):
         r = Reader(data, ctx.endian)
         namer = SymbolNamer(ctx)
-        if ctx.section is not None and ctx.section.type == OLD_TYPE:
+        old = ctx.section is not None and ctx.section.type == OLD_TYPE
+        entsize = getattr(ctx.section, "entsize", 0) or 0
+        if entsize and entsize != (16 if old else 8):
+            ctx.warn(f"sh_entsize is {entsize}, expected {16 if old else 8}: entries read as "
+                     f"{16 if old else 8} bytes", None)
+        if old:
             edges = []
             while not r.at_end():
                 start = r.pos
@@ -66,9 +71,9 @@ class CGProfileCodec(Codec):
         if ctx.relocations_error is not None:
             ctx.warn(f"the relocations cannot be read ({ctx.relocations_error}): the edges have no symbols", 0)
         if not relocs:
-            # Linked output (or relocations stripped): the weights alone remain.
-            if ctx.is_relocatable and weights and ctx.relocations_error is None:
-                ctx.warn(f"{len(weights)} weights but no relocations name their callers and callees", 0)
+            # Relocations stripped (or a linked file that kept the section): the weights alone remain.
+            if weights and ctx.relocations_error is None:
+                ctx.warn(f"{len(weights)} weights but no relocation section names their callers and callees", 0)
             return CallGraphProfile("relocations", [CGEdge(SymbolRef(None, None), SymbolRef(None, None), w)
                                                     for w in weights])
         if len(relocs) != 2 * len(weights):

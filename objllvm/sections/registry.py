@@ -60,10 +60,13 @@ class SectionContext:
             relocations = obj.relocations_for(section)
         except ObjllvmError as exc:
             rels_error, relocations = exc, []
-        return cls(endian=obj.endian, addr_size=obj.addr_size, is_relocatable=obj.is_relocatable,
-                   file_type=obj.file_type, machine=obj.machine_name, format=obj.format, section=section,
-                   obj=obj, symbols=symbols, relocations=relocations, options=dict(options or {}),
-                   symbols_error=syms_error, relocations_error=rels_error)
+        ctx = cls(endian=obj.endian, addr_size=obj.addr_size, is_relocatable=obj.is_relocatable,
+                  file_type=obj.file_type, machine=obj.machine_name, format=obj.format, section=section,
+                  obj=obj, symbols=symbols, relocations=relocations, options=dict(options or {}),
+                  symbols_error=syms_error, relocations_error=rels_error)
+        if relocations and obj.format == "elf":
+            _check_relocation_entsize(ctx, obj, section)
+        return ctx
 
     @property
     def symbols_pending(self) -> bool:
@@ -73,6 +76,19 @@ class SectionContext:
 
 
 _FROM_OBJ = object()
+
+
+def _check_relocation_entsize(ctx, obj, section) -> None:
+    """A relocation section whose sh_entsize is not its type's entry size: read at the type's size (the
+    relocations still pair), with a warning (llvm-readobj refuses such relocations)."""
+    for rs in obj.relocation_sections_for(section):
+        want = {9: 8, 4: 12}.get(rs.type)                   # SHT_REL, SHT_RELA (ELF32); doubled for ELF64
+        if want is None:
+            continue
+        want *= 2 if obj.addr_size == 8 else 1
+        if rs.entsize and rs.entsize != want:
+            ctx.warn(f"relocation section [{rs.index}] {rs.name} has sh_entsize {rs.entsize}, expected {want}: "
+                     f"read as {want}-byte entries")
 
 
 def _get_symbols(self):
