@@ -261,3 +261,23 @@ def test_interrupting_a_parallel_audit_stops_within_a_second(tmp_path):
     took = time.monotonic() - t
     assert p.returncode == 130 and err.splitlines() == ["objllvm: error: interrupted"], err
     assert took < 1.0, f"{took:.2f} s after SIGINT"
+
+
+def test_bb_addr_map_function_whose_symbol_name_is_unreadable(tmp_path):
+    """The symbol naming a mapped function has st_name past .strtab: that function has no name (a warning
+    naming the bb-addr-map section), every other function keeps its name."""
+    from objllvm.formats import open_object
+    src = TESTDATA / "bb-addr-map" / "clang19-labels.exe"
+    obj = open_object(str(src))
+    symtab = next(s for s in obj.sections if s.type == 2)
+    k = next(s.index for s in obj.symbols if s.name == "main" and s.type == 2)
+    data = bytearray(src.read_bytes())
+    data[symtab.offset + 24 * k:symtab.offset + 24 * k + 4] = (0x7FFFFFF).to_bytes(4, "little")
+    bad = tmp_path / "bad.exe"
+    bad.write_bytes(bytes(data))
+    good = [f.name for d in _dump(src).values() if d.codec.kind == "bb-addr-map" for f in d.model.functions]
+    (bb,) = [d for d in _dump(bad).values() if d.codec.kind == "bb-addr-map"]
+    assert bb.status == "decoded"
+    assert [f.name for f in bb.model.functions] == [None if n == "main" else n for n in good]
+    (w,) = bb.warnings
+    assert f"symbol {k} cannot be named" in w.message and w.section_name == ".llvm_bb_addr_map"

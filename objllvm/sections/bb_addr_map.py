@@ -312,16 +312,32 @@ def _name_finder(ctx):
     in relocatable objects only those in the map's linked text section; the first in table order)."""
     shndx = ctx.section.link if (ctx.is_relocatable and ctx.section is not None) else None
     arm = ctx.machine == "arm"
-    if getattr(ctx, "symbols_pending", False) and hasattr(ctx.obj, "function_names"):
+    bad = {}
+    for per_table in (getattr(ctx.obj, "symbol_name_errors", None) or {}).values():
+        bad.update(per_table)
+    if not bad and getattr(ctx, "symbols_pending", False) and hasattr(ctx.obj, "function_names"):
         return ctx.obj.function_names(shndx, arm).get     # without a Symbol per symbol
-    names = {}
+    names, unnamed = {}, {}
     for s in ctx.symbols:
         if s.type != 2 or (shndx is not None and s.shndx != shndx):
             continue
         v = s.value & ~1 if arm else s.value
-        if v not in names:
+        if v in names or v in unnamed:
+            continue
+        if s.index in bad:
+            unnamed[v] = s.index          # its name cannot be read: no name, a warning when a map asks
+        else:
             names[v] = s.name
-    return names.get
+    if not unnamed:
+        return names.get
+
+    def get(v):
+        if v in unnamed:
+            i = unnamed[v]
+            ctx.warn(f"function at {v:#x}: symbol {i} cannot be named: {bad[i]}")
+            return None
+        return names.get(v)
+    return get
 
 
 def _relocated_words(ctx):
