@@ -62,12 +62,13 @@ class SymbolNamer:
         return self._symbols
 
     def _bad_names(self) -> dict:
-        errs = getattr(self.ctx.obj, "symbol_name_errors", None)
-        if not errs:
-            return {}
-        merged = {}
-        for per_table in errs.values():
-            merged.update(per_table)
+        """symbol index -> why its name cannot be read (every table of the object; read once)."""
+        merged = self.__dict__.get("_bad")
+        if merged is None:
+            merged = {}
+            for per_table in (getattr(self.ctx.obj, "symbol_name_errors", None) or {}).values():
+                merged.update(per_table)
+            self._bad = merged
         return merged
 
     def _no_table(self, what: str) -> str:
