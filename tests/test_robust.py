@@ -281,3 +281,14 @@ def test_bb_addr_map_function_whose_symbol_name_is_unreadable(tmp_path):
     assert [f.name for f in bb.model.functions] == [None if n == "main" else n for n in good]
     (w,) = bb.warnings
     assert f"symbol {k} cannot be named" in w.message and w.section_name == ".llvm_bb_addr_map"
+
+
+def test_audit_that_read_no_object_is_not_success(tmp_path):
+    (tmp_path / "notes.txt").write_text("not an object\n")
+    rc, out, err = run_objllvm("audit", "--no-progress", tmp_path)
+    assert rc == 1 and "0 objects" in out
+    assert err.splitlines() == ["objllvm: warning: audit: no object file or archive among the 1 file(s) found: "
+                                "nothing was audited"]
+    rc, out, err = run_objllvm("audit", "--no-progress", tmp_path / "nothing-here")
+    assert rc == 2 and err.splitlines() == [f"objllvm: error: audit: {tmp_path / 'nothing-here'}: no such file or "
+                                            "directory"] and out == ""

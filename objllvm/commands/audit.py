@@ -57,4 +57,10 @@ def run(args) -> int:
         render_json(report_to_dict(report))
     else:
         render_text(report_to_text(report))
+    if report.objects == 0:
+        # nothing audited is not a clean audit (a wrong directory would pass silently)
+        from ..render import report_warning
+        report_warning(f"audit: no object file or archive among the {report.files} file(s) found: nothing was "
+                       f"audited")
+        return 1
     return report.exit_status(args.fail_on)
