@@ -18,8 +18,8 @@ from collections import deque
 
 from .._model import dataclass, field
 from .policy import Policy, default_policy, load_policy, parse_policy, severity_rank  # noqa: F401
-from .scan import (BITCODE, CMDLINE, IGNORED, LIBPATH, LIBRARY, OPTION, UNREADABLE, library_name,  # noqa: F401
-                   scan_chunk, walk)
+from .scan import BITCODE, CMDLINE, IGNORED, LIBPATH, LIBRARY, OPTION, UNREADABLE  # noqa: F401
+from .scan import library_name, scan_chunk, walk  # noqa: F401
 
 RULES = {
     "library-denied": "A library the policy denies is requested",
