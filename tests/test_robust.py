@@ -292,3 +292,25 @@ def test_audit_that_read_no_object_is_not_success(tmp_path):
     rc, out, err = run_objllvm("audit", "--no-progress", tmp_path / "nothing-here")
     assert rc == 2 and err.splitlines() == [f"objllvm: error: audit: {tmp_path / 'nothing-here'}: no such file or "
                                             "directory"] and out == ""
+
+
+def test_symbol_namer_is_the_shared_mechanism():
+    """What a codec (jump tables too) gets from SymbolNamer: a reference per index, warnings on the context."""
+    from objllvm.formats.base import Relocation, Symbol
+    from objllvm.sections.registry import SectionContext
+    from objllvm.sections.support.symbols import SymbolNamer, SymbolRef
+    syms = [Symbol(0, "", 0), Symbol(1, "f", 0x10, 4, 2)]
+    ctx = SectionContext(symbols=syms)
+    n = SymbolNamer(ctx)
+    assert n.ref(1, 0) == SymbolRef(1, "f") and not ctx.warnings
+    assert n.ref(5, 8, "target") == SymbolRef(5, None)
+    assert n.reloc_ref(Relocation(0, 1, 1, 0, syms[1]), 0) == SymbolRef(1, "f")
+    assert n.reloc_ref(Relocation(4, 1, 0, 0, None), 4) == SymbolRef(0, "")          # the null symbol
+    assert n.reloc_ref(Relocation(8, 1, 9, 0, None), 16) == SymbolRef(9, None)
+    assert [(w.offset, w.message) for w in ctx.warnings] == [
+        (8, "target index 5 is past the end of the symbol table (2 symbols)"),
+        (16, "symbol index 9 of the relocation at 0x8 is past the end of its symbol table")]
+    empty = SectionContext()
+    assert SymbolNamer(empty).ref(3, 0) == SymbolRef(3, None)
+    assert [w.message for w in empty.warnings] == ["symbol index 3: there is no symbol table"]
+    assert SymbolRef(3, None).text() == "<?> (3)" and SymbolRef(None, None).text() == "?"
