@@ -71,6 +71,21 @@ class ObjectDump:
         """The decoding errors of its sections."""
         return [d.error for d in self.sections if d.error is not None]
 
+    @property
+    def warnings(self) -> list:
+        """What cost a value but not a section (an unnamed symbol, an unpaired weight), in section order."""
+        return [w for d in self.sections for w in d.warnings]
+
+    @property
+    def problems(self) -> list:
+        """``("warning" | "error", ObjllvmError)`` in section order: each section's warnings, then its error."""
+        out = []
+        for d in self.sections:
+            out.extend(("warning", w) for w in d.warnings)
+            if d.error is not None:
+                out.append(("error", d.error))
+        return out
+
 
 def llvm_sections(obj: ObjectFile, options: Options | None = None) -> list[Section]:
     """The LLVM-specific sections of an object, in section order."""
@@ -173,6 +188,7 @@ def _dump_doc(items: Iterable[DumpItem], raw: bool) -> JSONDict:
     from .render import RawJSON
     files: list[JSONDict] = []
     errors: list[str] = []
+    warnings: list[str] = []
     for it in items:
         if isinstance(it, ObjllvmError):
             errors.append(str(it))
@@ -184,6 +200,8 @@ def _dump_doc(items: Iterable[DumpItem], raw: bool) -> JSONDict:
             e["kind"] = d.codec.kind if d.codec else None
             e["status"] = d.status
             e["error"] = str(d.error) if d.error else None
+            e["warnings"] = [str(w) for w in d.warnings]
+            warnings.extend(e["warnings"])
             content: Any = None
             if d.codec and d.model is not None:
                 text = d.codec.to_json(d.model) if raw else None
@@ -197,7 +215,8 @@ def _dump_doc(items: Iterable[DumpItem], raw: bool) -> JSONDict:
                 errors.append(str(d.error))
             secs.append(e)
         files.append({**object_header(it.obj), "sections": secs})
-    return {"schema": "objllvm-dump", "version": JSON_SCHEMA_VERSION, "files": files, "errors": errors}
+    return {"schema": "objllvm-dump", "version": JSON_SCHEMA_VERSION, "files": files, "errors": errors,
+            "warnings": warnings}
 
 
 def dump_to_text(items: Iterable[DumpItem], options: Options | None = None) -> list[Any]:
@@ -220,6 +239,9 @@ def dump_to_text(items: Iterable[DumpItem], options: Options | None = None) -> l
             out.append(Heading(f"[{s.index}] {s.name} {tname} ({kind}, {s.size} bytes)".replace("  ", " "), 2))
             if d.model is not None and d.codec is not None:
                 out.extend(d.codec.tables(d.model, dict(options)))
+            for w in d.warnings:
+                at = f" at offset {w.offset:#x}" if w.offset is not None else ""
+                out.append(Text(f"warning{at}: {w.message}"))
             if d.error is not None:
                 at = f" at offset {d.error.offset:#x}" if d.error.offset is not None else ""
                 out.append(Text(f"error{at}: {d.error.message}"))

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..errors import ObjllvmError
-from ..render import report_error
+from ..render import report_error, report_warning
 
 
 def add_json_flag(p):
@@ -22,3 +22,15 @@ def report_errors(errors) -> int:
 
 def split_items(items):
     return [i for i in items if not isinstance(i, ObjllvmError)], [i for i in items if isinstance(i, ObjllvmError)]
+
+
+def report_problems(errors, dumps) -> int:
+    """Unreadable inputs (``errors``), then each dump's section warnings and errors in section order, one
+    line each on standard error; the exit status: 1 when there was any (a warning is bad input too: a
+    value was lost), else 0."""
+    n = report_errors(errors)
+    for d in dumps:
+        for level, e in d.problems:
+            (report_warning if level == "warning" else report_error)(str(e))
+            n += 1
+    return 1 if n else 0

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 NAME = "sections"
 HELP = "list the LLVM-specific sections of each object (index, name, type, size, flags, codec)"
+INPUTS = ("files",)  # paths read: one that does not exist is a usage error (cli)
 
 
 def add_arguments(p):

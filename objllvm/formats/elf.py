@@ -366,6 +366,7 @@ class ElfFile(ObjectFile):
         for s in self._shndx_sections(symtab.index):
             shndx_data = s.data()
         out = []
+        bad = {}
         find = strdata.find
         for i, v in enumerate(st.iter_unpack(data[:n * st.size])):
             if self.is64:
@@ -374,8 +375,11 @@ class ElfFile(ObjectFile):
                 nm, value, size, info, other, shndx = v
             if nm:
                 if nm >= len(strdata):
-                    raise DecodeError(f"symbol {i} name offset {nm:#x} is past the string table "
-                                      f"({len(strdata):#x} bytes)", offset=i * st.size, **loc)
+                    # costs the name, not the table: the symbol has none, symbol_name_errors says why
+                    bad[i] = (f"the name offset {nm:#x} of symbol {i} is past the end of the string table "
+                              f"[{symtab.link}] ({len(strdata):#x} bytes)")
+                    out.append(Symbol(i, "", value, size, info & 0xF, info >> 4, other, shndx))
+                    continue
                 e = find(b"\0", nm)
                 name = strdata[nm:e if e >= 0 else len(strdata)].decode("utf-8", "surrogateescape")
             else:
@@ -387,7 +391,17 @@ class ElfFile(ObjectFile):
         for s in out:
             if s.type == 3 and not s.name and 0 < s.shndx < self.section_count:
                 s.name = self.section_name(s.shndx)
+        if bad:
+            self.symbol_name_errors.setdefault(symtab.index, {}).update(bad)
         return out
+
+    @property
+    def symbol_name_errors(self) -> dict:
+        """symbol table index -> {symbol index: why its name cannot be read} (names read as "")."""
+        d = self.__dict__.get("_symbol_name_errors")
+        if d is None:
+            d = self.__dict__["_symbol_name_errors"] = {}
+        return d
 
     def check_symbols(self) -> None:
         """Raise what reading ``symbols`` would raise, without making a Symbol per symbol (for a reader
@@ -552,10 +566,8 @@ class ElfFile(ObjectFile):
         for i, v in enumerate(st.iter_unpack(data)):
             off, info = v[0], v[1]
             sym, typ = info >> shift, info & mask
-            if sym >= nsyms and sym:
-                raise DecodeError(f"relocation {i} refers to symbol {sym}, past the symbol table "
-                                  f"({nsyms} symbols)", offset=i * st.size, **loc)
-            out.append(Relocation(off, typ, sym, v[2] if rela else None, syms[sym] if sym else None))
+            # a symbol index past the table costs the symbol (None), not the relocation section
+            out.append(Relocation(off, typ, sym, v[2] if rela else None, syms[sym] if 0 < sym < nsyms else None))
         return out
 
     def _symbols_for(self, rs: Section) -> list:
@@ -596,12 +608,9 @@ class ElfFile(ObjectFile):
                     typ = (typ + r.sleb("CREL type delta")) & 0xFFFFFFFF
                 if b & 4 and explicit:
                     addend = (addend + r.sleb("CREL addend delta")) & umask
-                if sym >= nsyms and sym:
-                    raise DecodeError(f"relocation {i} refers to symbol {sym}, past the symbol table "
-                                      f"({nsyms} symbols)", offset=start)
                 signed = addend - (umask + 1) if addend > umask >> 1 else addend
                 out.append(Relocation(((offset & umask) << shift) & umask, typ, sym, signed if explicit else None,
-                                      syms[sym] if sym else None))
+                                      syms[sym] if 0 < sym < nsyms else None))
         except DecodeError as exc:
             raise exc.located(**loc) from None
         return out

@@ -5,7 +5,7 @@ from .._model import dataclass, field
 from ..binary import Reader, uleb_encode
 from ..errors import DecodeError
 from .registry import Codec, Table, register
-from .support.symbols import SymbolRef
+from .support.symbols import UNKNOWN_NAME, SymbolNamer, SymbolRef
 
 
 @dataclass
@@ -19,10 +19,11 @@ class AddrsigCodec(Codec):
     description = "address-significance table (-faddrsig); empty: no symbol is address-significant"
     sh_types = (0x6FFF4C03,)
     names = (".llvm_addrsig",)
+    typed_names = True
 
     def decode(self, data, ctx):
         r = Reader(data, ctx.endian)
-        syms = ctx.symbols
+        namer = SymbolNamer(ctx)
         out = []
         while not r.at_end():
             start = r.pos
@@ -31,10 +32,7 @@ class AddrsigCodec(Codec):
             except DecodeError as exc:
                 exc.partial = AddressSignificance(out)
                 raise
-            if idx >= len(syms):
-                raise DecodeError(f"symbol index {idx} is past the symbol table ({len(syms)} symbols)",
-                                  offset=start, partial=AddressSignificance(out))
-            out.append(SymbolRef(idx, syms[idx].name))
+            out.append(namer.ref(idx, start))     # an unnamed symbol is a warning: the entry stays
         return AddressSignificance(out)
 
     def encode(self, model, ctx):
@@ -59,4 +57,5 @@ class AddrsigCodec(Codec):
         return AddressSignificance(out)
 
     def tables(self, model, options):
-        return [Table(["index", "symbol"], [[s.index, s.name] for s in model.symbols])]
+        return [Table(["index", "symbol"], [[s.index, s.name if s.name is not None else UNKNOWN_NAME]
+                                            for s in model.symbols])]
