@@ -126,7 +126,8 @@ def _dump_doc(items, raw: bool) -> dict:
                 errors.append(str(d.error))
             secs.append(e)
         files.append({**object_header(it.obj), "sections": secs})
-    return {"schema": "objllvm-dump", "version": JSON_SCHEMA_VERSION, "files": files, "errors": errors}
+    return {"schema": "objllvm-dump", "version": JSON_SCHEMA_VERSION, "files": files,
+            "errors": list(dict.fromkeys(errors))}
 
 
 def dump_to_text(items, options=None) -> list:

@@ -179,6 +179,8 @@ def extract(paths, outdir: str, *, force: bool = False) -> tuple:
         if existing:
             more = f" and {len(existing) - 3} more" if len(existing) > 3 else ""
             raise ObjllvmError(f"{', '.join(existing[:3])}{more}: exist (use --force to overwrite); nothing written")
+    from ..atomicio import signals_raise
+    made = not os.path.isdir(outdir)       # (removed again if nothing could be written into it)
     try:
         os.makedirs(outdir, exist_ok=True)
     except OSError as exc:
@@ -196,20 +198,26 @@ def extract(paths, outdir: str, *, force: bool = False) -> tuple:
         except BaseException as exc:       # noqa: BLE001  (re-raised below, after cleaning up)
             failures.append(exc)
     jobs = list(zip(payloads, targets))
-    if jobs:
-        with ThreadPoolExecutor(max_workers=min(16, len(jobs))) as pool:
-            list(pool.map(write, jobs))
-    if not failures:
+    with signals_raise():                  # SIGTERM: clean up as for Ctrl-C
         try:
-            atomic_write(targets[-1], (json.dumps(doc, indent=2) + "\n").encode(), force=force)
+            if jobs:
+                with ThreadPoolExecutor(max_workers=min(16, len(jobs))) as pool:
+                    list(pool.map(write, jobs))
+            if not failures:
+                atomic_write(targets[-1], (json.dumps(doc, indent=2) + "\n").encode(), force=force)
         except BaseException as exc:       # noqa: BLE001
             failures.append(exc)
-    if failures:
-        for t in targets:
-            if t not in existed:
+        if failures:
+            for t in targets:
+                if t not in existed:
+                    try:
+                        os.unlink(t)
+                    except OSError:
+                        pass
+            if made:
                 try:
-                    os.unlink(t)
+                    os.rmdir(outdir)       # only if empty: never anything that was there before
                 except OSError:
                     pass
-        raise failures[0]
+            raise failures[0]
     return doc, errors

@@ -60,7 +60,9 @@ def open_data(data: bytes, path: str, member: str | None = None, *, kind: str | 
     """Yield the objects in ``data`` (already read from ``path``)."""
     kind = kind or sniff(data)
     if kind == "elf":
-        yield ElfFile(data, path, member)
+        elf = ElfFile(data, path, member)
+        yield elf
+        yield from elf.section_errors.values()      # a broken section header costs that section only
     elif kind == "archive":
         if member is not None:
             raise DecodeError("nested archives are not supported", file=path, member=member, offset=0)

@@ -494,7 +494,10 @@ def _open_elf(data: bytes, path: str) -> ElfFile:
         raise ObjllvmError(f"only ELF files can be rewritten (this is {kind or 'not an object file'})", file=path,
                            offset=0)
     with _no_gc():
-        return ElfFile(data, path)
+        elf = ElfFile(data, path)
+    for exc in elf.section_errors.values():
+        raise exc               # a section whose bytes are not all there: nothing to rewrite it from
+    return elf
 
 
 def rewrite_file(path: str, output: str | None = None, operations=(), *, in_place: bool = False,
