@@ -178,6 +178,7 @@ class ElfWriter:
         self._rel_by_target = None
         self._rel_count = 0
         self._kinds_key = None
+        self.moves: list = []     # after write(): (section index or what, input offset, output offset, size)
 
     # -- queries -------------------------------------------------------------------------------
     def _of_types(self, wanted, first: int = 0) -> list:
@@ -613,6 +614,7 @@ class ElfWriter:
         types, flags, offs, sizes, aligns = cols[_TYPE], cols[_FLAGS], cols[_OFFSET], cols[_SIZE], cols[_ALIGN]
         fixed = self._fixed_ranges(cols)
         has_segments = len(fixed) > 1 or bool(elf.e_phnum)
+        mv = memoryview(data)
 
         low = fixed[0][1] if len(fixed) == 1 and fixed[0][0] == 0 else None
 
@@ -657,10 +659,9 @@ class ElfWriter:
                     if newsize != sizes[i]:
                         raise self._err(f"section lies inside a segment or is allocated: its size cannot change "
                                         f"({sizes[i]} -> {newsize} bytes)", i)
-        mv = memoryview(data)
         chunks, late = [], []        # (offset, bytes); ``late`` ones win (the fixed ranges)
         for fa, fb in fixed:
-            late.append((fa, data[fa:fb]))
+            late.append((fa, mv[fa:fb]))
         pos = prev_end = fixed[0][1]     # just after the ELF header
         new_off = list(offs)      # each section's offset in the output (unless it moves: its input offset)
         shoff = None
@@ -773,6 +774,24 @@ class ElfWriter:
         chunks.append((shoff, self._header_table(new, new_off, shnum)))
         allc = chunks + late
         total = max(map(add, map(itemgetter(0), allc), map(len, map(itemgetter(1), allc))))
+        # Bytes past everything the headers describe (a signature, an appended archive, padding) are data: kept,
+        # at their offset when the output reaches exactly there, else right after the output (a move, reported).
+        self.moves = []
+        if elf.e_shoff and shoff != elf.e_shoff:
+            self.moves.append(("(section header table)", elf.e_shoff, shoff, shsize))
+        covered = self._covered_end(cols, fixed, sh_in, sh_in_size)
+        if covered < size_in:
+            tail = mv[covered:]
+            at = covered if total == covered else total
+            if at != covered:
+                self.moves.append(("(data after the last section)", covered, at, len(tail)))
+            allc.append((at, tail))
+            total = at + len(tail)
+            bound += len(tail)
+        if has_segments:
+            for i in range(1, n_orig):
+                if not rm[i] and eff[i] and new_off[i] != offs[i] and offs[i] <= size_in:
+                    self.moves.append((i, offs[i], new_off[i], eff[i]))
         self._check_end(total, bound, None)
         e = elf.endian
         raw_shnum, raw_shstrndx = struct.unpack_from(e + "HH", data, 0x3C if self.is64 else 0x30)
@@ -784,6 +803,22 @@ class ElfWriter:
         else:
             head = ((e + "I", 0x20, shoff), (e + "HH", 0x30, e_shnum, e_shstrndx))
         return self._assemble(allc, total, head)
+
+    def _covered_end(self, cols, fixed, sh_in, sh_in_size) -> int:
+        """Where the last byte that a header describes ends in the input: the ELF header, the program header
+        table and segments (``fixed``), every section's contents (to the end of the file at most), the section
+        header table."""
+        size_in = len(self.data)
+        types, offs, sizes = cols[_TYPE], cols[_OFFSET], cols[_SIZE]
+        n = self._n_orig
+        end = max(fixed[-1][1], sh_in + sh_in_size if self.elf.e_shoff else 0)
+        if SHT_NOBITS in types or max(offs[:n], default=0) >= size_in:
+            ends = [o + z for o, z, t in zip(offs[:n], sizes[:n], types[:n]) if z and t != SHT_NOBITS and o < size_in]
+        else:
+            ends = list(map(add, offs[:n], sizes[:n]))
+        if ends:
+            end = max(end, max(ends))
+        return min(end, size_in)
 
     @staticmethod
     def _assemble(chunks, total: int, head) -> bytes:

@@ -45,7 +45,7 @@ class Change:
                  kind: str | None = None, before=None, after=None):
         self.index = index          # index in the input (None: added)
         self.name = name
-        self.action = action        # 'removed', 'changed', 'resized', 'added'
+        self.action = action        # 'removed', 'changed', 'resized', 'added', 'moved' (before/after: offsets)
         self.old_size = old_size
         self.new_size = new_size
         self.kind = kind
@@ -320,6 +320,14 @@ class Session:
                 out.append(Change(i, sec.name, "changed" if len(content) == sec.size else "resized", sec.size,
                                   len(content)))
         out.sort(key=lambda c: (c.index is None, c.index or 0))
+        # what the writer had to move: the section header table, bytes past the last section, and sections of
+        # a linked file (offsets there are something other tools may rely on)
+        for what, old_off, new_off, size in getattr(w, "moves", ()):
+            if isinstance(what, int):
+                name, index, kind = elf.section_name(what), what, (c.kind if (c := self.codec_at(what)) else None)
+            else:
+                name, index, kind = what, None, None
+            out.append(Change(index, name, "moved", size, size, kind, {"offset": old_off}, {"offset": new_off}))
         return out
 
 
