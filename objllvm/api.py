@@ -56,11 +56,18 @@ def dump_object(obj, kinds=None, options=None) -> ObjectDump:
 def dump(path: str, kinds=None, options=None) -> list:
     """Decode the LLVM sections of every object in ``path`` (a file or an archive)."""
     out = []
+    last = None
     for o in iter_objects(path):
         if isinstance(o, ObjllvmError):
+            # a broken section header of the object just dumped: said once, by that section's entry when it
+            # is one of the dumped sections
+            if last is not None and o.section_index is not None and any(
+                    d.section.index == o.section_index and d.error is not None for d in last.sections):
+                continue
             out.append(o)
         else:
-            out.append(dump_object(o, kinds, options))
+            last = dump_object(o, kinds, options)
+            out.append(last)
     return out
 
 

@@ -84,8 +84,12 @@ def test_same_content_as_llvm_readobj(path, tmp_path):
             assert mine == [next(iter(d.items())) for d in t["LinkerOptions"]]
             compared += len(mine)
         if "Addrsig" in t:
-            mine = [(x["name"], x["index"]) for s in k.get("addrsig", []) for x in s["content"]["symbols"]]
-            assert mine == [(d["Sym"]["Name"], d["Sym"]["Value"]) for d in t["Addrsig"]]
+            # a stale table (sh_link not the symbol table: llvm-readobj names whatever the index hits) is
+            # compared by its indices, its names not trusted (None)
+            mine = [(None if "stale" in s["content"] else x["name"], x["index"])
+                    for s in k.get("addrsig", []) for x in s["content"]["symbols"]]
+            stale = any("stale" in s["content"] for s in k.get("addrsig", []))
+            assert mine == [(None if stale else d["Sym"]["Name"], d["Sym"]["Value"]) for d in t["Addrsig"]]
             compared += len(mine)
         if "CGProfile" in t:
             # llvm-readobj-19 reads only the LLVM >= 13 layout (type 0x6fff4c09).

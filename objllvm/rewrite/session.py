@@ -71,12 +71,23 @@ class RewriteResult:
     """What :func:`rewrite_file` did: ``changes`` (a list of :class:`Change`, worked out when first asked
     for), ``data`` (the new file's bytes), ``output`` (None for a dry run) and whether it was ``written``."""
 
-    def __init__(self, input: str, output: str | None, changes=None, data: bytes = b"", written: bool = False):
+    def __init__(self, input: str, output: str | None, changes=None, data=b"", written: bool = False):
         self.input = input
         self.output = output        # None for a dry run
         self._changes = changes     # a list, or a function that makes it
-        self.data = data            # the new file's bytes
+        self._data = data           # the new file's bytes, or a function that makes them
         self.written = written
+
+    @property
+    def data(self) -> bytes:
+        """The new file's bytes."""
+        if callable(self._data):
+            self._data = self._data()
+        return self._data
+
+    @data.setter
+    def data(self, value) -> None:
+        self._data = value
 
     @property
     def changes(self) -> list:
@@ -233,25 +244,26 @@ class Session:
                 except ObjllvmError as exc:
                     raise exc.located(file=self.elf.path, member=self.elf.member)
                 changed.append(idx)
-        out = w.write()
-        self.verify(out, changed)
+        parts = w.write_parts()
+        added = any(not w.is_removed(i) for i in range(self.elf.section_count, len(w.sections)))
+        if changed or added:
+            parts = [b"".join(parts)]       # read back below: one buffer
+        self.verify(parts, changed, added)
         self.changed = changed
-        return out
+        self.parts = parts
+        return parts
 
-    def verify(self, out: bytes, changed):
+    def verify(self, parts, changed, added=False):
         """Read the new file back; every changed section must decode again."""
         w = self.writer
-        added = any(not w.is_removed(i) for i in range(self.elf.section_count, len(w.sections)))
         if not changed and not added:
             # Only removals: the writer's own bookkeeping; check the header table is where it says.
-            import struct
-            e = self.elf.endian
-            shoff = struct.unpack_from(e + ("Q" if self.elf.is64 else "I"), out, 0x28 if self.elf.is64 else 0x20)[0]
             shnum = len(w.sections) - sum(w.removed_flags)
-            if shoff + shnum * self.writer._shdr.size > len(out):
+            if w.out_shoff + shnum * self.writer._shdr.size > w.out_size or sum(map(len, parts)) != w.out_size:
                 raise self.err("internal check failed: the section header table would be past the end of the "
                                "file; nothing written")
             return
+        out = parts[0]
         try:
             new = ElfFile(out, self.elf.path, self.elf.member)
             _ = new.symbols
@@ -484,8 +496,12 @@ def _run(elf: ElfFile, operations, options=None):
 
 def rewrite_object(elf: ElfFile, operations, options=None):
     """Apply ``operations`` to an opened ELF file; returns (new bytes, [Change])."""
-    out, sess = _run(elf, operations, options)
-    return out, sess.changes()
+    parts, sess = _run(elf, operations, options)
+    return _joined(parts), sess.changes()
+
+
+def _joined(parts) -> bytes:
+    return parts[0] if len(parts) == 1 and isinstance(parts[0], bytes) else b"".join(parts)
 
 
 def rewrite_bytes(data: bytes, operations, path: str = "<bytes>", options=None):
@@ -521,18 +537,20 @@ def rewrite_file(path: str, output: str | None = None, operations=(), *, in_plac
         raise UsageError("no output file: give -o OUT, or --in-place to replace the input, or --dry-run")
     elif output is not None and not dry_run and os.path.exists(output) and os.path.samefile(output, path):
         raise UsageError(f"{output}: the output is the input; use --in-place to replace it")
+    from ..formats import map_file
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        data = map_file(path)         # mapped, not read: only the pages the rewrite copies are touched
         st = os.stat(path)
     except OSError as exc:
         raise ObjllvmError(f"cannot read: {exc.strerror}", file=path) from None
-    new, sess = _run(_open_elf(data, path), list(operations), options)
+    parts, sess = _run(_open_elf(data, path), list(operations), options)
     # The list of changes is worked out when asked for (a dry run, --json): a plain rewrite never needs it.
-    res = RewriteResult(path, None if dry_run else output, sess.changes, new)
+    # The new bytes are written part by part (views of the input where it is copied): never joined unless
+    # ``data`` is asked for.
+    res = RewriteResult(path, None if dry_run else output, sess.changes, lambda: _joined(parts))
     if not dry_run:
         from ..atomicio import atomic_write
-        atomic_write(output, new, force=force or in_place, mode=st.st_mode & 0o7777)
+        atomic_write(output, parts, force=force or in_place, mode=st.st_mode & 0o7777)
         res.written = True
     return res
 
