@@ -68,6 +68,40 @@ class signals_raise:
         return False
 
 
+class signals_deferred(signals_raise):
+    """Context manager: in the main thread, SIGTERM and SIGHUP are noted, not acted on, until :meth:`check` (or
+    the end of the block) raises :class:`Terminated` -- for code that must not be interrupted half way (waiting
+    on worker threads that write files: an exception there could leave a worker running past the clean-up)."""
+
+    def __enter__(self):
+        self.pending = None
+        self.saved = []
+        if threading.current_thread() is not threading.main_thread():
+            return self
+
+        def note(signum, frame):
+            if self.pending is None:
+                self.pending = signum
+        for s in self._SIGNALS:
+            try:
+                if signal.getsignal(s) is signal.SIG_DFL:
+                    self.saved.append((s, signal.signal(s, note)))
+            except (ValueError, OSError):   # pragma: no cover
+                pass
+        return self
+
+    def check(self) -> None:
+        if self.pending is not None:
+            signum, self.pending = self.pending, None
+            raise Terminated(signum)
+
+    def __exit__(self, *exc):
+        super().__exit__(*exc)
+        if exc[0] is None:
+            self.check()
+        return False
+
+
 def _create_temporary(directory: str):
     """(fd, path): a new file ``.objllvm-RANDOM.tmp`` in ``directory`` (another name when one exists)."""
     for _ in range(_TMP_ATTEMPTS):
