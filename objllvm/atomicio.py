@@ -176,11 +176,12 @@ def _link_unnamed(fd: int, directory: str, path: str, force: bool) -> bool:
     raise FileExistsError(errno.EEXIST, f"no unused temporary file name after {_TMP_ATTEMPTS} attempts")
 
 
-def atomic_write(path: str, data, *, force: bool = True, mode: int | None = None) -> None:
+def atomic_write(path: str, data, *, force: bool = True, mode: int | None = None, check=None) -> None:
     """Write ``data`` (bytes, or an iterable of bytes chunks) to ``path`` atomically.
 
     ``force=False`` refuses to replace an existing file.  ``mode`` sets the permissions (default: those of the
-    file being replaced, else 0o666 & ~umask).
+    file being replaced, else 0o666 & ~umask).  ``check(buf)``, when given, is called with the written bytes (a
+    read-only map of the temporary file) before the file takes its name; whatever it raises leaves nothing.
     """
     path = os.fspath(path)
     if not force and os.path.lexists(path):
@@ -205,16 +206,41 @@ def atomic_write(path: str, data, *, force: bool = True, mode: int | None = None
                 try:
                     _write_all(fd, data)
                     os.fchmod(fd, mode)
+                    _check(fd, check)
                     if _link_unnamed(fd, directory, path, force):
                         return
                 finally:
                     os.close(fd)
             except OSError as exc:
                 raise ObjllvmError(f"{path}: cannot write: {exc.strerror or exc}") from None
-        _atomic_write_named(path, directory, data, force, mode)
+        _atomic_write_named(path, directory, data, force, mode, check)
 
 
-def _atomic_write_named(path, directory, data, force, mode) -> None:
+def _check(fd: int, check, path: str | None = None) -> None:
+    """Run ``check`` on the bytes written to ``fd`` (mapped read-only through a new descriptor -- ``path``, else
+    /proc/self/fd -- so that nothing keeps the file open for writing, which would stop it from being run: the
+    bytes are read back from the page cache, not copied).  The map is closed afterwards unless ``check`` kept a
+    view of it (closing then would be refused: it goes with the last view)."""
+    if check is None:
+        return
+    import mmap
+    size = os.fstat(fd).st_size
+    if not size:
+        check(b"")
+        return
+    rfd = os.open(path or f"/proc/self/fd/{fd}", os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        m = mmap.mmap(rfd, size, access=mmap.ACCESS_READ)
+    finally:
+        os.close(rfd)
+    check(m)
+    try:
+        m.close()
+    except BufferError:
+        pass
+
+
+def _atomic_write_named(path, directory, data, force, mode, check=None) -> None:
     try:
         fd, tmp = _create_temporary(directory)
     except OSError as exc:
@@ -222,6 +248,7 @@ def _atomic_write_named(path, directory, data, force, mode) -> None:
     try:
         try:
             _write_all(fd, data)
+            _check(fd, check, tmp)
         finally:
             os.close(fd)
         os.chmod(tmp, mode)

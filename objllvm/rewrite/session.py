@@ -207,8 +207,11 @@ class Session:
                 del self.models[i]
 
     # -- finish --------------------------------------------------------------------------------
-    def finish(self):
-        """Encode the edited models, fix the relocations that depend on them, write, verify."""
+    def finish(self, defer_verify: bool = False):
+        """Encode the edited models, fix the relocations that depend on them, write, verify.  Returns the new
+        file as parts (buffers to write one after the other).  ``defer_verify``: the read-back of changed
+        sections is left to :meth:`verify_written`, called on the written file (so the output is never
+        joined in memory)."""
         w = self.writer
         changed = []
         self._finishing = True
@@ -246,12 +249,19 @@ class Session:
                 changed.append(idx)
         parts = w.write_parts()
         added = any(not w.is_removed(i) for i in range(self.elf.section_count, len(w.sections)))
-        if changed or added:
+        self.changed = changed
+        self.needs_read_back = bool(changed or added)
+        if self.needs_read_back and defer_verify:
+            return parts
+        if self.needs_read_back:
             parts = [b"".join(parts)]       # read back below: one buffer
         self.verify(parts, changed, added)
-        self.changed = changed
-        self.parts = parts
         return parts
+
+    def verify_written(self, buf) -> None:
+        """:meth:`verify` of the file as written (``buf``: its bytes, a map of the written file)."""
+        if self.needs_read_back:
+            self.verify([buf], self.changed, True)
 
     def verify(self, parts, changed, added=False):
         """Read the new file back; every changed section must decode again."""
@@ -485,13 +495,13 @@ class _no_gc:
             gc.enable()
 
 
-def _run(elf: ElfFile, operations, options=None):
-    """Apply ``operations`` to an opened ELF file: (new bytes, the finished Session)."""
+def _run(elf: ElfFile, operations, options=None, defer_verify: bool = False):
+    """Apply ``operations`` to an opened ELF file: (the new file's parts, the finished Session)."""
     with _no_gc():
         sess = Session(elf, options)
         for op in operations:
             op.apply(sess)
-        return sess.finish(), sess
+        return sess.finish(defer_verify), sess
 
 
 def rewrite_object(elf: ElfFile, operations, options=None):
@@ -543,14 +553,15 @@ def rewrite_file(path: str, output: str | None = None, operations=(), *, in_plac
         st = os.stat(path)
     except OSError as exc:
         raise ObjllvmError(f"cannot read: {exc.strerror}", file=path) from None
-    parts, sess = _run(_open_elf(data, path), list(operations), options)
+    parts, sess = _run(_open_elf(data, path), list(operations), options, defer_verify=not dry_run)
     # The list of changes is worked out when asked for (a dry run, --json): a plain rewrite never needs it.
     # The new bytes are written part by part (views of the input where it is copied): never joined unless
-    # ``data`` is asked for.
+    # ``data`` is asked for.  Changed sections are read back from the written file before it takes its name.
     res = RewriteResult(path, None if dry_run else output, sess.changes, lambda: _joined(parts))
     if not dry_run:
         from ..atomicio import atomic_write
-        atomic_write(output, parts, force=force or in_place, mode=st.st_mode & 0o7777)
+        atomic_write(output, parts, force=force or in_place, mode=st.st_mode & 0o7777,
+                     check=sess.verify_written if sess.needs_read_back else None)
         res.written = True
     return res
 
