@@ -50,8 +50,8 @@ def test_yaml2obj_bad_offsets_and_sizes_each_cost_their_section(tmp_path):
     assert rc == 1
     lines = err.splitlines()
     assert len(lines) == 2, err
-    assert f"{obj}: section [3] .broken1: offset 0x188: contents (0x2 bytes at 0xffffffff) run past" in lines[0]
-    assert f"{obj}: section [4] .llvm_addrsig: offset 0x1c8: contents (0x100000 bytes at " in lines[1]
+    assert f"{obj}: section [3] .broken1: offset 0x188: section header: contents (0x2 bytes at 0xffffffff) run past" in lines[0]
+    assert f"{obj}: section [4] .llvm_addrsig: offset 0x1c8: section header: contents (0x100000 bytes at " in lines[1]
     # dump: .deplibs still decoded (as llvm-readobj reads it), the broken LLVM section said once
     rc, out, err = run_objllvm("dump", "--json", obj)
     doc = json.loads(out)

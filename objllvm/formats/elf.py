@@ -158,7 +158,7 @@ class ElfFile(ObjectFile):
             for i in range(shnum):
                 if types[i] != SHT_NOBITS and sizes[i] and offs[i] + sizes[i] > size_in:
                     self.section_errors[i] = DecodeError(
-                        f"contents ({sizes[i]:#x} bytes at {offs[i]:#x}) run past the end of the file "
+                        f"section header: contents ({sizes[i]:#x} bytes at {offs[i]:#x}) run past the end of the file "
                         f"({size_in:#x} bytes)", file=path, member=member, section_index=i,
                         section_name=self.section_name(i), offset=self.e_shoff + i * row)
         bad = self.section_errors
