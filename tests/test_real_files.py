@@ -199,7 +199,10 @@ def _system_binaries():
         rp = os.path.realpath(p)
         if os.path.isfile(rp) and rp not in out and open(rp, "rb").read(4) == b"\x7fELF":
             out.append(rp)
-    return out
+    # a wheel's OpenBLAS (numpy/scipy): its last byte is covered by nothing, and used to be lost
+    import sysconfig
+    blas = sorted(glob.glob(os.path.join(sysconfig.get_paths()["purelib"], "*.libs", "*openblas*.so*")))
+    return out + blas[:1]
 
 
 def _inputs(tmp_path):
@@ -225,6 +228,19 @@ def test_noop_rewrite_is_byte_identical_on_real_binaries_with_appended_data(tmp_
         shutil.copyfile(f, tmp_path / "inplace.bin")
         rc, _, err = run_objllvm("rewrite", "--in-place", tmp_path / "inplace.bin")
         assert rc == 0 and (tmp_path / "inplace.bin").read_bytes() == before, (f, err)
+
+
+def test_openblas_keeps_its_last_byte(tmp_path):
+    blas = [p for p in _system_binaries() if "openblas" in p]
+    if not blas:
+        pytest.skip("no OpenBLAS shared object from a numpy/scipy wheel here")
+    data = Path(blas[0]).read_bytes()
+    elf = ElfFile(data)
+    cols = elf.columns
+    ends = [o + z for o, z, t in zip(cols[4], cols[5], cols[1]) if t != 8]
+    assert max(ends + [elf.e_shoff + elf.section_count * 64]) < len(data)      # bytes no header describes
+    rw.rewrite_file(blas[0], str(tmp_path / "b.so"))
+    assert (tmp_path / "b.so").read_bytes() == data
 
 
 def test_committed_appended_file_keeps_its_trailer():
