@@ -117,11 +117,18 @@ def dump(path: str, kinds: Iterable[str] | None = None, options: Options | None 
     Parts that cannot be read at all are :class:`~objllvm.errors.ObjllvmError` values in the list; errors
     inside one section stay in that section's :class:`~objllvm.sections.registry.Decoded`."""
     out: list[DumpItem] = []
+    last = None
     for o in iter_objects(path):
         if isinstance(o, ObjllvmError):
+            # a broken section header of the object just dumped: said once, by that section's entry when it
+            # is one of the dumped sections
+            if last is not None and o.section_index is not None and any(
+                    d.section.index == o.section_index and d.error is not None for d in last.sections):
+                continue
             out.append(o)
         else:
-            out.append(dump_object(o, kinds, options))
+            last = dump_object(o, kinds, options)
+            out.append(last)
     return out
 
 
@@ -215,8 +222,8 @@ def _dump_doc(items: Iterable[DumpItem], raw: bool) -> JSONDict:
                 errors.append(str(d.error))
             secs.append(e)
         files.append({**object_header(it.obj), "sections": secs})
-    return {"schema": "objllvm-dump", "version": JSON_SCHEMA_VERSION, "files": files, "errors": errors,
-            "warnings": warnings}
+    return {"schema": "objllvm-dump", "version": JSON_SCHEMA_VERSION, "files": files,
+            "errors": list(dict.fromkeys(errors)), "warnings": warnings}
 
 
 def dump_to_text(items: Iterable[DumpItem], options: Options | None = None) -> list[Any]:

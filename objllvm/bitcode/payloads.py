@@ -274,6 +274,8 @@ def extract(paths, outdir: str, *, force: bool = False, coverage: bool = False) 
         if existing:
             more = f" and {len(existing) - 3} more" if len(existing) > 3 else ""
             raise ObjllvmError(f"{', '.join(existing[:3])}{more}: exist (use --force to overwrite); nothing written")
+    from ..atomicio import signals_deferred
+    made = not os.path.isdir(outdir)       # (removed again if nothing could be written into it)
     try:
         os.makedirs(outdir, exist_ok=True)
     except OSError as exc:
@@ -291,21 +293,31 @@ def extract(paths, outdir: str, *, force: bool = False, coverage: bool = False) 
         except BaseException as exc:       # noqa: BLE001  (re-raised below, after cleaning up)
             failures.append(exc)
     jobs = list(zip(payloads, targets))
-    if jobs:
-        with ThreadPoolExecutor(max_workers=min(16, len(jobs))) as pool:
-            list(pool.map(write, jobs))
-    if not failures:
+    # SIGTERM: noted while the worker threads write (an exception in the middle of the pool's bookkeeping could
+    # leave a worker writing past the clean-up), acted on after them: the same clean-up as a failed write
+    with signals_deferred() as sig:
         try:
-            atomic_write(targets[-1], (json.dumps(doc, indent=2) + "\n").encode(), force=force)
+            if jobs:
+                with ThreadPoolExecutor(max_workers=min(16, len(jobs))) as pool:
+                    list(pool.map(write, jobs))
+            sig.check()
+            if not failures:
+                atomic_write(targets[-1], (json.dumps(doc, indent=2) + "\n").encode(), force=force)
+            sig.check()
         except BaseException as exc:       # noqa: BLE001
             failures.append(exc)
-    if failures:
-        for t in targets:
-            if t not in existed:
+        if failures:
+            for t in targets:
+                if t not in existed:
+                    try:
+                        os.unlink(t)
+                    except OSError:
+                        pass
+            if made:
                 try:
-                    os.unlink(t)
+                    os.rmdir(outdir)       # only if empty: never anything that was there before
                 except OSError:
                     pass
-        raise failures[0]
+            raise failures[0]
     doc["written"] = True
     return doc, errors

@@ -14,8 +14,8 @@ def add_json_flag(p):
 def report_errors(errors) -> int:
     """Print each error as one line; return the exit status (1 if any)."""
     n = 0
-    for e in errors:
-        report_error(str(e))
+    for e in dict.fromkeys(map(str, errors)):     # (a broken section is reported by its object and its decode)
+        report_error(e)
         n += 1
     return 1 if n else 0
 

@@ -115,6 +115,7 @@ class ElfFile(ObjectFile):
         self._symbols_checked = False
         self._relocs = None
         self._groups = None
+        self.section_errors = {}
         if self.e_shoff == 0:
             self.e_shnum = 0
             self.e_shstrndx = 0
@@ -147,24 +148,29 @@ class ElfFile(ObjectFile):
             if names_off + names_size > len(data):
                 names_off = names_size = 0
         self._names_at = (names_off, names_size)
-        # Every section's contents lie inside the file; every compressed one has a readable header.  Checked
-        # by columns; the first bad section (in index order) is reported, as a walk in index order would.
+        # A section whose contents run past the end of the file costs that section, not the file: it is kept in
+        # ``section_errors`` (index -> DecodeError, in index order), its data() raises that error, and the others
+        # read as usual.  Checked by columns; walked only when there is one.
         size_in = len(data)
-        past = None
+        self.section_errors = {}
         if max(map(add, offs, sizes), default=0) > size_in:
-            past = next((i for i in range(shnum)
-                         if types[i] != SHT_NOBITS and sizes[i] and offs[i] + sizes[i] > size_in), None)
-        comp = []
+            row = self._shdr.size
+            for i in range(shnum):
+                if types[i] != SHT_NOBITS and sizes[i] and offs[i] + sizes[i] > size_in:
+                    self.section_errors[i] = DecodeError(
+                        f"section header: contents ({sizes[i]:#x} bytes at {offs[i]:#x}) run past the end of the file "
+                        f"({size_in:#x} bytes)", file=path, member=member, section_index=i,
+                        section_name=self.section_name(i), offset=self.e_shoff + i * row)
+        bad = self.section_errors
         if any(map(and_, flags, repeat(SHF_COMPRESSED))):
-            comp = [i for i in range(shnum) if flags[i] & SHF_COMPRESSED and types[i] != SHT_NOBITS]
-        for i in comp:
-            if past is not None and past <= i:
-                break
-            self._compression[i] = self._compression_type(i)
-        if past is not None:
-            raise DecodeError(f"section [{past}] {self.section_name(past)}: contents ({sizes[past]:#x} bytes at "
-                              f"{offs[past]:#x}) run past the end of the file ({len(data):#x} bytes)", file=path,
-                              member=member, offset=self.e_shoff + past * self._shdr.size)
+            for i in range(shnum):
+                if flags[i] & SHF_COMPRESSED and types[i] != SHT_NOBITS and i not in bad:
+                    try:
+                        self._compression[i] = self._compression_type(i)
+                    except DecodeError as exc:
+                        bad[i] = exc
+            if len(bad) > 1:
+                self.section_errors = dict(sorted(bad.items()))
         self._read_phdrs()
 
     def _read_columns(self, table) -> list:
@@ -277,6 +283,9 @@ class ElfFile(ObjectFile):
     def _load(self, sec: Section) -> bytes:
         if sec.type == SHT_NOBITS:
             return b""
+        bad = self.section_errors.get(sec.index)
+        if bad is not None:
+            raise bad
         raw = self.data[sec.offset:sec.offset + sec.size]
         if not sec.flags & SHF_COMPRESSED:
             return raw

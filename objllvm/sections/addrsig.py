@@ -4,6 +4,7 @@ from __future__ import annotations
 from .._model import dataclass, field
 from ..binary import Reader, uleb_encode
 from ..errors import DecodeError
+from ..render import Text
 from .registry import Codec, Table, register
 from .support.symbols import UNKNOWN_NAME, SymbolNamer, SymbolRef
 
@@ -11,6 +12,31 @@ from .support.symbols import UNKNOWN_NAME, SymbolNamer, SymbolRef
 @dataclass
 class AddressSignificance:
     symbols: list = field(default_factory=list)   # SymbolRef, in section order
+    stale: str | None = None      # why the indices cannot be trusted (sh_link does not name the symbol table)
+
+
+# What lld (ELF, ObjFile::initializeSections and findKeepUniqueSections) does with a table: it takes the table
+# only when sh_link is nonzero (it checks nothing else); with sh_link = 0 it ignores the table (--icf=safe warns
+# that it "conservatively ignores" it) and marks every symbol of the object address-significant.
+LLD_IGNORES = ("lld ignores a table with sh_link = 0 (--icf=safe warns) and treats every symbol of this "
+               "object as address-significant")
+LLD_READS = "lld reads it anyway (it checks only that sh_link is not 0), so its indices pick whatever symbols they hit"
+
+
+def stale_reason(ctx) -> str | None:
+    """Why the table of ``ctx.section`` is stale, or None: an ELF table whose sh_link does not name the symbol
+    table (GNU strip/objcopy and ld -r renumber the symbols and leave sh_link = 0)."""
+    obj, sec = ctx.obj, ctx.section
+    if sec is None or getattr(obj, "format", None) != "elf" or not hasattr(obj, "columns"):
+        return None
+    types = obj.columns[1]
+    symtab = types.index(2) if 2 in types else None        # SHT_SYMTAB
+    if symtab is not None and sec.link == symtab:
+        return None
+    where = "no symbol table" if symtab is None else f"the symbol table is section [{symtab}]"
+    return (f"stale: sh_link is {sec.link}, not the symbol table's index ({where}): a tool that renumbered the "
+            f"symbols (GNU strip or objcopy, ld -r) left the indices behind, so they may name other symbols; "
+            + (LLD_IGNORES if sec.link == 0 else LLD_READS))
 
 
 @register
@@ -23,25 +49,38 @@ class AddrsigCodec(Codec):
 
     def decode(self, data, ctx):
         r = Reader(data, ctx.endian)
-        namer = SymbolNamer(ctx)
+        # a stale table (sh_link not the symbol table) keeps its indices, its names are not looked up: not an
+        # error, as lld and llvm-readobj go on
+        stale = stale_reason(ctx)
+        ref = (lambda idx, _at: SymbolRef(idx, None)) if stale is not None else SymbolNamer(ctx).ref
         out = []
         while not r.at_end():
             start = r.pos
             try:
                 idx = r.uleb("symbol index", max_bits=32)
             except DecodeError as exc:
-                exc.partial = AddressSignificance(out)
+                exc.partial = AddressSignificance(out, stale)
                 raise
-            out.append(namer.ref(idx, start))     # an unnamed symbol is a warning: the entry stays
-        return AddressSignificance(out)
+            out.append(ref(idx, start))     # an unnamed symbol is a warning: the entry stays
+        return AddressSignificance(out, stale)
 
     def encode(self, model, ctx):
         return b"".join(uleb_encode(s.index) for s in model.symbols)
 
     def to_dict(self, model):
-        return {"symbols": [s.to_dict() for s in model.symbols]}
+        d = {"symbols": [s.to_dict() for s in model.symbols]}
+        if model.stale is not None:
+            d["stale"] = model.stale
+        return d
 
     def from_dict(self, d, ctx):
+        stale = stale_reason(ctx)
+        if stale is not None:        # names mean nothing here: indices only, kept as they are
+            try:
+                return AddressSignificance([SymbolRef(int(s["index"]), None) for s in d["symbols"]], stale)
+            except (KeyError, TypeError, ValueError):
+                raise DecodeError("a stale address-significance table takes symbol indices only "
+                                  "(its names cannot be trusted)") from None
         syms = ctx.symbols
         out = []
         for s in d["symbols"]:
@@ -57,5 +96,8 @@ class AddrsigCodec(Codec):
         return AddressSignificance(out)
 
     def tables(self, model, options):
+        if model.stale is not None:
+            return [Text(model.stale),
+                    Table(["index", "symbol"], [[s.index, "(not trusted)"] for s in model.symbols])]
         return [Table(["index", "symbol"], [[s.index, s.name if s.name is not None else UNKNOWN_NAME]
                                             for s in model.symbols])]
