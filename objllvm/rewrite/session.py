@@ -580,7 +580,7 @@ def describe_changes(result: RewriteResult) -> list:
         if c.before is None and c.after is None:
             continue
         a, b = _diff_lines(c.before), _diff_lines(c.after)
-        diff = list(difflib.unified_diff(a, b, f"[{c.index}] {c.name} (before)", f"{c.name} (after)", lineterm="",
+        diff = list(difflib.unified_diff(a, b, (f"[{c.index}] " if c.index is not None else "") + f"{c.name} (before)", f"{c.name} (after)", lineterm="",
                                          n=1))
         if diff:
             items.append(Text("\n".join(diff)))
