@@ -92,9 +92,27 @@ def test_byte_edit_of_a_real_object_costs_only_that_section(tmp_path, field, val
         assert len(errs) == len(failed) + (0 if i in failed else 1)     # (said once when the section is dumped)
         assert failed <= {i} or elf.columns[1][i] in (2, 3)      # others fail only for the symbol/string table
         got = {x.section.index: x.codec.to_dict(x.model) for x in dumps[0].sections if x.error is None}
-        assert got == {k: v for k, v in ref.items() if k != i and k not in failed}
+        want = {k: v for k, v in ref.items() if k != i and k not in failed}
+        if elf.columns[1][i] in (2, 3):
+            # the symbol table or its strings broken: a symbol costs its name, not the section (issue #15.2):
+            # every value the same, names unknown (None), with a warning each
+            want = _names_unknown(want)
+            assert got == want or got == {k: v for k, v in ref.items() if k != i and k not in failed}
+            assert all(x.warnings for x in dumps[0].sections if x.error is None and x.codec.to_dict(x.model)
+                       != ref.get(x.section.index))
+        else:
+            assert got == want
         checked += 1
     assert checked >= 8 and len(ref) >= 2
+
+
+def _names_unknown(x):
+    """``x`` with every symbol name None (what a dump shows when the symbol table cannot be read)."""
+    if isinstance(x, dict):
+        return {k: (None if k == "name" else _names_unknown(v)) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_names_unknown(v) for v in x]
+    return x
 
 
 def test_rewrite_refuses_a_file_with_a_broken_section(tmp_path):
