@@ -1,0 +1,94 @@
+"""SHT_LLVM_JT_SIZES (``.llvm_jump_table_sizes``, ``-mllvm -emit-jump-table-sizes-section``, LLVM 20+).
+
+One section per function that has jump tables; for each table two address-sized words: the table's address
+(a relocation in an object) and its number of entries.  The function a table belongs to is the function
+whose code refers to the table (found through the code's relocations in a relocatable object; a linked file
+keeps no such link, and shows none).
+"""
+from __future__ import annotations
+
+from .._model import dataclass, field
+from ..binary import Reader, pack_uint
+from ..errors import DecodeError
+from .registry import Codec, Table, register
+from .support.addresses import Address, Resolver
+from .support.symbols import symbol_containing
+
+SHT_LLVM_JT_SIZES = 0x6FFF4C0D
+
+
+@dataclass
+class JumpTableSize:
+    address: Address
+    entries: int
+    function: str | None = None
+
+
+@dataclass
+class JumpTableSizes:
+    word_size: int
+    tables: list = field(default_factory=list)
+
+
+def _referring_function(ctx, res, addr: Address):
+    """The function whose code has a relocation to ``addr`` (symbol+addend within 8 bytes below: PC-relative
+    references carry the instruction's bias)."""
+    obj = ctx.obj
+    if obj is None or not ctx.is_relocatable or addr.symbol is None:
+        return None
+    for sec in getattr(obj, "sections", ()):
+        if not (sec.flags & 0x4) or sec.type not in (1, None):      # SHF_EXECINSTR, SHT_PROGBITS
+            continue
+        for r in obj.relocations_for(sec):
+            if r.symbol is None or res.symbol_name(r.symbol) != addr.symbol:
+                continue
+            a = r.addend if r.addend is not None else 0
+            if addr.addend - 8 <= a <= addr.addend:
+                f = symbol_containing(ctx.symbols, r.offset, sec.index)
+                if f is not None:
+                    return f.name
+    return None
+
+
+@register
+class JumpTableSizesCodec(Codec):
+    kind = "jt-sizes"
+    description = "jump-table sizes (-emit-jump-table-sizes-section): table address and entry count"
+    sh_types = (SHT_LLVM_JT_SIZES,)
+    names = (".llvm_jump_table_sizes",)
+
+    def decode(self, data, ctx):
+        w = ctx.addr_size
+        r = Reader(data, ctx.endian)
+        out = JumpTableSizes(w)
+        res = Resolver(ctx)
+        while not r.at_end():
+            start = r.pos
+            try:
+                v = r.uint(w, f"table {len(out.tables)}: address ({w} bytes)")
+                n = r.uint(w, f"table {len(out.tables)}: entry count ({w} bytes)")
+            except DecodeError as exc:
+                exc.message += f" (records are two {w}-byte words)"
+                exc.partial = out
+                raise
+            addr = res.at(start, v)
+            out.tables.append(JumpTableSize(addr, n, _referring_function(ctx, res, addr)))
+        return out
+
+    def encode(self, model, ctx):
+        w, e = model.word_size, ctx.endian
+        return b"".join(pack_uint(t.address.value, w, e) + pack_uint(t.entries, w, e) for t in model.tables)
+
+    def to_dict(self, model):
+        return {"word_size": model.word_size,
+                "tables": [{"address": t.address.to_dict(), "entries": t.entries, "function": t.function}
+                           for t in model.tables]}
+
+    def from_dict(self, d, ctx):
+        return JumpTableSizes(int(d.get("word_size", ctx.addr_size)),
+                              [JumpTableSize(Address.from_dict(t["address"]), int(t["entries"]), t.get("function"))
+                               for t in d["tables"]])
+
+    def tables(self, model, options):
+        return [Table(["table", "entries", "function"],
+                      [[t.address.text(), t.entries, t.function or "?"] for t in model.tables])]

@@ -1,0 +1,103 @@
+"""Shared helpers: addresses stored in a section, as a relocatable object or a linked file gives them.
+
+In a relocatable object an address field usually holds 0 (RELA) or the addend (REL) and a relocation at that
+offset names the symbol; in a linked file the field holds the address itself.  :class:`Address` keeps the raw
+field (what ``encode`` writes back) and what it resolves to: the relocation's symbol and addend, or the
+function/object symbol at that address.
+"""
+from __future__ import annotations
+
+from ..._model import dataclass
+
+
+@dataclass
+class Address:
+    value: int                      # the raw field as stored
+    symbol: str | None = None       # the relocation's symbol (object) or the symbol at the address (linked)
+    addend: int = 0                 # with ``symbol`` from a relocation: the offset from it
+
+    def to_dict(self):
+        return {"value": self.value, "symbol": self.symbol, "addend": self.addend}
+
+    @classmethod
+    def from_dict(cls, d):
+        if isinstance(d, int):
+            return cls(d)
+        return cls(int(d["value"]), d.get("symbol"), int(d.get("addend") or 0))
+
+    def text(self) -> str:
+        if self.symbol is None:
+            return f"{self.value:#x}"
+        if self.addend:
+            sign = "+" if self.addend > 0 else "-"
+            return f"{self.symbol}{sign}{abs(self.addend):#x}"
+        return self.symbol if self.value == 0 else f"{self.value:#x} <{self.symbol}>"
+
+
+class Resolver:
+    """Resolve address fields of one section: by relocation (object) or by symbol value (linked file)."""
+
+    def __init__(self, ctx, base: int = 0):
+        self.ctx = ctx
+        self.base = base               # offset of the decoded bytes within the section (0: the whole section)
+        self._relocs = None
+        self._by_value = None
+
+    @property
+    def relocs(self) -> dict:
+        if self._relocs is None:
+            out = {}
+            for r in self.ctx.relocations or ():
+                out.setdefault(r.offset, r)
+            self._relocs = out
+        return self._relocs
+
+    def reloc_at(self, offset: int):
+        return self.relocs.get(offset + self.base)
+
+    def symbol_name(self, sym) -> str:
+        if sym is None:
+            return ""
+        if sym.is_section or (not sym.name and self.ctx.format == "elf"):
+            sec = _section_by_index(self.ctx.obj, sym.shndx)
+            if sec is not None:
+                return sec.name
+        return sym.name
+
+    def at(self, offset: int, value: int, pcrel: bool = False) -> Address:
+        """The address field at ``offset`` holding ``value``.  ``pcrel``: the field is relative to its own
+        place (its resolved address is then shown for a linked file)."""
+        r = self.reloc_at(offset) if self.ctx.is_relocatable else None
+        if r is not None:
+            addend = r.addend if r.addend is not None else _signed(value, self.ctx.addr_size)
+            return Address(value, self.symbol_name(r.symbol), addend)
+        if self.ctx.is_relocatable:
+            return Address(value)
+        name = self.function_at(value)
+        return Address(value, name) if name else Address(value)
+
+    def function_at(self, address: int) -> str | None:
+        if self._by_value is None:
+            out = {}
+            for s in self.ctx.symbols:
+                if s.type in (1, 2) and s.name and s.shndx:
+                    out.setdefault(s.value, s.name)
+            self._by_value = out
+        return self._by_value.get(address)
+
+
+def _signed(v: int, size: int) -> int:
+    bits = 8 * size
+    return v - (1 << bits) if v >> (bits - 1) else v
+
+
+def _section_by_index(obj, index):
+    if obj is None or index is None:
+        return None
+    secs = getattr(obj, "sections", None) or []
+    if 0 <= index < len(secs) and secs[index].index == index:
+        return secs[index]
+    for s in secs:
+        if s.index == index:
+            return s
+    return None
