@@ -31,13 +31,13 @@ ld.lld-22 "$O/stack-sizes.o" -e main --unresolved-symbols=ignore-all -o "$O/stac
 # Offloading entries (llvm_offload_entries) and their names (.llvm.rodata.offloading).
 $CC -O1 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -c "$S/om.c" -o "$O/offload-entries.o"
 # HWASan globals note (AArch64).
-$CC -O1 --target=aarch64-linux-gnu -fsanitize=hwaddress -c "$S/hw.c" -o "$O/hwasan-globals.o"
+$CC -O1 --target=aarch64-linux-gnu -fsanitize=hwaddress -fno-addrsig -c "$S/hw.c" -o "$O/hwasan-globals.o"
 # .llvm_stats: the sample-profile loader's staleness figures.
 W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
 llvm-profdata-22 merge --sample --extbinary "$S/sp.txt" -o "$W/sp.prof"
 $CC -O2 -fprofile-sample-use="$W/sp.prof" -mllvm -persist-profile-staleness -c "$S/xr.c" -o "$O/llvm-stats.o"
 # COFF and Mach-O address significance and call-graph profile.
-$CC -O1 -faddrsig --target=x86_64-pc-windows-msvc -c "$S/ad.c" -o "$O/addrsig-coff.obj"
+$CC -O1 -faddrsig --target=x86_64-pc-windows-msvc -mno-incremental-linker-compatible -c "$S/ad.c" -o "$O/addrsig-coff.obj"
 $CC -O1 -faddrsig --target=x86_64-apple-macos13 -c "$S/ad.c" -o "$O/addrsig-macho.o"
 llvm-mc-22 -filetype=obj -triple=x86_64-pc-windows-msvc "$S/cgp.s" -o "$O/cg-profile-coff.obj"
 llvm-mc-22 -filetype=obj -triple=x86_64-apple-macos13 "$S/cgp-macho.s" -o "$O/cg-profile-macho.o"

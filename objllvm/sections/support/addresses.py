@@ -42,6 +42,7 @@ class Resolver:
         self.base = base               # offset of the decoded bytes within the section (0: the whole section)
         self._relocs = None
         self._by_value = None
+        self._in_section = None
 
     @property
     def relocs(self) -> dict:
@@ -70,11 +71,26 @@ class Resolver:
         r = self.reloc_at(offset) if self.ctx.is_relocatable else None
         if r is not None:
             addend = r.addend if r.addend is not None else _signed(value, self.ctx.addr_size)
-            return Address(value, self.symbol_name(r.symbol), addend)
+            sym = r.symbol
+            if sym is not None and sym.is_section:
+                named = self.symbol_in_section(sym.shndx, addend)
+                if named:                     # .text+0x40 -> the function defined there
+                    return Address(value, named, 0)
+            return Address(value, self.symbol_name(sym), addend)
         if self.ctx.is_relocatable:
             return Address(value)
         name = self.function_at(value)
         return Address(value, name) if name else Address(value)
+
+    def symbol_in_section(self, shndx, offset: int) -> str | None:
+        """The function or object symbol defined at ``offset`` of section ``shndx`` (relocatable object)."""
+        if self._in_section is None:
+            out = {}
+            for s in self.ctx.symbols:
+                if s.type in (1, 2) and s.name:
+                    out.setdefault((s.shndx, s.value), s.name)
+            self._in_section = out
+        return self._in_section.get((shndx, offset))
 
     def function_at(self, address: int) -> str | None:
         if self._by_value is None:

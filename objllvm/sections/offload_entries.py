@@ -1,0 +1,161 @@
+"""Offloading entries (``llvm_offload_entries``): the globals and kernels an offloading runtime registers.
+
+Layout of one entry (Frontend/Offloading/Utility.h, ``EntryTy``, version 1; 56 bytes on 64-bit targets, 48
+on 32-bit): u64 reserved (0), u16 version, u16 kind (1 OpenMP, 2 CUDA, 4 HIP, 8 SYCL), u32 flags, the
+global's address, a pointer to its name (a string in ``.llvm.rodata.offloading``), u64 size, u64 data, an
+auxiliary pointer.  Pointers are relocations in an object; the name is read from the section they point into.
+"""
+from __future__ import annotations
+
+import struct
+
+from .._model import dataclass, field
+from ..binary import pack_uint
+from ..errors import DecodeError
+from .registry import Codec, Table, register
+from .support.addresses import Address, Resolver
+
+KINDS = {0: "none", 1: "openmp", 2: "cuda", 4: "hip", 8: "sycl"}
+# (field, offset, size) for 64-bit and 32-bit pointers
+_LAYOUT = {8: (("reserved", 0, 8), ("version", 8, 2), ("kind", 10, 2), ("flags", 12, 4), ("address", 16, 8),
+               ("name", 24, 8), ("size", 32, 8), ("data", 40, 8), ("aux", 48, 8)),
+           4: (("reserved", 0, 8), ("version", 8, 2), ("kind", 10, 2), ("flags", 12, 4), ("address", 16, 4),
+               ("name", 20, 4), ("size", 24, 8), ("data", 32, 8), ("aux", 40, 4), ("pad", 44, 4))}
+_SIZE = {8: 56, 4: 48}
+_POINTERS = ("address", "name", "aux")
+
+
+@dataclass
+class OffloadEntry:
+    reserved: int
+    version: int
+    kind: int
+    flags: int
+    address: Address
+    name_pointer: Address
+    size: int
+    data: int
+    aux: Address
+    name: str | None = None          # the string the name pointer points to
+    pad: int = 0
+
+    @property
+    def kind_name(self) -> str:
+        return KINDS.get(self.kind, f"kind-{self.kind:#x}")
+
+
+@dataclass
+class OffloadEntries:
+    word_size: int
+    entries: list = field(default_factory=list)
+
+
+def _string_at(obj, section_name, offset, address=None):
+    """The NUL-terminated string at ``offset`` of the section named ``section_name`` (object), or at ``address``
+    (linked file)."""
+    if obj is None:
+        return None
+    for s in getattr(obj, "sections", ()):
+        if address is not None:
+            if not (s.addr <= address < s.addr + s.size) or s.type == 8:
+                continue
+            offset = address - s.addr
+        elif s.name != section_name:
+            continue
+        data = s.data()
+        if not 0 <= offset < len(data):
+            return None
+        end = data.find(b"\0", offset)
+        if end < 0:
+            return None
+        return bytes(data[offset:end]).decode("utf-8", "surrogateescape")
+    return None
+
+
+@register
+class OffloadEntriesCodec(Codec):
+    kind = "offload-entries"
+    description = "offloading entries (OpenMP/CUDA/HIP/SYCL globals and kernels to register), with their names"
+    names = ("llvm_offload_entries", "__LLVM,offload_entries")
+    formats = ("elf", "coff", "macho")
+
+    def matches_name(self, section, obj, options=None):
+        return obj.format in self.formats and (section.name in self.names
+                                               or section.name.startswith("llvm_offload_entries$"))
+
+    def decode(self, data, ctx):
+        w = ctx.addr_size
+        if w not in _LAYOUT:
+            raise DecodeError(f"unsupported address size {w}", offset=0)
+        size = _SIZE[w]
+        e = ctx.endian
+        res = Resolver(ctx)
+        out = OffloadEntries(w)
+        n = len(data) // size
+        fmt = {1: "B", 2: "H", 4: "I", 8: "Q"}
+        for i in range(n):
+            base = i * size
+            vals = {}
+            for name, off, sz in _LAYOUT[w]:
+                vals[name] = struct.unpack_from(e + fmt[sz], data, base + off)[0]
+            ptr = {k: res.at(base + off, vals[k]) for k, off, _ in _LAYOUT[w] if k in _POINTERS}
+            np = ptr["name"]
+            if ctx.is_relocatable:
+                r = res.reloc_at(base + dict((k, o) for k, o, _ in _LAYOUT[w])["name"])
+                sname = None
+                if r is not None and r.symbol is not None:
+                    addend = r.addend if r.addend is not None else vals["name"]
+                    at = addend if r.symbol.is_section else r.symbol.value + addend
+                    sec_name = _section_name(ctx.obj, r.symbol.shndx)
+                    sname = _string_at(ctx.obj, sec_name, at) if sec_name else None
+            else:
+                sname = _string_at(ctx.obj, None, 0, vals["name"]) if vals["name"] else None
+            if vals["reserved"] != 0:
+                raise DecodeError(f"entry {i}: reserved word is {vals['reserved']:#x}, expected 0 (an older entry "
+                                  f"layout?)", offset=base, partial=out)
+            out.entries.append(OffloadEntry(vals["reserved"], vals["version"], vals["kind"], vals["flags"],
+                                            ptr["address"], np, vals["size"], vals["data"], ptr["aux"], sname,
+                                            vals.get("pad", 0)))
+        if n * size != len(data):
+            raise DecodeError(f"{len(data) - n * size} bytes after the last whole entry ({size} bytes each)",
+                              offset=n * size, partial=out)
+        return out
+
+    def encode(self, model, ctx):
+        w, e = model.word_size, ctx.endian
+        parts = []
+        for x in model.entries:
+            vals = {"reserved": x.reserved, "version": x.version, "kind": x.kind, "flags": x.flags,
+                    "address": x.address.value, "name": x.name_pointer.value, "size": x.size, "data": x.data,
+                    "aux": x.aux.value, "pad": x.pad}
+            parts += [pack_uint(vals[k], sz, e) for k, _, sz in _LAYOUT[w]]
+        return b"".join(parts)
+
+    def to_dict(self, model):
+        return {"word_size": model.word_size,
+                "entries": [{"version": x.version, "kind": x.kind_name, "kind_value": x.kind, "flags": x.flags,
+                             "address": x.address.to_dict(), "name": x.name, "name_pointer": x.name_pointer.to_dict(),
+                             "size": x.size, "data": x.data, "aux": x.aux.to_dict(), "reserved": x.reserved,
+                             "pad": x.pad} for x in model.entries]}
+
+    def from_dict(self, d, ctx):
+        out = OffloadEntries(int(d.get("word_size", ctx.addr_size)))
+        for x in d["entries"]:
+            out.entries.append(OffloadEntry(int(x.get("reserved", 0)), int(x.get("version", 1)), int(x["kind_value"]),
+                                            int(x.get("flags", 0)), Address.from_dict(x["address"]),
+                                            Address.from_dict(x["name_pointer"]), int(x.get("size", 0)),
+                                            int(x.get("data", 0)), Address.from_dict(x["aux"]), x.get("name"),
+                                            int(x.get("pad", 0))))
+        return out
+
+    def tables(self, model, options):
+        return [Table(["name", "kind", "version", "flags", "address", "size", "data"],
+                      [[x.name if x.name is not None else x.name_pointer.text(), x.kind_name, x.version,
+                        f"{x.flags:#x}", x.address.text(), x.size, x.data] for x in model.entries])]
+
+
+def _section_name(obj, index):
+    for s in getattr(obj, "sections", ()):
+        if s.index == index:
+            return s.name
+    return None
