@@ -7,12 +7,13 @@ keeps no such link, and shows none).
 """
 from __future__ import annotations
 
+import bisect
+
 from .._model import dataclass, field
 from ..binary import Reader, pack_uint
 from ..errors import DecodeError
 from .registry import Codec, Table, register
 from .support.addresses import Address, Resolver
-from .support.symbols import symbol_containing
 
 SHT_LLVM_JT_SIZES = 0x6FFF4C0D
 
@@ -30,24 +31,62 @@ class JumpTableSizes:
     tables: list = field(default_factory=list)
 
 
-def _referring_function(ctx, res, addr: Address):
-    """The function whose code has a relocation to ``addr`` (symbol+addend within 8 bytes below: PC-relative
-    references carry the instruction's bias)."""
-    obj = ctx.obj
-    if obj is None or not ctx.is_relocatable or addr.symbol is None:
-        return None
-    for sec in getattr(obj, "sections", ()):
-        if not (sec.flags & 0x4) or sec.type not in (1, None):      # SHF_EXECINSTR, SHT_PROGBITS
-            continue
-        for r in obj.relocations_for(sec):
-            if r.symbol is None or res.symbol_name(r.symbol) != addr.symbol:
+class _CodeReferences:
+    """Relocations in the object's code, by target symbol name: sorted (addend, code section, offset) lists,
+    built once per section decoded, looked up by bisection."""
+
+    def __init__(self, ctx, res):
+        self.ctx, self.res = ctx, res
+        self._by_symbol = None
+        self._functions = None
+
+    def _build(self):
+        out = {}
+        obj = self.ctx.obj
+        for sec in getattr(obj, "sections", ()):
+            if not (sec.flags & 0x4) or sec.type not in (1, None):      # SHF_EXECINSTR, SHT_PROGBITS
                 continue
-            a = r.addend if r.addend is not None else 0
-            if addr.addend - 8 <= a <= addr.addend:
-                f = symbol_containing(ctx.symbols, r.offset, sec.index)
-                if f is not None:
-                    return f.name
-    return None
+            for r in obj.relocations_for(sec):
+                if r.symbol is not None:
+                    out.setdefault(self.res.symbol_name(r.symbol), []).append(
+                        (r.addend if r.addend is not None else 0, sec.index, r.offset))
+        for v in out.values():
+            v.sort()
+        self._by_symbol = out
+
+    def function_for(self, addr: Address):
+        """The function whose code has a relocation to ``addr`` (symbol+addend within 8 bytes below: PC-relative
+        references carry the instruction's bias)."""
+        if not self.ctx.is_relocatable or addr.symbol is None or self.ctx.obj is None:
+            return None
+        if self._by_symbol is None:
+            self._build()
+        refs = self._by_symbol.get(addr.symbol)
+        if not refs:
+            return None
+        i = bisect.bisect_left(refs, (addr.addend - 8, -1, -1))
+        while i < len(refs) and refs[i][0] <= addr.addend:
+            _, shndx, off = refs[i]
+            f = self._function_containing(shndx, off)
+            if f is not None:
+                return f
+            i += 1
+        return None
+
+    def _function_containing(self, shndx, off):
+        if self._functions is None:
+            out = {}
+            for sym in self.ctx.symbols:
+                if sym.type == 2 and sym.name:                          # STT_FUNC
+                    out.setdefault(sym.shndx, []).append((sym.value, sym.value + max(sym.size, 1), sym.name))
+            for v in out.values():
+                v.sort()
+            self._functions = out
+        funcs = self._functions.get(shndx, ())
+        i = bisect.bisect_right(funcs, (off, float("inf"), "")) - 1
+        if i >= 0 and funcs[i][0] <= off < funcs[i][1]:
+            return funcs[i][2]
+        return None
 
 
 @register
@@ -62,17 +101,18 @@ class JumpTableSizesCodec(Codec):
         r = Reader(data, ctx.endian)
         out = JumpTableSizes(w)
         res = Resolver(ctx)
+        refs = _CodeReferences(ctx, res)
         while not r.at_end():
             start = r.pos
             try:
-                v = r.uint(w, f"table {len(out.tables)}: address ({w} bytes)")
-                n = r.uint(w, f"table {len(out.tables)}: entry count ({w} bytes)")
+                v = r.uint(w, f"table {len(out.tables)}: address")
+                n = r.uint(w, f"table {len(out.tables)}: entry count")
             except DecodeError as exc:
                 exc.message += f" (records are two {w}-byte words)"
                 exc.partial = out
                 raise
             addr = res.at(start, v)
-            out.tables.append(JumpTableSize(addr, n, _referring_function(ctx, res, addr)))
+            out.tables.append(JumpTableSize(addr, n, refs.function_for(addr)))
         return out
 
     def encode(self, model, ctx):

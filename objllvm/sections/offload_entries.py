@@ -7,6 +7,7 @@ auxiliary pointer.  Pointers are relocations in an object; the name is read from
 """
 from __future__ import annotations
 
+import bisect
 import struct
 
 from .._model import dataclass, field
@@ -50,26 +51,45 @@ class OffloadEntries:
     entries: list = field(default_factory=list)
 
 
-def _string_at(obj, section_name, offset, address=None):
-    """The NUL-terminated string at ``offset`` of the section named ``section_name`` (object), or at ``address``
-    (linked file)."""
-    if obj is None:
-        return None
-    for s in getattr(obj, "sections", ()):
-        if address is not None:
-            if not (s.addr <= address < s.addr + s.size) or s.type == 8:
-                continue
-            offset = address - s.addr
-        elif s.name != section_name:
-            continue
-        data = s.data()
+_MAX_NAME = 4096
+
+
+class _Strings:
+    """NUL-terminated strings of the object's sections, by section index (object) or by address (linked).
+    A string is looked for within 4 KiB of its start."""
+
+    def __init__(self, obj):
+        self.obj = obj
+        self._by_index = None
+        self._by_addr = None
+
+    def _sections(self):
+        if self._by_index is None:
+            secs = [s for s in getattr(self.obj, "sections", ()) if s.type != 8]       # not SHT_NOBITS
+            self._by_index = {s.index: s for s in secs}
+            self._by_addr = sorted(((s.addr, s.addr + s.size, s.index) for s in secs if s.addr and s.size))
+        return self._by_index
+
+    def at(self, index, offset):
+        sec = self._sections().get(index)
+        if sec is None:
+            return None
+        data = sec.data()
         if not 0 <= offset < len(data):
             return None
-        end = data.find(b"\0", offset)
+        end = data.find(b"\0", offset, offset + _MAX_NAME)
         if end < 0:
             return None
         return bytes(data[offset:end]).decode("utf-8", "surrogateescape")
-    return None
+
+    def at_address(self, address):
+        self._sections()
+
+        i = bisect.bisect_right(self._by_addr, (address, float("inf"), 0)) - 1
+        if i >= 0 and self._by_addr[i][0] <= address < self._by_addr[i][1]:
+            lo, _, index = self._by_addr[i]
+            return self.at(index, address - lo)
+        return None
 
 
 @register
@@ -90,6 +110,7 @@ class OffloadEntriesCodec(Codec):
         size = _SIZE[w]
         e = ctx.endian
         res = Resolver(ctx)
+        strings = _Strings(ctx.obj)
         out = OffloadEntries(w)
         n = len(data) // size
         fmt = {1: "B", 2: "H", 4: "I", 8: "Q"}
@@ -106,10 +127,9 @@ class OffloadEntriesCodec(Codec):
                 if r is not None and r.symbol is not None:
                     addend = r.addend if r.addend is not None else vals["name"]
                     at = addend if r.symbol.is_section else r.symbol.value + addend
-                    sec_name = _section_name(ctx.obj, r.symbol.shndx)
-                    sname = _string_at(ctx.obj, sec_name, at) if sec_name else None
+                    sname = strings.at(r.symbol.shndx, at)
             else:
-                sname = _string_at(ctx.obj, None, 0, vals["name"]) if vals["name"] else None
+                sname = strings.at_address(vals["name"]) if vals["name"] else None
             if vals["reserved"] != 0:
                 raise DecodeError(f"entry {i}: reserved word is {vals['reserved']:#x}, expected 0 (an older entry "
                                   f"layout?)", offset=base, partial=out)
@@ -153,9 +173,3 @@ class OffloadEntriesCodec(Codec):
                       [[x.name if x.name is not None else x.name_pointer.text(), x.kind_name, x.version,
                         f"{x.flags:#x}", x.address.text(), x.size, x.data] for x in model.entries])]
 
-
-def _section_name(obj, index):
-    for s in getattr(obj, "sections", ()):
-        if s.index == index:
-            return s.name
-    return None

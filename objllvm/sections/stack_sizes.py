@@ -38,7 +38,7 @@ class StackSizesCodec(Codec):
             p = r.pos
             k = len(out.entries)
             try:
-                v = r.uint(w, f"entry {k}: function address ({w} bytes)")
+                v = r.uint(w, f"entry {k}: function address")
                 size = r.uleb(f"entry {k}: stack size")
             except DecodeError as exc:
                 exc.partial = out
