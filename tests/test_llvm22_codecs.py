@@ -87,7 +87,7 @@ def _loc_text(loc, consts):
     return f"{body}, size: {size}"
 
 
-@pytest.mark.parametrize("name", ["stackmaps.o", "stackmaps-macho.o", "stackmaps-coff.obj"])
+@pytest.mark.parametrize("name", ["stackmaps.o", "stackmaps-macho.o", "stackmaps-coff.obj", "stackmaps-faultmaps.exe"])
 def test_stackmaps_agree_with_llvm_readobj(name):
     version, fns, consts, recs = _readobj_stackmap(D / name)
     (sec,) = ours(D / name, "stackmaps")
@@ -103,15 +103,18 @@ def test_stackmaps_agree_with_llvm_readobj(name):
 
 def test_stackmap_functions_resolve_to_their_symbols():
     for name, want in (("stackmaps.o", ["f", "g"]), ("stackmaps-macho.o", ["_f", "_g"]),
-                       ("stackmaps-coff.obj", ["f", "g"])):
+                       ("stackmaps-coff.obj", ["f", "g"]), ("stackmaps-faultmaps.exe", ["f", "g"])):
         (sec,) = ours(D / name, "stackmaps")
         assert [f["address"]["symbol"] for f in sec["content"]["functions"]] == want, name
 
 
 # ---- fault maps: llvm-objdump-22 --fault-map-section --------------------------------------------------------
 
-def test_faultmaps_agree_with_llvm_objdump():
-    text = tool("llvm-objdump-22", "--fault-map-section", str(D / "faultmaps.o"))
+@pytest.mark.parametrize("name,names", [("faultmaps.o", ["imp2", "imp_null_check_load"]),
+                                        ("faultmaps-macho.o", ["_imp2", "_imp_null_check_load"]),
+                                        ("stackmaps-faultmaps.exe", ["imp2", "imp_null_check_load"])])
+def test_faultmaps_agree_with_llvm_objdump(name, names):
+    text = tool("llvm-objdump-22", "--fault-map-section", str(D / name))
     theirs = []
     for line in text.splitlines():
         m = re.match(r"FunctionAddress: (0x[0-9a-f]+), NumFaultingPCs: (\d+)", line)
@@ -121,12 +124,12 @@ def test_faultmaps_agree_with_llvm_objdump():
         if m:
             theirs[-1][2].append((m[1], int(m[2]), int(m[3])))
     assert re.search(r"Version: 0x1", text) and len(theirs) == 2
-    (sec,) = ours(D / "faultmaps.o", "faultmaps")
+    (sec,) = ours(D / name, "faultmaps")
     mine = [[f["address"]["value"], len(f["faults"]),
              [(x["kind"], x["faulting_offset"], x["handler_offset"]) for x in f["faults"]]]
             for f in sec["content"]["functions"]]
     assert mine == theirs
-    assert sorted(f["address"]["symbol"] for f in sec["content"]["functions"]) == ["imp2", "imp_null_check_load"]
+    assert sorted(f["address"]["symbol"] for f in sec["content"]["functions"]) == names
 
 
 # ---- XRay: llvm-xray-22 extract --------------------------------------------------------------------------------
@@ -166,6 +169,20 @@ def test_xray_object_agrees_with_llvm_xray():
     assert mine == theirs and len(mine) == 3
     always = [s["always_instrument"] for sec in secs for s in sec["content"]["sleds"]]
     assert always.count(True) == 2                                   # tiny: xray_always_instrument
+
+
+def test_xray_macho_object_agrees_with_llvm_xray():
+    # llvm-xray-22 reads a Mach-O object's fields without its relocations (place + stored offset); objllvm gives
+    # the same numbers and, from the SUBTRACTOR/UNSIGNED pairs, the function each sled is in
+    theirs = _xray_extract(D / "xray-macho.o")
+    (sec,) = ours(D / "xray-macho.o", "xray-instr-map")
+    sleds = sec["content"]["sleds"]
+    mine = [(s["id"], s["address"], s["function"], s["kind"], s["always_instrument"], s["version"]) for s in sleds]
+    assert mine == theirs and len(mine) == 9
+    assert [s["function_symbol"] for s in sleds] == ["_work"] * 3 + ["_other"] * 2 + ["_tiny"] * 2 + ["_main"] * 2
+    assert all(s["function_offset"] == 0 for s in sleds)
+    # enter sleds sit at the function's start, exit sleds inside it
+    assert [s["address_offset"] == 0 for s in sleds] == [s["kind"] == "function-enter" for s in sleds]
 
 
 # ---- .stack_sizes: llvm-readobj-22 --stack-sizes ---------------------------------------------------------------
@@ -251,6 +268,18 @@ def test_call_graph_agrees_with_the_compilers_assembly():
     assert m32 == [(a, b, c, sorted(d), e) for a, b, c, d, e in want]
 
 
+def test_call_graph_linked_resolves_functions():
+    funcs = [f for s in ours(D / "callgraph.exe", "call-graph") for f in s["content"]["functions"]]
+    obj = [f for s in ours(D / "callgraph.o", "call-graph") for f in s["content"]["functions"]]
+    assert [f["function"]["symbol"] for f in funcs] == [f["function"]["symbol"] for f in obj]
+    assert [(f["flags"], f["type_id"], f["indirect_type_ids"]) for f in funcs] == \
+        [(f["flags"], f["type_id"], f["indirect_type_ids"]) for f in obj]
+    # the callees are undefined in this link (address 0); the functions' addresses are llvm-nm-22's
+    nm = dict((n, int(a, 16)) for a, _, n in (line.split() for line in tool("llvm-nm-22", str(D / "callgraph.exe"))
+                                              .splitlines() if len(line.split()) == 3))
+    assert [f["function"]["value"] for f in funcs] == [nm[f["function"]["symbol"]] for f in funcs]
+
+
 def test_call_graph_unknown_version_is_a_located_error(tmp_path):
     data = bytearray((D / "callgraph.o").read_bytes())
     (sec,) = ours(D / "callgraph.o", "call-graph")[:1]
@@ -292,8 +321,18 @@ def test_jt_sizes_agree_with_assembly_and_relocations():
     assert counts == [t["entries"] for s in secs for t in s["content"]["tables"]]
 
 
+def test_jt_sizes_coff_agrees_with_assembly():
+    tables = [t for s in ours(D / "jt-sizes-coff.obj", "jt-sizes") for t in s["content"]["tables"]]
+    assert [(t["function"], t["entries"]) for t in tables] == [("sw", 7), ("sw2", 5)]
+    text = tool("llvm-objdump-22", "-r", str(D / "jt-sizes-coff.obj"))
+    part = text.split("RELOCATION RECORDS FOR [.llvm_jump_table_sizes]:", 1)[1].split("\n\n")[0]
+    theirs = re.findall(r"^([0-9a-f]+) IMAGE_REL_AMD64_ADDR64\s+(\S+)", part, re.M)
+    assert [(int(o, 16), sym) for o, sym in theirs] == [(16 * i, t["address"]["symbol"]) for i, t in enumerate(tables)]
+
+
 def test_jt_sizes_linked_and_ld_r():
     linked = ours(D / "jt-sizes.exe", "jt-sizes")[0]["content"]["tables"]
+    assert [t["function"] for t in linked] == ["sw", "sw2"]
     ldr = ours(D / "jt-sizes-ld-r.o", "jt-sizes")[0]["content"]["tables"]
     assert [t["entries"] for t in linked] == [t["entries"] for t in ldr] == [7, 5]
     ro = next(s for s in __import__("objllvm.formats", fromlist=["x"]).open_object(str(D / "jt-sizes.exe")).sections
@@ -364,6 +403,8 @@ def test_every_llvm22_section_is_listed_with_a_codec():
     want = {"jt-sizes.o": "jt-sizes", "callgraph.o": "call-graph", "cfi-jump-table.o": "cfi-jump-table",
             "stackmaps.o": "stackmaps", "stackmaps-macho.o": "stackmaps", "stackmaps-coff.obj": "stackmaps",
             "faultmaps.o": "faultmaps", "xray.o": "xray-instr-map", "xray.exe": "xray-fn-idx",
+            "faultmaps-macho.o": "faultmaps", "xray-macho.o": "xray-fn-idx", "jt-sizes-coff.obj": "jt-sizes",
+            "callgraph.exe": "call-graph", "stackmaps-faultmaps.exe": "faultmaps",
             "stack-sizes.o": "stack-sizes", "offload-entries.o": "offload-entries",
             "hwasan-globals.o": "hwasan-globals", "llvm-stats.o": "llvm-stats", "addrsig-coff.obj": "addrsig",
             "addrsig-macho.o": "addrsig", "cg-profile-coff.obj": "cg-profile", "cg-profile-macho.o": "cg-profile"}

@@ -2,8 +2,9 @@
 
 One section per function that has jump tables; for each table two address-sized words: the table's address
 (a relocation in an object) and its number of entries.  The function a table belongs to is the function
-whose code refers to the table (found through the code's relocations in a relocatable object; a linked file
-keeps no such link, and shows none).
+whose code refers to the table, found through the code's relocations in a relocatable object (ELF or COFF);
+in a linked file, the function the table's first entry jumps into (a 32-bit offset from the table, as PIC
+tables hold, else an absolute address).
 """
 from __future__ import annotations
 
@@ -40,19 +41,56 @@ class _CodeReferences:
         self._by_symbol = None
         self._functions = None
 
+    def _is_code(self, sec) -> bool:
+        if self.ctx.format == "coff":
+            return bool(sec.flags & 0x20000020)                        # IMAGE_SCN_CNT_CODE / MEM_EXECUTE
+        return bool(sec.flags & 0x4) and sec.type == 1                 # SHF_EXECINSTR, SHT_PROGBITS
+
     def _build(self):
         out = {}
         obj = self.ctx.obj
+        e = self.ctx.endian
         for sec in getattr(obj, "sections", ()):
-            if not (sec.flags & 0x4) or sec.type not in (1, None):      # SHF_EXECINSTR, SHT_PROGBITS
+            if not self._is_code(sec):
                 continue
+            code = None
             for r in obj.relocations_for(sec):
-                if r.symbol is not None:
-                    out.setdefault(self.res.symbol_name(r.symbol), []).append(
-                        (r.addend if r.addend is not None else 0, sec.index, r.offset))
+                if r.symbol is None:
+                    continue
+                a = r.addend
+                if a is None:                     # REL / COFF: a 32-bit implicit addend in the code
+                    code = sec.data() if code is None else code
+                    a = int.from_bytes(code[r.offset:r.offset + 4], "little" if e == "<" else "big", signed=True) \
+                        if 0 <= r.offset <= len(code) - 4 else 0
+                out.setdefault(self.res.symbol_name(r.symbol), []).append((a, sec.index, r.offset))
         for v in out.values():
             v.sort()
         self._by_symbol = out
+
+    def linked_function_for(self, addr: Address, entries: int):
+        """Linked file: the function the table's first entry jumps into, read as a 32-bit offset from the
+        table (PIC tables) or as an absolute address-sized word."""
+        obj = self.ctx.obj
+        if obj is None or self.ctx.is_relocatable or not entries or self.ctx.format != "elf":
+            return None
+        for sec in getattr(obj, "sections", ()):
+            if sec.type == 8 or not sec.addr or not (sec.addr <= addr.value < sec.addr + sec.size):
+                continue
+            data = sec.data()
+            off = addr.value - sec.addr
+            order = "little" if self.ctx.endian == "<" else "big"
+            guesses = []
+            if off + 4 <= len(data):
+                guesses.append(addr.value + int.from_bytes(data[off:off + 4], order, signed=True))
+            w = self.ctx.addr_size
+            if off + w <= len(data):
+                guesses.append(int.from_bytes(data[off:off + w], order))
+            for dest in guesses:
+                f = self.res.function_containing(dest)
+                if f is not None:
+                    return f
+            return None
+        return None
 
     def function_for(self, addr: Address):
         """The function whose code has a relocation to ``addr`` (symbol+addend within 8 bytes below: PC-relative
@@ -76,11 +114,22 @@ class _CodeReferences:
     def _function_containing(self, shndx, off):
         if self._functions is None:
             out = {}
-            for sym in self.ctx.symbols:
-                if sym.type == 2 and sym.name:                          # STT_FUNC
-                    out.setdefault(sym.shndx, []).append((sym.value, sym.value + max(sym.size, 1), sym.name))
-            for v in out.values():
-                v.sort()
+            if self.ctx.format == "coff":
+                # COFF: function symbols (type 0x20) carry no size: each runs to the next one of its section
+                starts = {}
+                for sym in self.ctx.symbols:
+                    if sym.type == 0x20 and sym.name and sym.shndx > 0:
+                        starts.setdefault(sym.shndx, []).append((sym.value, sym.name))
+                for shndx, v in starts.items():
+                    v.sort()
+                    out[shndx] = [(a, v[k + 1][0] if k + 1 < len(v) else float("inf"), name)
+                                  for k, (a, name) in enumerate(v)]
+            else:
+                for sym in self.ctx.symbols:
+                    if sym.type == 2 and sym.name:                      # STT_FUNC
+                        out.setdefault(sym.shndx, []).append((sym.value, sym.value + max(sym.size, 1), sym.name))
+                for v in out.values():
+                    v.sort()
             self._functions = out
         funcs = self._functions.get(shndx, ())
         i = bisect.bisect_right(funcs, (off, float("inf"), "")) - 1
@@ -95,6 +144,7 @@ class JumpTableSizesCodec(Codec):
     description = "jump-table sizes (-emit-jump-table-sizes-section): table address and entry count"
     sh_types = (SHT_LLVM_JT_SIZES,)
     names = (".llvm_jump_table_sizes",)
+    formats = ("elf", "coff")
 
     def decode(self, data, ctx):
         w = ctx.addr_size
@@ -112,7 +162,8 @@ class JumpTableSizesCodec(Codec):
                 exc.partial = out
                 raise
             addr = res.at(start, v)
-            out.tables.append(JumpTableSize(addr, n, refs.function_for(addr)))
+            fn = refs.function_for(addr) if ctx.is_relocatable else refs.linked_function_for(addr, n)
+            out.tables.append(JumpTableSize(addr, n, fn))
         return out
 
     def encode(self, model, ctx):

@@ -33,8 +33,10 @@ class XRaySled:
     id: int = 0                          # function id (1-based, in sled order)
     address: int | None = None           # resolved (linked file; object: offset from the symbol)
     function: int | None = None
-    address_symbol: str | None = None    # the relocation's symbol (object) or the function at the address
+    address_symbol: str | None = None    # the function (or symbol) the address is in
     function_symbol: str | None = None
+    address_offset: int | None = None    # object: the offset from ``address_symbol``
+    function_offset: int | None = None
 
     @property
     def kind_name(self) -> str:
@@ -66,6 +68,10 @@ def _wrap(v: int, w: int) -> int:
     return v & ((1 << (8 * w)) - 1)
 
 
+def _signed(v: int, w: int) -> int:
+    return v - (1 << (8 * w)) if v >> (8 * w - 1) else v
+
+
 @register
 class XRayInstrMapCodec(Codec):
     kind = "xray-instr-map"
@@ -83,6 +89,10 @@ class XRayInstrMapCodec(Codec):
         out = XRayInstrMap(w, relocatable=ctx.is_relocatable)
         n = len(data) // size
         fid, prev = 0, None
+        by_off = {}
+        for rel in ctx.relocations or ():
+            by_off.setdefault(rel.offset, []).append(rel)
+        sec_addr = sec.addr if sec is not None else 0
         for i in range(n):
             p = r.pos
             a, f = r.uint(w), r.uint(w)
@@ -90,16 +100,34 @@ class XRayInstrMapCodec(Codec):
             pad = r.bytes(size - 2 * w - 3)
             s = XRaySled(a, f, kind, always, version, pad)
             for off, raw, attr in ((p, a, "address"), (p + w, f, "function")):
-                rel = res.reloc_at(off) if ctx.is_relocatable else None
-                if rel is not None:
-                    addend = rel.addend if rel.addend is not None else raw
-                    setattr(s, attr + "_symbol", res.symbol_name(rel.symbol))
+                rels = by_off.get(off) if ctx.is_relocatable else None
+                place = sec_addr + off
+                if rels and ctx.format == "elf":
+                    # llvm-xray applies ELF relocations: S + A (a section symbol's S is 0 in an object)
+                    rel = rels[0]
+                    addend = rel.addend if rel.addend is not None else _signed(raw, w)
                     setattr(s, attr, _wrap(addend, w))
+                    sym = rel.symbol
+                    if sym is not None and sym.is_section:
+                        name, delta = res.locate(sym.shndx, addend)
+                    else:
+                        name, delta = res.symbol_name(sym), addend
+                    setattr(s, attr + "_symbol", name)
+                    setattr(s, attr + "_offset", delta)
+                    continue
+                # a linked file, or a Mach-O object (llvm-xray reads its fields without relocations)
+                v = _wrap(raw + place, w) if version >= 2 else raw
+                setattr(s, attr, v)
+                if rels and len(rels) >= 2 and ctx.format == "macho":
+                    # SUBTRACTOR B then UNSIGNED A at one place: the field is A - B + raw
+                    b, a_ = rels[0].symbol, rels[1].symbol
+                    if a_ is not None and b is not None:
+                        setattr(s, attr + "_symbol", a_.name)
+                        setattr(s, attr + "_offset", _signed(_wrap(raw + place - b.value, w), w)
+                                if version >= 2 else _signed(raw, w))
                 elif not ctx.is_relocatable:
-                    v = _wrap(raw + base + off, w) if version >= 2 else raw
-                    setattr(s, attr, v)
                     setattr(s, attr + "_symbol", res.function_at(v))
-            key = (s.function_symbol, s.function) if ctx.is_relocatable else s.function
+            key = s.function
             if key != prev:
                 fid += 1
                 prev = key
@@ -121,6 +149,7 @@ class XRayInstrMapCodec(Codec):
                 "sleds": [{"id": s.id, "kind": s.kind_name, "always_instrument": bool(s.always_instrument),
                            "version": s.version, "address": s.address, "function": s.function,
                            "address_symbol": s.address_symbol, "function_symbol": s.function_symbol,
+                           "address_offset": s.address_offset, "function_offset": s.function_offset,
                            "address_field": s.address_field, "function_field": s.function_field,
                            "padding": s.padding.hex()} for s in model.sleds]}
 
@@ -141,16 +170,15 @@ class XRayInstrMapCodec(Codec):
         return out
 
     def tables(self, model, options):
-        def where(v, sym):
+        def where(v, sym, off):
             if v is None:
                 return "?"
-            if not sym:
-                return f"{v:#x}"
-            if model.relocatable:
-                return f"{sym}+{v:#x}" if v else sym
-            return f"{v:#x} <{sym}>"
+            if sym and off is not None:
+                return f"{sym}+{off:#x}" if off > 0 else f"{sym}-{-off:#x}" if off < 0 else sym
+            return f"{v:#x} <{sym}>" if sym else f"{v:#x}"
         return [Table(["id", "address", "function", "kind", "always", "version"],
-                      [[s.id, where(s.address, s.address_symbol), where(s.function, s.function_symbol),
+                      [[s.id, where(s.address, s.address_symbol, s.address_offset),
+                        where(s.function, s.function_symbol, s.function_offset),
                         s.kind_name, "yes" if s.always_instrument else "no", s.version] for s in model.sleds])]
 
 
@@ -167,6 +195,9 @@ class XRayFnIndexCodec(Codec):
         res = Resolver(ctx)
         sec = ctx.section
         out = XRayFnIndex(w)
+        pairs = {}
+        for rel in ctx.relocations or ():
+            pairs.setdefault(rel.offset, []).append(rel)
         while not r.at_end():
             p = r.pos
             try:
@@ -177,6 +208,11 @@ class XRayFnIndexCodec(Codec):
                 exc.partial = out
                 raise
             e = XRayFnIndexEntry(res.at(p, v), n)
+            rels = [x for x in pairs.get(p, ())] if ctx.format == "macho" else ()
+            if len(rels) >= 2 and rels[0].symbol is not None and rels[1].symbol is not None:
+                # SUBTRACTOR (this entry's label) then UNSIGNED (the sleds' start): A - B + stored
+                e.sleds = Address(v, rels[1].symbol.name, _signed(_wrap(v + (sec.addr if sec else 0) + p
+                                                                        - rels[0].symbol.value, w), w))
             if not ctx.is_relocatable and sec is not None:
                 e.sleds_address = _wrap(v + sec.addr + p, w)
             out.entries.append(e)

@@ -11,20 +11,26 @@ CC="clang-22 -fno-ident -fdebug-prefix-map=$ROOT=. -ffile-prefix-map=$ROOT=."
 $CC -O2 -mllvm -emit-jump-table-sizes-section -c "$S/sw.c" -o "$O/jt-sizes.o"
 ld.lld-22 -r "$O/jt-sizes.o" -o "$O/jt-sizes-ld-r.o"
 ld.lld-22 "$O/jt-sizes.o" -e sw -o "$O/jt-sizes.exe" --unresolved-symbols=ignore-all
+$CC -O2 -mllvm -emit-jump-table-sizes-section --target=x86_64-pc-windows-msvc -mno-incremental-linker-compatible \
+  -c "$S/sw.c" -o "$O/jt-sizes-coff.obj"
 # SHT_LLVM_CALL_GRAPH (.llvm.callgraph).
 $CC -O2 -fexperimental-call-graph-section -c "$S/sw.c" -o "$O/callgraph.o"
 $CC -O2 -fexperimental-call-graph-section --target=i386-linux-gnu -c "$S/sw.c" -o "$O/callgraph-i386.o"
+ld.lld-22 "$O/callgraph.o" -e sw --unresolved-symbols=ignore-all -o "$O/callgraph.exe"
 # SHT_LLVM_CFI_JUMP_TABLE: clang-22 still writes PROGBITS for CFI jump tables; the assembler writes the type.
 llvm-mc-22 -filetype=obj -triple=x86_64-linux-gnu "$S/cfi-jt.s" -o "$O/cfi-jump-table.o"
 # Stack maps: ELF, Mach-O, COFF.
 llc-22 -O1 -filetype=obj "$S/sm.ll" -o "$O/stackmaps.o"
 llc-22 -O1 -filetype=obj -mtriple=x86_64-apple-macosx13 "$S/sm.ll" -o "$O/stackmaps-macho.o"
 llc-22 -O1 -filetype=obj -mtriple=x86_64-pc-windows-msvc "$S/sm.ll" -o "$O/stackmaps-coff.obj"
-# Fault maps (implicit null checks).
+# Fault maps (implicit null checks); a link of both (the addresses resolved).
 llc-22 -O2 -enable-implicit-null-checks -filetype=obj "$S/fm.ll" -o "$O/faultmaps.o"
+llc-22 -O2 -enable-implicit-null-checks -filetype=obj -mtriple=x86_64-apple-macosx13 "$S/fm.ll" -o "$O/faultmaps-macho.o"
+ld.lld-22 "$O/stackmaps.o" "$O/faultmaps.o" -e f --unresolved-symbols=ignore-all -o "$O/stackmaps-faultmaps.exe"
 # XRay: an object (one map and one index section per function) and a small link without the runtime.
 $CC -O1 -fxray-instrument -fxray-instruction-threshold=1 -c "$S/xr.c" -o "$O/xray.o"
 ld.lld-22 "$O/xray.o" -e main --unresolved-symbols=ignore-all -o "$O/xray.exe"
+$CC -O1 -fxray-instrument -fxray-instruction-threshold=1 --target=x86_64-apple-macos13 -c "$S/xr.c" -o "$O/xray-macho.o"
 # .stack_sizes (-O0: real frames).
 $CC -O0 -fstack-size-section -c "$S/xr.c" -o "$O/stack-sizes.o"
 ld.lld-22 "$O/stack-sizes.o" -e main --unresolved-symbols=ignore-all -o "$O/stack-sizes.exe"

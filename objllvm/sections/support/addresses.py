@@ -7,6 +7,8 @@ function/object symbol at that address.
 """
 from __future__ import annotations
 
+import bisect
+
 from ..._model import dataclass
 
 
@@ -43,6 +45,8 @@ class Resolver:
         self._relocs = None
         self._by_value = None
         self._in_section = None
+        self._ranges = None
+        self._funcs = None
 
     @property
     def relocs(self) -> dict:
@@ -91,6 +95,34 @@ class Resolver:
                     out.setdefault((s.shndx, s.value), s.name)
             self._in_section = out
         return self._in_section.get((shndx, offset))
+
+    def locate(self, shndx, offset: int):
+        """(name, offset from it) of ``offset`` in section ``shndx`` of an object: the function or object symbol
+        containing it, else the section."""
+        if self._ranges is None:
+            out = {}
+            for s in self.ctx.symbols:
+                if s.type in (1, 2) and s.name:
+                    out.setdefault(s.shndx, []).append((s.value, s.value + max(s.size, 1), s.name))
+            for v in out.values():
+                v.sort()
+            self._ranges = out
+        funcs = self._ranges.get(shndx, ())
+        i = bisect.bisect_right(funcs, (offset, float("inf"), "")) - 1
+        if i >= 0 and funcs[i][0] <= offset < funcs[i][1]:
+            return funcs[i][2], offset - funcs[i][0]
+        sec = _section_by_index(self.ctx.obj, shndx)
+        return (sec.name if sec is not None else None), offset
+
+    def function_containing(self, address: int) -> str | None:
+        """Linked file: the function symbol whose [value, value + size) holds ``address``."""
+        if self._funcs is None:
+            self._funcs = sorted((s.value, s.value + max(s.size, 1), s.name) for s in self.ctx.symbols
+                                 if s.type == 2 and s.name and s.shndx)
+        i = bisect.bisect_right(self._funcs, (address, float("inf"), "")) - 1
+        if i >= 0 and self._funcs[i][0] <= address < self._funcs[i][1]:
+            return self._funcs[i][2]
+        return None
 
     def function_at(self, address: int) -> str | None:
         if self._by_value is None:
