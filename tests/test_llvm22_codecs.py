@@ -354,21 +354,31 @@ def test_cfi_jump_table_targets_are_the_relocations():
 
 # ---- offloading entries ----------------------------------------------------------------------------------------
 
-def test_offload_entries_agree_with_relocations_and_strings():
-    (sec,) = ours(D / "offload-entries.o", "offload-entries")
+def _hexdump(path, section) -> bytes:
+    text = tool("llvm-objdump-22", "-s", "-j", section, str(path))
+    return b"".join(bytes.fromhex("".join(line[6:41].split())) for line in text.splitlines()
+                    if re.match(r" [0-9a-f]{4} ", line))
+
+
+@pytest.mark.parametrize("name,section,size,addr_off,name_off,version", [
+    ("offload-entries.o", "llvm_offload_entries", 56, 16, 24, 1),
+    ("offload-entries-llvm19.o", "omp_offloading_entries", 32, 0, 8, 0)])
+def test_offload_entries_agree_with_relocations_and_strings(name, section, size, addr_off, name_off, version):
+    (sec,) = ours(D / name, "offload-entries")
+    assert sec["content"]["layout"] == ("v1" if version else "legacy")
     entries = sec["content"]["entries"]
-    rl = relocs(D / "offload-entries.o", "llvm_offload_entries")
-    assert [(x[0], x[2]) for x in rl] == [(56 * i + off, e["address" if off == 16 else "name_pointer"]["symbol"]
-                                          if off == 16 else ".llvm.rodata.offloading")
-                                         for i, e in enumerate(entries) for off in (16, 24)]
-    # names: the strings llvm-objdump-22 shows in .llvm.rodata.offloading, at the relocations' addends
-    hexdump = tool("llvm-objdump-22", "-s", "-j", ".llvm.rodata.offloading", str(D / "offload-entries.o"))
-    raw = b"".join(bytes.fromhex("".join(line[6:41].split())) for line in hexdump.splitlines()
-                   if re.match(r" [0-9a-f]{4} ", line))
-    names = [raw[x[3]:raw.index(b"\0", x[3])].decode() for x in rl if x[2] == ".llvm.rodata.offloading"]
+    rl = relocs(D / name, section)
+    assert [x[0] for x in rl] == [size * i + off for i in range(len(entries)) for off in (addr_off, name_off)]
+    assert [x[2] for x in rl if x[0] % size == addr_off] == [e["address"]["symbol"] for e in entries]
+    # names: the strings llvm-objdump-22 shows in the section each name relocation points into, at its addend
+    names = []
+    for x in rl:
+        if x[0] % size == name_off:
+            raw = _hexdump(D / name, x[2])
+            names.append(raw[x[3]:raw.index(b"\0", x[3])].decode())
     assert [e["name"] for e in entries] == names
     assert names[0] == "dev_var" and names[1].startswith("__omp_offloading_")
-    assert [(e["kind"], e["version"], e["size"]) for e in entries] == [("openmp", 1, 4), ("openmp", 1, 0)]
+    assert [(e["kind"], e["version"], e["size"]) for e in entries] == [("openmp", version, 4), ("openmp", version, 0)]
 
 
 # ---- HWASan globals note and .llvm_stats ----------------------------------------------------------------------

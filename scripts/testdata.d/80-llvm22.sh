@@ -36,6 +36,8 @@ $CC -O0 -fstack-size-section -c "$S/xr.c" -o "$O/stack-sizes.o"
 ld.lld-22 "$O/stack-sizes.o" -e main --unresolved-symbols=ignore-all -o "$O/stack-sizes.exe"
 # Offloading entries (llvm_offload_entries) and their names (.llvm.rodata.offloading).
 $CC -O1 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -c "$S/om.c" -o "$O/offload-entries.o"
+# LLVM 19's layout (omp_offloading_entries, 32-byte __tgt_offload_entry), read too.
+clang-19 -fno-ident -O1 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -c "$S/om.c" -o "$O/offload-entries-llvm19.o"
 # HWASan globals note (AArch64).
 $CC -O1 --target=aarch64-linux-gnu -fsanitize=hwaddress -fno-addrsig -c "$S/hw.c" -o "$O/hwasan-globals.o"
 # .llvm_stats: the sample-profile loader's staleness figures.
