@@ -53,5 +53,5 @@ llvm-mc-22 -filetype=obj -triple=x86_64-apple-macos13 "$S/cgp-macho.s" -o "$O/cg
 $CC -O2 -fexperimental-call-graph-section -S "$S/sw.c" -o "$O/callgraph.s"
 $CC -O2 -mllvm -emit-jump-table-sizes-section -S "$S/sw.c" -o "$O/jt-sizes.s"
 # Name-only LLVM sections no codec of this branch decodes: instrumentation profile and coverage mapping.
-$CC -O1 -fprofile-instr-generate -fcoverage-mapping -c "$S/xr.c" -o "$O/instr-profile.o"
-$CC -O1 -fprofile-instr-generate -fcoverage-mapping --target=x86_64-pc-windows-msvc -mno-incremental-linker-compatible -c "$S/xr.c" -o "$O/instr-profile-coff.obj"
+$CC -O1 -fprofile-instr-generate -fcoverage-mapping -fno-addrsig -c "$S/xr.c" -o "$O/instr-profile.o"
+$CC -O1 -fprofile-instr-generate -fcoverage-mapping -fno-addrsig --target=x86_64-pc-windows-msvc -mno-incremental-linker-compatible -c "$S/xr.c" -o "$O/instr-profile-coff.obj"
