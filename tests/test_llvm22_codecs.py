@@ -394,6 +394,42 @@ def test_hwasan_note_agrees_with_llvm_readelf():
     assert [(n["begin_symbol"], n["begin"]), (n["end_symbol"], n["end"])] == [(x[2], 0) for x in rl]
 
 
+def _readelf_symbols(path):
+    """name -> (value, size) of the OBJECT symbols llvm-readelf-22 -s lists."""
+    out = {}
+    for line in tool("llvm-readelf-22", "-s", str(path)).splitlines():
+        p = line.split()
+        if len(p) >= 8 and p[3] == "OBJECT":
+            out[p[7]] = (int(p[1], 16), int(p[2]))
+    return out
+
+
+@pytest.mark.parametrize("name", ["hwasan-globals.o", "hwasan-globals.so"])
+def test_hwasan_descriptors_agree_with_the_symbols(name):
+    syms = _readelf_symbols(D / name)
+    descs = [d for s in ours(D / name, "hwasan-global-descriptors") for d in s["content"]["descriptors"]]
+    assert sorted(d["global"] for d in descs) == ["gv", "sv"]
+    for d in descs:
+        value, size = syms[d["global"]]
+        assert (d["size"], d["tag"]) == (size, value >> 56)          # the tag is the symbol value's top byte
+        if d["address"] is not None:
+            assert d["address"] == value & ((1 << 56) - 1)
+
+
+def test_hwasan_note_in_a_link_spans_the_descriptors():
+    doc = json.loads(tool("llvm-readelf-22", "-n", "--elf-output-style=JSON", str(D / "hwasan-globals.so")))
+    (note,) = doc[0]["NoteSections"][0]["NoteSection"]["Notes"]
+    (sec,) = ours(D / "hwasan-globals.so", "hwasan-globals")
+    (n,) = sec["content"]["notes"]
+    assert bytes.fromhex(n["desc"])[:8] == bytes(note["Description data"]["Bytes"])
+    heads = tool("llvm-readelf-22", "-S", "-W", str(D / "hwasan-globals.so"))
+    rows = {p[1]: p for p in (line.replace("[ ", "[").split() for line in heads.splitlines()) if len(p) > 6}
+    note_addr = int(rows[".note.hwasan.globals"][3], 16)
+    start, size = int(rows["hwasan_globals"][3], 16), int(rows["hwasan_globals"][5], 16)
+    assert (note_addr + n["begin"], note_addr + n["end"]) == (start, start + size)
+    assert n["begin_symbol"] == f"{start:#x}"
+
+
 def test_llvm_stats_values():
     (sec,) = ours(D / "llvm-stats.o", "llvm-stats")
     stats = {s["name"]: s["value"] for s in sec["content"]["stats"]}
@@ -416,7 +452,7 @@ def test_every_llvm22_section_is_listed_with_a_codec():
             "faultmaps-macho.o": "faultmaps", "xray-macho.o": "xray-fn-idx", "jt-sizes-coff.obj": "jt-sizes",
             "callgraph.exe": "call-graph", "stackmaps-faultmaps.exe": "faultmaps",
             "stack-sizes.o": "stack-sizes", "offload-entries.o": "offload-entries",
-            "hwasan-globals.o": "hwasan-globals", "llvm-stats.o": "llvm-stats", "addrsig-coff.obj": "addrsig",
+            "hwasan-globals.o": "hwasan-global-descriptors", "hwasan-globals.so": "hwasan-globals", "llvm-stats.o": "llvm-stats", "addrsig-coff.obj": "addrsig",
             "addrsig-macho.o": "addrsig", "cg-profile-coff.obj": "cg-profile", "cg-profile-macho.o": "cg-profile"}
     for name, kind in want.items():
         code, out, err = run_objllvm("sections", "--json", D / name)

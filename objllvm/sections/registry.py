@@ -222,7 +222,6 @@ NAME_ONLY = (
     ("__llvm_covmap", _COVERAGE), ("__llvm_covfun", _COVERAGE), ("__llvm_covinit", _COVERAGE),
     (".lcovmap", _COVERAGE), (".lcovfun", _COVERAGE), (".lcovinit", _COVERAGE),
     (".llvm.rodata.offloading", "names of the offloading entries: shown by the offload-entries codec"),
-    ("hwasan_globals", "HWASan global descriptors: located by the hwasan-globals note, not decoded"),
     (".pseudo_probe", "pseudo probes (-fpseudo-probe-for-profiling): read by llvm-profgen, not decoded"),
     (".pseudo_probe_desc", "pseudo probe descriptors (-fpseudo-probe-for-profiling): not decoded"),
     ("__sancov_*", "sanitizer coverage tables (-fsanitize-coverage): not decoded"),

@@ -40,6 +40,7 @@ $CC -O1 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -c "$S/om.c" -o "$O/offloa
 clang-19 -fno-ident -O1 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -c "$S/om.c" -o "$O/offload-entries-llvm19.o"
 # HWASan globals note (AArch64).
 $CC -O1 --target=aarch64-linux-gnu -fsanitize=hwaddress -fno-addrsig -c "$S/hw.c" -o "$O/hwasan-globals.o"
+ld.lld-22 -shared "$O/hwasan-globals.o" -o "$O/hwasan-globals.so"
 # .llvm_stats: the sample-profile loader's staleness figures.
 W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
 llvm-profdata-22 merge --sample --extbinary "$S/sp.txt" -o "$W/sp.prof"
