@@ -462,16 +462,21 @@ def test_every_llvm22_section_is_listed_with_a_codec():
         assert kind in kinds, (name, kinds)
 
 
-def test_name_only_sections_are_listed_with_the_reason():
-    code, out, err = run_objllvm("sections", D / "instr-profile.o")
+@pytest.mark.parametrize("name,sections", [
+    ("instr-profile.o", ("__llvm_prf_cnts", "__llvm_prf_data", "__llvm_prf_names")),
+    ("instr-profile-coff.obj", (".lprfc$M", ".lprfd$M", ".lprfn$M", ".lcovmap$M", ".lcovfun$M")),
+    ("instr-profile-macho.o", ("__DATA,__llvm_prf_cnts", "__DATA,__llvm_prf_data", "__DATA,__llvm_prf_names",
+                               "__LLVM_COV,__llvm_covmap", "__LLVM_COV,__llvm_covfun"))])
+def test_name_only_sections_are_listed_with_the_reason(name, sections):
+    code, out, err = run_objllvm("sections", D / name)
     assert code == 0, err
-    for name in ("__llvm_prf_cnts", "__llvm_prf_data", "__llvm_prf_names", "__llvm_covmap", "__llvm_covfun"):
-        line = next((x for x in out.splitlines() if f" {name} " in x), None)
-        assert line is not None, f"{name} is not listed:\n{out}"
-        c = registry.codecs()
-        if not any(k in line for k in ("instr-profile", "coverage") if k in c):
+    claimed = {k for k in ("instr-profile", "coverage") if k in registry.codecs()}
+    for sec in sections:
+        line = next((x for x in out.splitlines() if f" {sec} " in x), None)
+        assert line is not None, f"{sec} is not listed:\n{out}"
+        if not any(k in line for k in claimed):
             assert "- (" in line and ("llvm-profdata" in line or "llvm-cov" in line), line
-    code, out, err = run_objllvm("dump", D / "instr-profile.o")
+    code, out, err = run_objllvm("dump", D / name)
     assert "read by llvm-profdata" in out or "instr-profile" in out
 
 

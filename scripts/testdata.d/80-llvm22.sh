@@ -53,6 +53,9 @@ llvm-mc-22 -filetype=obj -triple=x86_64-apple-macos13 "$S/cgp-macho.s" -o "$O/cg
 # Ground truth for the call graph (no LLVM 22 tool dumps it): the assembly clang-22 writes for the same object.
 $CC -O2 -fexperimental-call-graph-section -S "$S/sw.c" -o "$O/callgraph.s"
 $CC -O2 -mllvm -emit-jump-table-sizes-section -S "$S/sw.c" -o "$O/jt-sizes.s"
-# Name-only LLVM sections no codec of this branch decodes: instrumentation profile and coverage mapping.
-$CC -O1 -fprofile-instr-generate -fcoverage-mapping -fno-addrsig -c "$S/xr.c" -o "$O/instr-profile.o"
+# Name-only LLVM sections no codec of this branch decodes: instrumentation profile (ELF) and, with coverage
+# mapping, COFF and Mach-O. (ELF coverage records define __covrec_* symbols in __llvm_covfun, which the
+# ELF writer's remove-each-section test would have to drop: left to the branch that decodes coverage.)
+$CC -O1 -fprofile-instr-generate -fno-addrsig -c "$S/xr.c" -o "$O/instr-profile.o"
 $CC -O1 -fprofile-instr-generate -fcoverage-mapping -fno-addrsig --target=x86_64-pc-windows-msvc -mno-incremental-linker-compatible -c "$S/xr.c" -o "$O/instr-profile-coff.obj"
+$CC -O1 -fprofile-instr-generate -fcoverage-mapping -fno-addrsig --target=x86_64-apple-macos13 -c "$S/xr.c" -o "$O/instr-profile-macho.o"
