@@ -6,9 +6,6 @@ text (the value itself is decimal text).
 """
 from __future__ import annotations
 
-import base64
-import binascii
-
 from .._model import dataclass, field
 from ..binary import Reader, uleb_encode
 from ..errors import DecodeError
@@ -25,6 +22,16 @@ class LlvmStat:
 @dataclass
 class LlvmStats:
     stats: list = field(default_factory=list)
+
+
+def _b64(enc: bytes):
+    """The base64 text decoded (None when it is not base64).  base64 is imported here: most runs never need it."""
+    import base64
+    import binascii
+    try:
+        return base64.b64decode(enc, validate=True).decode("utf-8", "surrogateescape")
+    except (binascii.Error, ValueError):
+        return None
 
 
 @register
@@ -51,10 +58,7 @@ class LlvmStatsCodec(Codec):
             except DecodeError as exc:
                 exc.partial = out
                 raise
-            try:
-                value = base64.b64decode(enc, validate=True).decode("utf-8", "surrogateescape")
-            except (binascii.Error, ValueError):
-                value = None
+            value = _b64(enc)
             out.stats.append(LlvmStat(name.decode("utf-8", "surrogateescape"), enc, value))
         return out
 
@@ -75,6 +79,7 @@ class LlvmStatsCodec(Codec):
             if s.get("encoded") is not None:
                 enc = s["encoded"].encode("latin-1")
             else:
+                import base64
                 enc = base64.b64encode(str(s["value"]).encode())
             out.stats.append(LlvmStat(s["name"], enc, s.get("value")))
         return out

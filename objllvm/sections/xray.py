@@ -85,7 +85,6 @@ class XRayInstrMapCodec(Codec):
         r = Reader(data, ctx.endian)
         res = Resolver(ctx)
         sec = ctx.section
-        base = sec.addr if (sec is not None and not ctx.is_relocatable) else 0
         out = XRayInstrMap(w, relocatable=ctx.is_relocatable)
         n = len(data) // size
         fid, prev = 0, None
