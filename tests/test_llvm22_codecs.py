@@ -534,3 +534,28 @@ def test_from_dict_round_trip(path):
     if path.name.startswith(("instr-profile",)):
         return
     assert n > 0, f"{path.name}: no section of the LLVM 22 kinds"
+
+
+def test_set_section_edits_a_linked_stack_sizes_section(tmp_path):
+    (sec,) = ours(D / "stack-sizes.exe", "stack-sizes")
+    content = sec["content"]
+    content["entries"][0]["size"] = 100                 # one ULEB byte still: nothing moves
+    spec = tmp_path / "ss.json"
+    spec.write_text(json.dumps(content))
+    out = tmp_path / "edited.exe"
+    code, _, err = run_objllvm("rewrite", D / "stack-sizes.exe", "-o", out, "--set-section", f"stack-sizes={spec}")
+    assert code == 0, err
+    doc = json.loads(tool("llvm-readobj-22", "--elf-output-style=JSON", "--stack-sizes", str(out)))
+    assert [(e["Entry"]["Functions"], e["Entry"]["Size"]) for e in doc[0]["StackSizes"]] == \
+        [(["work"], 100), (["other"], 24), (["tiny"], 8), (["main"], 24)]
+
+
+def test_set_section_refuses_a_relocated_change(tmp_path):
+    (sec,) = ours(D / "stackmaps.o", "stackmaps")
+    content = sec["content"]
+    content["records"][0]["id"] = 99
+    spec = tmp_path / "sm.json"
+    spec.write_text(json.dumps(content))
+    code, _, err = run_objllvm("rewrite", D / "stackmaps.o", "-o", tmp_path / "x.o", "--set-section",
+                               f"stackmaps={spec}")
+    assert code == 1 and "cannot update" in err and "Traceback" not in err
