@@ -253,7 +253,7 @@ def dump_to_text(items: Iterable[DumpItem], options: Options | None = None) -> l
                 at = f" at offset {d.error.offset:#x}" if d.error.offset is not None else ""
                 out.append(Text(f"error{at}: {d.error.message}"))
             elif d.status == "undecoded":
-                out.append(Text("known LLVM section type, not decoded"))
+                out.append(Text(d.note or "known LLVM section type, not decoded"))
             elif d.status == "unknown":
                 out.append(Text("unknown LLVM section type"))
     return out

@@ -3,6 +3,9 @@
 * type 0x6fff4c02 (LLVM <= 12): 16-byte entries ``{u32 from, u32 to, u64 weight}`` with symbol indices;
 * type 0x6fff4c09 (LLVM >= 13): 8-byte weights; relocation 2i (R_*_NONE) names the caller of edge i
   and relocation 2i+1 the callee, in ``.rel[a].llvm.call-graph-profile``.
+
+COFF ``.llvm.call-graph-profile`` and Mach-O ``__LLVM,__cg_profile`` keep the old 16-byte entries: u32 caller
+and u32 callee symbol-table indices (COFF: auxiliary records counted), u64 weight.
 """
 from __future__ import annotations
 
@@ -33,11 +36,14 @@ class CGProfileCodec(Codec):
     kind = "cg-profile"
     description = "call-graph profile: caller -> callee edge weights"
     sh_types = (OLD_TYPE, NEW_TYPE)
-    names = (".llvm.call-graph-profile",)
+    names = (".llvm.call-graph-profile", "__LLVM,__cg_profile")
+    formats = ("elf", "coff", "macho")
     typed_names = True
 
     def decode(self, data, ctx):
         r = Reader(data, ctx.endian)
+        if ctx.format in ("coff", "macho"):
+            return self._decode_indices(r, ctx)
         namer = SymbolNamer(ctx)
         old = ctx.section is not None and ctx.section.type == OLD_TYPE
         entsize = getattr(ctx.section, "entsize", 0) or 0
@@ -89,6 +95,31 @@ class CGProfileCodec(Codec):
             else:
                 edges.append(CGEdge(SymbolRef(None, None), SymbolRef(None, None), w))
         return CallGraphProfile("relocations", edges)
+
+    def _decode_indices(self, r, ctx):
+        """COFF and Mach-O: 16-byte entries of symbol-table indices (a COFF index counts auxiliary records)."""
+        by_index = {s.index: s for s in ctx.symbols}
+        edges = []
+        while not r.at_end():
+            start = r.pos
+            try:
+                f = r.u32("caller symbol index")
+                t = r.u32("callee symbol index")
+                w = r.u64("weight")
+            except DecodeError as exc:
+                exc.message = f"entry {len(edges)}: {exc.message} (16-byte entries)"
+                exc.partial = CallGraphProfile("symbol-indices", edges)
+                raise
+            refs = []
+            for idx, what in ((f, "caller"), (t, "callee")):
+                sym = by_index.get(idx)
+                if sym is None:
+                    raise DecodeError(f"entry {len(edges)}: {what} symbol index {idx} names no symbol "
+                                      f"({len(by_index)} symbols)", offset=start,
+                                      partial=CallGraphProfile("symbol-indices", edges))
+                refs.append(SymbolRef(idx, sym.name))
+            edges.append(CGEdge(refs[0], refs[1], w))
+        return CallGraphProfile("symbol-indices", edges)
 
     def encode(self, model, ctx):
         e = ctx.endian

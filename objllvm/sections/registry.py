@@ -218,6 +218,7 @@ class Decoded:
     error: ObjllvmError | None = None
     warnings: list = field(default_factory=list)   # located ObjllvmErrors: values lost, section kept
     mistyped: bool = False         # recognised by name, but its ELF type contradicts the name (Codec.typed_names)
+    note: str = ""                 # why an LLVM section is not decoded (status 'undecoded')
 
 
 def decode_section(obj, section, options=None) -> Decoded:
@@ -226,6 +227,9 @@ def decode_section(obj, section, options=None) -> Decoded:
     from ..formats.elf import LLVM_SECTION_TYPES, is_llvm_type
     codec = find_codec(section, obj, options)
     if codec is None:
+        why = name_only_reason(section, obj)
+        if why is not None:
+            return Decoded(section, None, "undecoded", note=why)
         if is_llvm_type(section.type):
             return Decoded(section, None, "undecoded" if section.type in LLVM_SECTION_TYPES else "unknown")
         return Decoded(section, None, "unknown")
@@ -253,9 +257,52 @@ def decode_section(obj, section, options=None) -> Decoded:
 
 
 def is_llvm_section(section, obj, options=None) -> bool:
-    """LLVM-specific: an LLVM section type, or a section a codec recognises."""
+    """LLVM-specific: an LLVM section type, a section a codec recognises, or one of the LLVM sections known by
+    name (:data:`NAME_ONLY`) that no codec decodes."""
     from ..formats.elf import is_llvm_type
-    return is_llvm_type(section.type) or find_codec(section, obj, options) is not None
+    return (is_llvm_type(section.type) or find_codec(section, obj, options) is not None
+            or name_only_reason(section, obj) is not None)
+
+
+# LLVM-specific sections with no SHT_LLVM type, known by name, that no codec of this version decodes: the
+# name (a trailing ``*``: a prefix) and why.  A codec that recognises one of these names takes precedence
+# (find_codec is asked first), so adding a codec for a kind needs no change here.  Names are matched as
+# ELF writes them, as Mach-O's section part (``__DATA,__llvm_prf_cnts`` -> ``__llvm_prf_cnts``) and as
+# COFF's name before ``$`` (``.lprfc$M`` -> ``.lprfc``).
+_PROFILE = "instrumentation profile data (-fprofile-instr-generate): read by llvm-profdata on the .profraw a run writes"
+_COVERAGE = "coverage mapping (-fcoverage-mapping): read by llvm-cov"
+NAME_ONLY = (
+    ("__llvm_prf_*", _PROFILE), (".lprf*", _PROFILE), ("__llvm_orderfile", _PROFILE),
+    ("__llvm_covmap", _COVERAGE), ("__llvm_covfun", _COVERAGE), ("__llvm_covinit", _COVERAGE),
+    (".lcovmap", _COVERAGE), (".lcovfun", _COVERAGE), (".lcovinit", _COVERAGE),
+    (".llvm.rodata.offloading", "names of the offloading entries: shown by the offload-entries codec"),
+    (".pseudo_probe", "pseudo probes (-fpseudo-probe-for-profiling): read by llvm-profgen, not decoded"),
+    (".pseudo_probe_desc", "pseudo probe descriptors (-fpseudo-probe-for-profiling): not decoded"),
+    ("__sancov_*", "sanitizer coverage tables (-fsanitize-coverage): not decoded"),
+    ("sancov_*", "sanitizer coverage tables (-fsanitize-coverage): not decoded"),
+    (".sancov*", "sanitizer coverage tables (-fsanitize-coverage): not decoded"),
+    ("asan_globals", "ASan global descriptors: not decoded"),
+    ("__asan_globals", "ASan global descriptors: not decoded"),
+    ("__llvm_fs_discriminator__", "flow-sensitive discriminator marker: not decoded"),
+)
+_NAME_EXACT = {n: why for n, why in NAME_ONLY if not n.endswith("*")}
+_NAME_PREFIX = tuple((n[:-1], why) for n, why in NAME_ONLY if n.endswith("*"))
+
+
+def name_only_reason(section, obj) -> str | None:
+    """Why ``section`` is an LLVM section objllvm lists but does not decode (None: not such a section)."""
+    name = section.name or ""
+    if obj.format == "macho":
+        name = name.partition(",")[2] or name
+    elif obj.format == "coff":
+        name = name.partition("$")[0]
+    why = _NAME_EXACT.get(name)
+    if why is not None:
+        return why
+    for prefix, why in _NAME_PREFIX:
+        if name.startswith(prefix):
+            return why
+    return None
 
 
 def decode_file(path: str, kind: str, options=None) -> list:
