@@ -269,8 +269,9 @@ def is_llvm_section(section, obj, options=None) -> bool:
 # (find_codec is asked first), so adding a codec for a kind needs no change here.  Names are matched as
 # ELF writes them, as Mach-O's section part (``__DATA,__llvm_prf_cnts`` -> ``__llvm_prf_cnts``) and as
 # COFF's name before ``$`` (``.lprfc$M`` -> ``.lprfc``).
-_PROFILE = "instrumentation profile data (-fprofile-instr-generate): read by llvm-profdata on the .profraw a run writes"
-_COVERAGE = "coverage mapping (-fcoverage-mapping): read by llvm-cov"
+_PROFILE = ("instrumentation profile data (-fprofile-instr-generate) that the profile codec does not claim: read "
+            "by llvm-profdata on the .profraw a run writes")
+_COVERAGE = "coverage data (-fcoverage-mapping) that the coverage codec does not claim: read by llvm-cov"
 NAME_ONLY = (
     ("__llvm_prf_*", _PROFILE), (".lprf*", _PROFILE), ("__llvm_orderfile", _PROFILE),
     ("__llvm_covmap", _COVERAGE), ("__llvm_covfun", _COVERAGE), ("__llvm_covinit", _COVERAGE),
