@@ -5,6 +5,8 @@ when something is printed."""
 from __future__ import annotations
 
 import sys
+from itertools import chain, repeat
+from operator import add
 
 from ._model import dataclass
 from .errors import report_error, report_warning  # noqa: F401  (commands print problems through these)
@@ -18,6 +20,40 @@ class Table:
     title: str | None = None
 
 
+class ColumnTable:
+    """A text table given by its columns: the same text as a :class:`Table` of the same cells, laid
+    out from the columns' widths and written through one template per row.  ``columns``: sequences
+    of equal length; ``kinds``: one letter per column, ``d`` integers in decimal, ``x`` integers as
+    ``0x`` hex (each plus ``bases[i]`` when ``bases`` is given), ``s`` text, ``c`` small integers
+    standing for the text ``labels[i][v]``."""
+    __slots__ = ("headers", "columns", "kinds", "title", "bases", "labels")
+
+    def __init__(self, headers, columns, kinds, title=None, bases=None, labels=None):
+        self.headers = headers
+        self.columns = columns
+        self.kinds = kinds
+        self.title = title
+        self.bases = bases
+        self.labels = labels
+
+    @property
+    def rows(self) -> list:
+        """The cells row by row, as a :class:`Table` of this table holds them (hex as text)."""
+        cols = []
+        for i, (col, k) in enumerate(zip(self.columns, self.kinds)):
+            b = self.bases[i] if self.bases else 0
+            if k == "d":
+                cols.append([v + b for v in col])
+            elif k == "x":
+                cols.append([f"{v + b:#x}" for v in col])
+            elif k == "c":
+                lab = self.labels[i]
+                cols.append([lab[v] for v in col])
+            else:
+                cols.append(list(col))
+        return [list(r) for r in zip(*cols)]
+
+
 @dataclass
 class Heading:
     text: str
@@ -29,28 +65,185 @@ class Text:
     text: str
 
 
-def render_text(items, out=None) -> None:
-    """Render Heading / Text / Table items as plain text."""
-    from tabulate import tabulate
+def render_text(items, out=None, *, engine: str = "fast") -> None:
+    """Render Heading / Text / Table / ColumnTable items (any iterable: each is written as it comes,
+    in batches) as plain text.  Tables come out in tabulate's "simple" format, numbers not parsed
+    (every column left-aligned, two blanks between columns, no blanks at a line's end).
+    ``engine="tabulate"``: tabulate lays out every table (the reference the fast layout is tested
+    against); else it lays out only what the fast layout does not do exactly: text with non-ASCII
+    or non-printing characters or blanks at either end, cells other than int, str and None."""
     out = out or sys.stdout
+    w = _TextWriter(out)
     first = True
     for it in items:
-        if isinstance(it, Heading):
+        t = type(it)
+        if t is ColumnTable:
+            if engine != "fast" or not w.column_table(it):
+                w.tabulate(it.title, it.headers, it.rows)
+        elif t is Heading:
             if not first and it.level <= 1:
-                out.write("\n")
-            out.write(("" if it.level <= 1 else "  " * (it.level - 1)) + it.text + "\n")
-        elif isinstance(it, Text):
-            out.write(it.text + "\n")
-        elif isinstance(it, Table):
-            if it.title:
-                out.write(f"{it.title}\n")
-            if it.rows:
-                out.write(tabulate(it.rows, headers=it.headers, tablefmt="simple", disable_numparse=True) + "\n")
-            else:
-                out.write("(none)\n")
+                w.text("\n")
+            w.text(("" if it.level <= 1 else "  " * (it.level - 1)) + it.text + "\n")
+        elif t is Text:
+            w.text(it.text + "\n")
+        elif t is Table:
+            if engine != "fast" or not w.column_table(_columns_of(it)):
+                w.tabulate(it.title, it.headers, it.rows)
         else:
-            raise TypeError(f"cannot render {type(it).__name__}")
+            raise TypeError(f"cannot render {t.__name__}")
         first = False
+    w.flush()
+
+
+_BATCH_ROWS = 1 << 14      # table rows formatted by one %-operation (its memory is reused by the next)
+_NONE = type(None)
+
+
+def _plain(s) -> bool:
+    """True when tabulate writes ``s`` as it is, as wide as its length."""
+    return type(s) is str and s.isascii() and s.isprintable() and s.strip() == s
+
+
+def _columns_of(t):
+    """A Table as a ColumnTable (None when its cells are not all int, str or None)."""
+    rows = t.rows
+    n = len(t.headers)
+    if not rows or any(len(r) != n for r in rows):
+        return None if rows else ColumnTable(t.headers, [], "", t.title)
+    cols, kinds = [], []
+    for col in zip(*rows):
+        types = set(map(type, col))
+        if types == {int}:
+            cols.append(col)
+            kinds.append("d")
+        elif types <= {int, str, _NONE}:
+            cols.append(col if types == {str} else ["" if v is None else str(v) for v in col])
+            kinds.append("s")
+        else:
+            return None
+    return ColumnTable(t.headers, cols, "".join(kinds), t.title)
+
+
+class _Templates(dict):
+    def __init__(self, make):
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, key):
+        v = self[key] = self.make(key)
+        return v
+
+
+class _TextWriter:
+    """Text as %-templates (bytes, ``%`` escaped) and their arguments, formatted and written a batch
+    at a time."""
+
+    def __init__(self, out):
+        self.out = out
+        self.tmpl = []
+        self.args = []
+        self.rows = 0
+        self.buf = buf = getattr(out, "buffer", None)
+        self.encoding = (getattr(out, "encoding", None) or "utf-8") if buf is not None else "utf-8"
+        self.errors = (getattr(out, "errors", None) or "strict") if buf is not None else "surrogatepass"
+
+    def text(self, s: str) -> None:
+        self.tmpl.append(s.encode(self.encoding, self.errors).replace(b"%", b"%%"))
+
+    def flush(self) -> None:
+        if not self.tmpl:
+            return
+        data = b"".join(self.tmpl) % tuple(self.args)
+        self.tmpl.clear()
+        self.args.clear()
+        self.rows = 0
+        if self.buf is not None:
+            self.out.flush()
+            self.buf.write(data)
+        else:
+            self.out.write(data.decode(self.encoding, self.errors))
+
+    def tabulate(self, title, headers, rows) -> None:
+        if title:
+            self.text(f"{title}\n")
+        if rows:
+            from tabulate import tabulate
+            self.text(tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True) + "\n")
+        else:
+            self.text("(none)\n")
+
+    def column_table(self, t) -> bool:
+        """Lay out ``t`` (False, nothing written, when it is one for tabulate)."""
+        if t is None:
+            return False
+        cols, kinds, headers, title = t.columns, t.kinds, t.headers, t.title
+        n = len(cols[0]) if cols else 0
+        if not n:
+            if title:
+                self.text(f"{title}\n")
+            self.text("(none)\n")
+            return True
+        if len(headers) != len(cols) or not all(map(_plain, headers)):
+            return False
+        bases = t.bases or (0,) * len(cols)
+        labels = t.labels or (None,) * len(cols)
+        last = len(cols) - 1
+        widths, parts, args, coded = [], [], [], {}
+        for i, (col, k, b, h) in enumerate(zip(cols, kinds, bases, headers)):
+            if k == "d" or k == "x":
+                lo, hi = min(col) + b, max(col) + b
+                if type(lo) is not int or type(hi) is not int:       # bool, float...: tabulate's
+                    return False
+                w = max(len(f"{lo:#x}"), len(f"{hi:#x}")) if k == "x" else max(len(str(lo)), len(str(hi)))
+                fmt = "%#-{}x" if k == "x" else "%-{}d"
+                args.append(map(add, col, repeat(b)) if b else col)
+            else:
+                if k == "c":
+                    lab = labels[i]
+                    used = {v: lab[v] for v in set(col)}
+                else:
+                    used = {v: v for v in set(col)}
+                if not all(map(_plain, used.values())):
+                    return False
+                w = max(map(len, used.values()))
+                if k == "c" or i == last and "" in used:
+                    coded[i] = used          # written into the row's template
+                    fmt = None
+                else:
+                    fmt = "%-{}s"
+                    args.append([v.encode("ascii") for v in col])
+            w = max(w, len(h) + 2)
+            widths.append(w)
+            parts.append(fmt and (fmt.replace("{}", "") if i == last else fmt.format(w)).encode("ascii"))
+        if last in coded and "" in coded[last].values() and (last == 0 or kinds[last - 1] not in "dx"):
+            return False      # an empty last cell after one that can be empty: which blanks go is tabulate's
+        head = "  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip()
+        self.text((f"{title}\n" if title else "") + head + "\n" + "  ".join("-" * w for w in widths) + "\n")
+        if not coded:
+            self.tmpl.append((b"  ".join(parts) + b"\n") * n)
+        else:
+            order = sorted(coded)
+
+            def template(key):
+                ps = list(parts)
+                for i, v in zip(order, key):
+                    s = coded[i][v]
+                    ps[i] = (s if i == last else s.ljust(widths[i])).encode("ascii").replace(b"%", b"%%")
+                if not ps[last]:                    # nothing after the cell before: it is not padded
+                    ps[last - 1] = b"%d" if kinds[last - 1] == "d" else b"%#x"
+                    del ps[last]
+                return b"  ".join(ps) + b"\n"
+            if len(order) == 1:
+                templates = {v: template((v,)) for v in coded[order[0]]}
+                self.tmpl.append(b"".join(map(templates.__getitem__, cols[order[0]])))
+            else:
+                templates = _Templates(template)
+                self.tmpl.append(b"".join(map(templates.__getitem__, zip(*(cols[i] for i in order)))))
+        self.args.extend(chain.from_iterable(zip(*args)) if len(args) > 1 else args[0] if args else ())
+        self.rows += n
+        if self.rows >= _BATCH_ROWS:
+            self.flush()
+        return True
 
 
 def _default(o):
@@ -102,6 +295,83 @@ class RawJSON:
         self.value = value
 
 
+class JSONStream:
+    """The text of a RawJSON part written piece by piece: ``size``, about the length of its compact text
+    (known without writing it: it decides, as BIG_JSON does, whether the document is indented), and
+    ``chunks(indent)``, an iterator over its pieces (ASCII bytes): compact when ``indent`` is None, else
+    as json.dumps(value, indent=2) writes it inside a document where the line it starts on is indented
+    by ``indent`` blanks.  Nothing of the text is kept once written."""
+    __slots__ = ("size", "chunks")
+
+    def __init__(self, size: int, chunks):
+        self.size = size
+        self.chunks = chunks
+
+
+def _raw_text_size(text) -> int:
+    if isinstance(text, JSONStream):
+        return text.size
+    return sum(map(len, text)) if isinstance(text, list) else len(text)
+
+
+def _stream(data, out, indent: bool) -> bool:
+    """Write ``data`` (holding RawJSON parts, some of them JSONStream) when json's text of the rest is
+    certainly the document's (see _same_in_json), streaming the JSONStream parts; False (nothing
+    written) otherwise."""
+    if not _same_in_json(data):
+        return False
+    import json
+    raws = []
+    tag = f"\0objllvm-raw-json:{id(raws):x}:"
+
+    def placeholder(o):
+        raws.append(o)
+        return f"{tag}{len(raws) - 1}\0"
+    skeleton = json.dumps(data, separators=(",", ":"), default=placeholder)
+    size = len(skeleton) + sum(_raw_text_size(r.text) for r in raws)
+    if indent and size <= BIG_JSON:
+        streams = []
+
+        def placeholder(o):     # noqa: F811  (indented: only the streams are spliced in)
+            if isinstance(o.text, JSONStream):
+                streams.append(o)
+                return f"{tag}{len(streams) - 1}\0"
+            return o.value()
+        raws = streams
+        skeleton = json.dumps(data, indent=2, default=placeholder)
+    b = skeleton.encode("ascii")
+    buf = getattr(out, "buffer", None)
+    if buf is not None:
+        out.flush()
+        write = buf.write
+    else:
+        def write(p):
+            out.write(p.decode("ascii") if isinstance(p, bytes) else p)
+    pos = 0
+    for i, r in enumerate(raws):
+        m = json.dumps(f"{tag}{i}\0").encode("ascii")
+        at = b.index(m, pos)
+        write(b[pos:at])
+        if isinstance(r.text, JSONStream):
+            if indent and size <= BIG_JSON:
+                line = b.rfind(b"\n", 0, at) + 1
+                level = len(b[line:at]) - len(b[line:at].lstrip(b" "))
+                pieces = r.text.chunks(level)
+            else:
+                pieces = r.text.chunks(None)
+            for p in pieces:
+                write(p)
+        elif isinstance(r.text, list):
+            for p in r.text:
+                write(p if isinstance(p, bytes) or buf is None else p.encode("ascii"))
+        else:
+            write(r.text if isinstance(r.text, bytes) or buf is None else r.text.encode("ascii"))
+        pos = at + len(m)
+    write(b[pos:])
+    write(b"\n")
+    return True
+
+
 def _same_in_json(data, limit: int = 10000) -> bool:
     """True when json's compact text of ``data`` is certainly what the orjson path gives (then orjson
     need not even be imported): dicts with str keys, lists, tuples, str without DEL (orjson does not
@@ -148,11 +418,13 @@ def _with_raw(data, out, indent: bool) -> bool:
         raws.clear()
         b = json.dumps(data, separators=(",", ":"), default=placeholder).encode("ascii")
     marks = [json.dumps(f"{tag}{i}\0").encode("ascii") for i in range(len(raws))]
-    size = len(b) + sum(sum(map(len, r.text)) if isinstance(r.text, list) else len(r.text) for r in raws) \
-        - sum(map(len, marks))
+    size = len(b) + sum(_raw_text_size(r.text) for r in raws) - sum(map(len, marks))
     if indent and size <= BIG_JSON:
         return False
     pieces, pos = [], 0
+    for r in raws:
+        if isinstance(r.text, JSONStream):
+            r.text = list(r.text.chunks(None))
     for m, r in zip(marks, raws):
         at = b.find(m, pos)
         if at < 0:                      # pragma: no cover - the placeholder is always there
@@ -191,7 +463,7 @@ def render_json(data, out=None, *, indent: bool = True, raw: bool = False) -> No
     out = out or sys.stdout
     default = _default
     if raw:
-        if _with_raw(data, out, indent):
+        if _stream(data, out, indent) or _with_raw(data, out, indent):
             return
         default = _materialise
     b = _orjson_bytes(data, indent, default)
