@@ -19,12 +19,13 @@ JSON view of a big map does not build one object per block.
 from __future__ import annotations
 
 import gc
+from array import array
 from itertools import accumulate
 from operator import add, sub
 
 from ..binary import uleb_encode
 from ..errors import DecodeError
-from ..render import ColumnTable
+from ..render import ColumnTable, TableGroup
 from .registry import Codec, Table, register
 
 SHT_LLVM_BB_ADDR_MAP_V0 = 0x6FFF4C08
@@ -284,6 +285,10 @@ class _no_gc:
             gc.enable()
 
 
+def _u16(values):
+    return array("H", values)
+
+
 def _uleb(data, pos, end, what, bits=32):
     """(value, new position, minimal?) of the ULEB128 at ``pos``."""
     if pos < end:
@@ -407,7 +412,8 @@ def _decode_into(data, ctx, stype, functions):
                 r.base_address = base
                 r._num_blocks = r._blocks = None
                 # offset i: deltas 0..i plus sizes 0..i-1
-                r._cols = (chunk[0::4], list(accumulate(map(add, chunk[1::4], b"\0" + sizes[:-1]))), sizes,
+                # (16-bit offsets: below 127 * (0x7f + 0x7f); 2 bytes each instead of a list's 8 + an int's 32)
+                r._cols = (chunk[0::4], _u16(accumulate(map(add, chunk[1::4], b"\0" + sizes[:-1]))), sizes,
                            chunk[3::4])
                 fn = new_fn(FunctionMap)
                 fn.name = names(base)
@@ -935,8 +941,8 @@ def _map_json_chunks(model, fns, cols, bases, counts, versions, vtypes, st):
     else:
         head_args = flat(zip(names, bases, versions, bases))
         template = b"%s" + st["block_id"] + st["rest"]
-    heads = (b"\0".join([head] + [st["fn_end"] + b"," + head] * (len(fns) - 1)) % tuple(head_args)).split(b"\0")
-    del names, head_args
+    nhead = head.count(b"%") - 2 * head.count(b"%%")
+    head_args = list(head_args)
     yield st["open"] % tname
     ends = list(accumulate(counts))
     md_json = st["md"].__getitem__
@@ -956,12 +962,15 @@ def _map_json_chunks(model, fns, cols, bases, counts, versions, vtypes, st):
             before = [b","] * len(offs)
             columns = (before, flat(map(id0, bc)))
         base = ends[i - 1] if i else 0
-        for h, at in zip(heads[i:j], ends[i - 1:j - 1] if i else chain((0,), ends[:j - 1])):
+        # the functions' heads, this batch's only (a big map's would take tens of MB at once)
+        heads = (b"\0".join(([head] if not i else []) + [st["fn_end"] + b"," + head] * (j - max(i, 1)))
+                 % tuple(head_args[i * nhead:j * nhead])).split(b"\0")
+        for h, at in zip(heads, ends[i - 1:j - 1] if i else chain((0,), ends[:j - 1])):
             before[at - base] = h
         addrs = map(add, offs, flat(map(repeat, bases[i:j], counts[i:j])))
         args = tuple(flat(zip(*columns, addrs, offs, flat(map(id2, bc)), map(md_json, mds))))
         yield (template * len(offs)) % args
-        del args, before, columns, offs, mds, addrs
+        del args, before, columns, offs, mds, addrs, heads
         i = j
     yield st["fn_end"] + st["close"]
 
@@ -1079,12 +1088,78 @@ class BBAddrMapCodec(Codec):
         return BBAddrMap(fns, stype)
 
     def tables(self, model, options):
+        """One table per function; runs of functions of the common kind (no features, one range, still in
+        columns) as a TableGroup, laid out many at a time."""
         pretty = bool((options or {}).get("pretty_pgo"))
+        out, run = [], []
         with _no_gc():
-            return [function_table(f, pretty) for f in model.functions]
+            for f in model.functions:
+                if not f.feature and len(f.ranges) == 1 and f.ranges[0]._blocks is None \
+                        and len(f.ranges[0]._cols) == 4 and len(f.ranges[0]._cols[2]):
+                    run.append(f)
+                    continue
+                if run:
+                    out.append(_table_group(run))
+                    run = []
+                out.append(function_table(f, pretty))
+            if run:
+                out.append(_table_group(run))
+        return out
 
 
 _COLUMN_LABELS = (None, None, None, None, _FLAG_SHORT)
+_HEADERS = ("id", "address", "offset", "size", "flags")
+
+
+class _Titles:
+    """The titles of a run of functions' tables, made when asked for (a big map's would take MBs)."""
+    __slots__ = ("fns",)
+
+    def __init__(self, fns):
+        self.fns = fns
+
+    def __len__(self):
+        return len(self.fns)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [_title(f) for f in self.fns[i]]
+        return _title(self.fns[i])
+
+    def __iter__(self):
+        return map(_title, self.fns)
+
+    def encoded(self, i, j, encoding, errors):
+        """The titles of functions i to j as bytes, each with its newline."""
+        fns = self.fns[i:j]
+        names = [f.name for f in fns]
+        versions = [f.version for f in fns]
+        if None in names or "" in names or None in versions:
+            return [(_title(f) + "\n").encode(encoding, errors) for f in fns]
+        joined = "\0".join(names)
+        if joined.count("\0") != len(names) - 1:
+            return [(_title(f) + "\n").encode(encoding, errors) for f in fns]
+        from itertools import chain
+        from operator import attrgetter, itemgetter
+        addrs = map(attrgetter("base_address"), map(itemgetter(0), map(attrgetter("ranges"), fns)))
+        args = tuple(chain.from_iterable(zip(joined.encode(encoding, errors).split(b"\0"), addrs, versions)))
+        return (b"function %s at %#x (version %d)\n\0" * len(fns) % args).split(b"\0")
+
+
+def _title(fn):
+    return f"function {fn.name or '<?>'} at {fn.ranges[0].base_address:#x} (" + \
+        ("V0 type)" if fn.version is None else f"version {fn.version})")
+
+
+def _table_group(fns):
+    from operator import attrgetter, itemgetter
+    ranges = list(map(itemgetter(0), map(attrgetter("ranges"), fns)))
+    cols = list(map(attrgetter("_cols"), ranges))
+    offs = list(map(itemgetter(1), cols))
+    return TableGroup(list(_HEADERS), "dxxdc", _Titles(fns),
+                      [list(map(itemgetter(0), cols)), offs, offs, list(map(itemgetter(2), cols)),
+                       list(map(itemgetter(3), cols))],
+                      [None, list(map(attrgetter("base_address"), ranges)), None, None, None], _COLUMN_LABELS)
 
 
 def function_table(fn, pretty=False) -> Table:
