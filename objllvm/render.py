@@ -667,7 +667,8 @@ def render_json(data, out=None, *, indent: bool = True, raw: bool = False) -> No
         if _stream(data, out, indent) or _with_raw(data, out, indent):
             return
         default = _materialise
-    b = _orjson_bytes(data, indent, default)
+    # a small plain document: json's text is the same, and json is cheaper to import than orjson
+    b = None if not raw and _same_in_json(data) else _orjson_bytes(data, indent, default)
     if b is not None:
         buf = getattr(out, "buffer", None)
         if buf is not None:
