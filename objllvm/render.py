@@ -416,8 +416,8 @@ class _TextWriter:
             w = max(w, len(h) + 2)
             widths.append(w)
             parts.append(fmt and (fmt.replace("{}", "") if i == last else fmt.format(w)).encode("ascii"))
-        if last in coded and "" in coded[last].values() and (last == 0 or kinds[last - 1] not in "dx"):
-            return False      # an empty last cell after one that can be empty: which blanks go is tabulate's
+        # An empty last cell after one that can be empty: the blanks at the lines' ends are cut afterwards.
+        strip = last in coded and "" in coded[last].values() and (last == 0 or kinds[last - 1] not in "dx")
         head = "  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip()
         self.text((f"{title}\n" if title else "") + head + "\n" + "  ".join("-" * w for w in widths) + "\n")
         if not coded:
@@ -430,7 +430,7 @@ class _TextWriter:
                 for i, v in zip(order, key):
                     s = coded[i][v]
                     ps[i] = (s if i == last else s.ljust(widths[i])).encode("ascii").replace(b"%", b"%%")
-                if not ps[last]:                    # nothing after the cell before: it is not padded
+                if not ps[last] and not strip:      # nothing after the cell before: it is not padded
                     ps[last - 1] = b"%d" if kinds[last - 1] == "d" else b"%#x"
                     del ps[last]
                 return b"  ".join(ps) + b"\n"
@@ -440,7 +440,12 @@ class _TextWriter:
             else:
                 templates = _Templates(template)
                 self.tmpl.append(b"".join(map(templates.__getitem__, zip(*(cols[i] for i in order)))))
-        self.args.extend(chain.from_iterable(zip(*args)) if len(args) > 1 else args[0] if args else ())
+        if strip:
+            import re
+            rows = self.tmpl.pop() % tuple(chain.from_iterable(zip(*args)))
+            self.tmpl.append(re.sub(rb" +\n", b"\n", rows).replace(b"%", b"%%"))
+        else:
+            self.args.extend(chain.from_iterable(zip(*args)) if len(args) > 1 else args[0] if args else ())
         self.rows += n
         if self.rows >= _BATCH_ROWS:
             self.flush()
