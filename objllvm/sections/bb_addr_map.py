@@ -1092,8 +1092,11 @@ class BBAddrMapCodec(Codec):
         columns) as a TableGroup, laid out many at a time."""
         pretty = bool((options or {}).get("pretty_pgo"))
         out, run = [], []
+        fns = model.functions
         with _no_gc():
-            for f in model.functions:
+            if fns and _all_common(fns):
+                return [_table_group(fns)]
+            for f in fns:
                 if not f.feature and len(f.ranges) == 1 and f.ranges[0]._blocks is None \
                         and len(f.ranges[0]._cols) == 4 and len(f.ranges[0]._cols[2]):
                     run.append(f)
@@ -1149,6 +1152,21 @@ class _Titles:
 def _title(fn):
     return f"function {fn.name or '<?>'} at {fn.ranges[0].base_address:#x} (" + \
         ("V0 type)" if fn.version is None else f"version {fn.version})")
+
+
+def _all_common(fns) -> bool:
+    """Every function of the common kind (see tables()), checked a column at a time."""
+    from operator import attrgetter, itemgetter
+    if any(map(attrgetter("feature"), fns)):
+        return False
+    ranges = list(map(attrgetter("ranges"), fns))
+    if set(map(len, ranges)) != {1}:
+        return False
+    r0 = list(map(itemgetter(0), ranges))
+    if list(map(attrgetter("_blocks"), r0)).count(None) != len(r0):
+        return False
+    cols = list(map(attrgetter("_cols"), r0))
+    return set(map(len, cols)) == {4} and 0 not in map(len, map(itemgetter(2), cols))
 
 
 def _table_group(fns):
