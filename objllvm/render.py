@@ -1,7 +1,12 @@
-"""The two renderers: text (tables through tabulate) and JSON.  Commands print only through these.
+"""The two renderers: text and JSON.  Commands print only through these.
 
-Cheap to import (codecs and the command line import it at start-up): tabulate and json are imported
-when something is printed."""
+Text: tables in tabulate's "simple" format, laid out here from the columns' widths through per-row
+%-templates, many rows per formatting (numpy for very big groups of tables, when installed); tabulate
+itself only for cells this layout cannot reproduce exactly.  JSON: json's text (orjson for big plain
+documents), parts a codec can write itself spliced in as text or streamed (RawJSON, JSONStream).
+
+Cheap to import (codecs and the command line import it at start-up): tabulate, json, orjson and numpy
+are imported when something needs them.  docs/benchmarks.md says what each path costs."""
 from __future__ import annotations
 
 import sys
