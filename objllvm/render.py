@@ -1,10 +1,17 @@
-"""The two renderers: text (tables through tabulate) and JSON.  Commands print only through these.
+"""The two renderers: text and JSON.  Commands print only through these.
 
-Cheap to import (codecs and the command line import it at start-up): tabulate and json are imported
-when something is printed."""
+Text: tables in tabulate's "simple" format, laid out here from the columns' widths through per-row
+%-templates, many rows per formatting (numpy for very big groups of tables, when installed); tabulate
+itself only for cells this layout cannot reproduce exactly.  JSON: json's text (orjson for big plain
+documents), parts a codec can write itself spliced in as text or streamed (RawJSON, JSONStream).
+
+Cheap to import (codecs and the command line import it at start-up): tabulate, json, orjson and numpy
+are imported when something needs them.  docs/benchmarks.md says what each path costs."""
 from __future__ import annotations
 
 import sys
+from itertools import chain, repeat
+from operator import add
 
 from ._model import dataclass
 from .errors import report_error, report_warning  # noqa: F401  (commands print problems through these)
@@ -18,6 +25,72 @@ class Table:
     title: str | None = None
 
 
+class ColumnTable:
+    """A text table given by its columns: the same text as a :class:`Table` of the same cells, laid
+    out from the columns' widths and written through one template per row.  ``columns``: sequences
+    of equal length; ``kinds``: one letter per column, ``d`` integers in decimal, ``x`` integers as
+    ``0x`` hex (each plus ``bases[i]`` when ``bases`` is given), ``s`` text, ``c`` small integers
+    standing for the text ``labels[i][v]``."""
+    __slots__ = ("headers", "columns", "kinds", "title", "bases", "labels")
+
+    def __init__(self, headers, columns, kinds, title=None, bases=None, labels=None):
+        self.headers = headers
+        self.columns = columns
+        self.kinds = kinds
+        self.title = title
+        self.bases = bases
+        self.labels = labels
+
+    @property
+    def rows(self) -> list:
+        """The cells row by row, as a :class:`Table` of this table holds them (hex as text)."""
+        cols = []
+        for i, (col, k) in enumerate(zip(self.columns, self.kinds)):
+            b = self.bases[i] if self.bases else 0
+            if k == "d":
+                cols.append([v + b for v in col])
+            elif k == "x":
+                cols.append([f"{v + b:#x}" for v in col])
+            elif k == "c":
+                lab = self.labels[i]
+                cols.append([lab[v] for v in col])
+            else:
+                cols.append(list(col))
+        return [list(r) for r in zip(*cols)]
+
+
+class TableGroup:
+    """Many tables of the same columns (headers, kinds and labels as in :class:`ColumnTable`), given
+    column by column across the tables: ``columns[i]`` the list of the tables' i-th columns,
+    ``bases[i]`` the list of the tables' bases for it (or None), ``titles`` the tables' titles.
+    Rendered as the tables one after the other (``tables()``), each laid out from its own columns'
+    widths: the layout is computed for many tables at once."""
+    __slots__ = ("headers", "kinds", "labels", "titles", "columns", "bases")
+
+    def __init__(self, headers, kinds, titles, columns, bases=None, labels=None):
+        self.headers = headers
+        self.kinds = kinds
+        self.titles = titles
+        self.columns = columns
+        self.bases = bases
+        self.labels = labels
+
+    def tables(self):
+        bases = self.bases or (None,) * len(self.columns)
+        for k, title in enumerate(self.titles):
+            yield ColumnTable(self.headers, [c[k] for c in self.columns], self.kinds, title,
+                              [0 if b is None else b[k] for b in bases], self.labels)
+
+
+def expand(items):
+    """The items with each TableGroup replaced by its tables."""
+    for it in items:
+        if type(it) is TableGroup:
+            yield from it.tables()
+        else:
+            yield it
+
+
 @dataclass
 class Heading:
     text: str
@@ -29,28 +102,359 @@ class Text:
     text: str
 
 
-def render_text(items, out=None) -> None:
-    """Render Heading / Text / Table items as plain text."""
-    from tabulate import tabulate
+def render_text(items, out=None, *, engine: str = "fast") -> None:
+    """Render Heading / Text / Table / ColumnTable items (any iterable: each is written as it comes,
+    in batches) as plain text.  Tables come out in tabulate's "simple" format, numbers not parsed
+    (every column left-aligned, two blanks between columns, no blanks at a line's end).
+    ``engine="tabulate"``: tabulate lays out every table (the reference the fast layout is tested
+    against); else it lays out only what the fast layout does not do exactly: text with non-ASCII
+    or non-printing characters or blanks at either end, cells other than int, str and None."""
     out = out or sys.stdout
+    w = _TextWriter(out)
     first = True
     for it in items:
-        if isinstance(it, Heading):
+        t = type(it)
+        if t is ColumnTable:
+            if engine != "fast" or not w.column_table(it):
+                w.tabulate(it.title, it.headers, it.rows)
+        elif t is TableGroup:
+            if engine != "fast" or not w.group(it):
+                for c in it.tables():
+                    if engine != "fast" or not w.column_table(c):
+                        w.tabulate(c.title, c.headers, c.rows)
+        elif t is Heading:
             if not first and it.level <= 1:
-                out.write("\n")
-            out.write(("" if it.level <= 1 else "  " * (it.level - 1)) + it.text + "\n")
-        elif isinstance(it, Text):
-            out.write(it.text + "\n")
-        elif isinstance(it, Table):
-            if it.title:
-                out.write(f"{it.title}\n")
-            if it.rows:
-                out.write(tabulate(it.rows, headers=it.headers, tablefmt="simple", disable_numparse=True) + "\n")
-            else:
-                out.write("(none)\n")
+                w.text("\n")
+            w.text(("" if it.level <= 1 else "  " * (it.level - 1)) + it.text + "\n")
+        elif t is Text:
+            w.text(it.text + "\n")
+        elif t is Table:
+            if engine != "fast" or not w.column_table(_columns_of(it)):
+                w.tabulate(it.title, it.headers, it.rows)
         else:
-            raise TypeError(f"cannot render {type(it).__name__}")
+            raise TypeError(f"cannot render {t.__name__}")
         first = False
+    w.flush()
+
+
+_BATCH_ROWS = 1 << 14      # table rows formatted by one %-operation (its memory is reused by the next)
+# Groups of tables with more rows than this are laid out through numpy (when it is installed): its
+# import (about 0.1 s and 14 MB) is then repaid (2M rows: 1.4 s instead of 2.4 s); below, the
+# %-templates are about as fast and take less memory.
+NUMPY_ROWS = 500_000
+_NUMPY_BATCH = 1 << 14
+_NONE = type(None)
+
+
+def _plain(s) -> bool:
+    """True when tabulate writes ``s`` as it is, as wide as its length."""
+    return type(s) is str and s.isascii() and s.isprintable() and s.strip() == s
+
+
+def _columns_of(t):
+    """A Table as a ColumnTable (None when its cells are not all int, str or None)."""
+    rows = t.rows
+    n = len(t.headers)
+    if not rows or any(len(r) != n for r in rows):
+        return None if rows else ColumnTable(t.headers, [], "", t.title)
+    cols, kinds = [], []
+    for col in zip(*rows):
+        types = set(map(type, col))
+        if types == {int}:
+            cols.append(col)
+            kinds.append("d")
+        elif types <= {int, str, _NONE}:
+            cols.append(col if types == {str} else ["" if v is None else str(v) for v in col])
+            kinds.append("s")
+        else:
+            return None
+    return ColumnTable(t.headers, cols, "".join(kinds), t.title)
+
+
+class _Templates(dict):
+    def __init__(self, make):
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, key):
+        v = self[key] = self.make(key)
+        return v
+
+
+class _TextWriter:
+    """Text as %-templates (bytes, ``%`` escaped) and their arguments, formatted and written a batch
+    at a time."""
+
+    def __init__(self, out):
+        self.out = out
+        self.tmpl = []
+        self.args = []
+        self.rows = 0
+        self.buf = buf = getattr(out, "buffer", None)
+        self.encoding = (getattr(out, "encoding", None) or "utf-8") if buf is not None else "utf-8"
+        self.errors = (getattr(out, "errors", None) or "strict") if buf is not None else "surrogatepass"
+
+    def text(self, s: str) -> None:
+        self.tmpl.append(s.encode(self.encoding, self.errors).replace(b"%", b"%%"))
+
+    def flush(self) -> None:
+        if not self.tmpl:
+            return
+        data = b"".join(self.tmpl) % tuple(self.args)
+        self.tmpl.clear()
+        self.args.clear()
+        self.rows = 0
+        if self.buf is not None:
+            self.out.flush()
+            self.buf.write(data)
+        else:
+            self.out.write(data.decode(self.encoding, self.errors))
+
+    def tabulate(self, title, headers, rows) -> None:
+        if title:
+            self.text(f"{title}\n")
+        if rows:
+            from tabulate import tabulate
+            self.text(tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True) + "\n")
+        else:
+            self.text("(none)\n")
+
+    def group(self, g) -> bool:
+        """Lay out the tables of a TableGroup through numpy when it is big and numpy is there (False:
+        nothing written, they are to be laid out one by one)."""
+        cols, kinds, headers = g.columns, g.kinds, g.headers
+        labels = g.labels or (None,) * len(cols)
+        ntab = len(g.titles)
+        if not ntab or set(kinds) - set("dxc") or kinds[-1] != "c" or not all(map(_plain, headers)):
+            return False
+        if len(cols) < 2 or kinds[-2] not in "dx" or "c" in kinds[:-1]:
+            return False
+        counts = list(map(len, cols[0]))
+        if 0 in counts:
+            return False
+        lab = labels[-1]
+        if not all(map(_plain, lab)):
+            return False
+        bases = g.bases or (None,) * len(cols)
+        for col, k, b in zip(cols, kinds, bases):
+            if k != "c":
+                types = set(map(type, col))
+                unsigned = types == {bytes} or len(types) == 1 and getattr(col[0], "typecode", "b") in "BHILQ"
+                if (not unsigned and min(map(min, col)) < 0) or (b and min(b) < 0):
+                    return False          # negative numbers: the tables one by one
+        self.flush()
+        np = None
+        if sum(counts) >= NUMPY_ROWS:
+            try:
+                import numpy as np
+            except ImportError:
+                pass
+        if np is None:
+            return self._group_templates(g, counts)
+        from bisect import bisect_right
+        from itertools import accumulate as acc
+        self.flush()
+        ends = list(acc(counts))
+        lablen = np.array(list(map(len, lab)), np.int64)
+        lab_b = [s.encode("ascii") for s in lab]
+        is_empty = lablen == 0
+        frames = {}
+        i = 0
+        while i < ntab:
+            start = ends[i - 1] if i else 0
+            j = max(i + 1, bisect_right(ends, start + _NUMPY_BATCH, i))
+            nrow = ends[j - 1] - start
+            cnt = np.array(counts[i:j], np.int64)
+            starts = np.zeros(j - i, np.int64)
+            np.cumsum(cnt[:-1], out=starts[1:])
+            widths = []
+            fields = []
+            codes = _np_column(np, cols[-1][i:j], nrow)
+            empty = is_empty[codes]
+            for c, (col, k, b, h) in enumerate(zip(cols, kinds, bases, headers)):
+                part = col[i:j]
+                if k == "c":
+                    w = np.maximum(np.maximum.reduceat(lablen[codes], starts), len(h) + 2)
+                    widths.append(w.tolist())
+                    fields.append(("lit", b"  ", ~empty))
+                    fields.append(("c", codes, lab_b))
+                    continue
+                v = _np_column(np, part, nrow).astype(np.uint64)
+                if b:
+                    v += np.repeat(np.array(b[i:j], np.uint64), cnt)
+                hi = np.maximum.reduceat(v, starts)
+                radix = 16 if k == "x" else 10
+                nd = np.ones(j - i, np.int64) + (2 if k == "x" else 0)
+                for e in range(1, len(f"{int(hi.max()):x}" if k == "x" else str(int(hi.max())))):
+                    nd += hi >= np.uint64(radix ** e)
+                w = np.maximum(nd, len(h) + 2)
+                widths.append(w.tolist())
+                last_num = c == len(cols) - 2
+                if c:
+                    fields.append(("lit", b"  ", None))
+                fields.append((k, v, np.repeat(w, cnt), empty if last_num else None))
+            fields.append(("lit", b"\n", None))
+            text, lens = numpy_rows(nrow, fields)
+            cut = np.cumsum(lens)[starts + cnt - 1].tolist()
+            keys = list(zip(*widths))
+            for key in set(keys) - frames.keys():
+                head = "  ".join(x.ljust(y) for x, y in zip(headers, key)).rstrip()
+                frames[key] = (head + "\n" + "  ".join("-" * y for y in key) + "\n").encode("ascii")
+            titles = g.titles
+            enc = getattr(titles, "encoded", None)
+            if enc is not None:        # the titles as bytes, each with its newline
+                tb = enc(i, j, self.encoding, self.errors)
+            else:
+                tb = [(t + "\n").encode(self.encoding, self.errors) if t else b"" for t in titles[i:j]]
+            mv = memoryview(text)
+            slices = map(mv.__getitem__, map(slice, [0] + cut[:-1], cut))
+            pieces = chain.from_iterable(zip(tb, map(frames.__getitem__, keys), slices))
+            self._write(b"".join(pieces))
+            i = j
+        return True
+
+    def _group_templates(self, g, counts) -> bool:
+        """group() without numpy: a batch of tables' rows by one %-operation, each row's template chosen
+        by its table's widths and its label."""
+        from bisect import bisect_right
+        from itertools import accumulate as acc
+        cols, kinds, headers = g.columns, g.kinds, g.headers
+        bases = g.bases or (None,) * len(cols)
+        lab = g.labels[-1]
+        lablen = tuple(map(len, lab))
+        lab_esc = [s.encode("ascii").replace(b"%", b"%%") for s in lab]
+        ends = list(acc(counts))
+        flat = chain.from_iterable
+        frames, rowsets = {}, {}
+        ntab = len(counts)
+        titles = g.titles
+        enc = getattr(titles, "encoded", None)
+        last = len(cols) - 1
+        i = 0
+        while i < ntab:
+            start = ends[i - 1] if i else 0
+            j = max(i + 1, bisect_right(ends, start + _BATCH_ROWS, i))
+            widths, args = [], []
+            for c, (col, k, b, h) in enumerate(zip(cols, kinds, bases, headers)):
+                part = col[i:j]
+                hmin = len(h) + 2
+                if k == "c":
+                    widths.append(list(map(max, map(max, map(map, repeat(lablen.__getitem__), part)), repeat(hmin))))
+                    continue
+                his = list(map(max, part))
+                if b:
+                    his = list(map(add, his, b[i:j]))
+                    args.append(map(add, flat(part), flat(map(repeat, b[i:j], counts[i:j]))))
+                else:
+                    args.append(flat(part))
+                widths.append(list(map(max, map(len, map(hex if k == "x" else str, his)), repeat(hmin))))
+            if enc is not None:
+                tb = enc(i, j, self.encoding, self.errors)
+            else:
+                tb = [(t + "\n").encode(self.encoding, self.errors) if t else b"" for t in titles[i:j]]
+            tmpl = []
+            for t, key, codes in zip(tb, zip(*widths), cols[-1][i:j]):
+                fr = frames.get(key)
+                if fr is None:
+                    head = "  ".join(x.ljust(y) for x, y in zip(headers, key)).rstrip()
+                    fr = frames[key] = (head + "\n" + "  ".join("-" * y for y in key) + "\n").encode("ascii")
+                    parts = [(b"%#-" if k == "x" else b"%-") + b"%d" % w + (b"x" if k == "x" else b"d")
+                             for k, w in zip(kinds[:last], key)]
+                    full = b"  ".join(parts) + b"  "
+                    short = b"  ".join(parts[:-1] + [b"%#x" if kinds[last - 1] == "x" else b"%d"])
+                    rowsets[key] = tuple(full + s + b"\n" if s else short + b"\n" for s in lab_esc)
+                if t:
+                    tmpl.append(t.replace(b"%", b"%%"))
+                tmpl.append(fr)
+                tmpl.append(b"".join(map(rowsets[key].__getitem__, codes)))
+            self._write(b"".join(tmpl) % tuple(flat(zip(*args))))
+            i = j
+        return True
+
+    def _write(self, data: bytes) -> None:
+        if self.buf is not None:
+            self.out.flush()
+            self.buf.write(data)
+        else:
+            self.out.write(data.decode(self.encoding, self.errors))
+
+    def column_table(self, t) -> bool:
+        """Lay out ``t`` (False, nothing written, when it is one for tabulate)."""
+        if t is None:
+            return False
+        cols, kinds, headers, title = t.columns, t.kinds, t.headers, t.title
+        n = len(cols[0]) if cols else 0
+        if not n:
+            if title:
+                self.text(f"{title}\n")
+            self.text("(none)\n")
+            return True
+        if len(headers) != len(cols) or not all(map(_plain, headers)):
+            return False
+        bases = t.bases or (0,) * len(cols)
+        labels = t.labels or (None,) * len(cols)
+        last = len(cols) - 1
+        widths, parts, args, coded = [], [], [], {}
+        for i, (col, k, b, h) in enumerate(zip(cols, kinds, bases, headers)):
+            if k == "d" or k == "x":
+                lo, hi = min(col) + b, max(col) + b
+                if type(lo) is not int or type(hi) is not int:       # bool, float...: tabulate's
+                    return False
+                w = max(len(f"{lo:#x}"), len(f"{hi:#x}")) if k == "x" else max(len(str(lo)), len(str(hi)))
+                fmt = "%#-{}x" if k == "x" else "%-{}d"
+                args.append(map(add, col, repeat(b)) if b else col)
+            else:
+                if k == "c":
+                    lab = labels[i]
+                    used = {v: lab[v] for v in set(col)}
+                else:
+                    used = {v: v for v in set(col)}
+                if not all(map(_plain, used.values())):
+                    return False
+                w = max(map(len, used.values()))
+                if k == "c" or i == last and "" in used:
+                    coded[i] = used          # written into the row's template
+                    fmt = None
+                else:
+                    fmt = "%-{}s"
+                    args.append([v.encode("ascii") for v in col])
+            w = max(w, len(h) + 2)
+            widths.append(w)
+            parts.append(fmt and (fmt.replace("{}", "") if i == last else fmt.format(w)).encode("ascii"))
+        # An empty last cell after one that can be empty: the blanks at the lines' ends are cut afterwards.
+        strip = last in coded and "" in coded[last].values() and (last == 0 or kinds[last - 1] not in "dx")
+        head = "  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip()
+        self.text((f"{title}\n" if title else "") + head + "\n" + "  ".join("-" * w for w in widths) + "\n")
+        if not coded:
+            self.tmpl.append((b"  ".join(parts) + b"\n") * n)
+        else:
+            order = sorted(coded)
+
+            def template(key):
+                ps = list(parts)
+                for i, v in zip(order, key):
+                    s = coded[i][v]
+                    ps[i] = (s if i == last else s.ljust(widths[i])).encode("ascii").replace(b"%", b"%%")
+                if not ps[last] and not strip:      # nothing after the cell before: it is not padded
+                    ps[last - 1] = b"%d" if kinds[last - 1] == "d" else b"%#x"
+                    del ps[last]
+                return b"  ".join(ps) + b"\n"
+            if len(order) == 1:
+                templates = {v: template((v,)) for v in coded[order[0]]}
+                self.tmpl.append(b"".join(map(templates.__getitem__, cols[order[0]])))
+            else:
+                templates = _Templates(template)
+                self.tmpl.append(b"".join(map(templates.__getitem__, zip(*(cols[i] for i in order)))))
+        if strip:
+            import re
+            rows = self.tmpl.pop() % tuple(chain.from_iterable(zip(*args)))
+            self.tmpl.append(re.sub(rb" +\n", b"\n", rows).replace(b"%", b"%%"))
+        else:
+            self.args.extend(chain.from_iterable(zip(*args)) if len(args) > 1 else args[0] if args else ())
+        self.rows += n
+        if self.rows >= _BATCH_ROWS:
+            self.flush()
+        return True
 
 
 def _default(o):
@@ -61,10 +465,10 @@ def _default(o):
     raise TypeError(f"not JSON serialisable: {type(o).__name__}")
 
 
-# Documents whose compact JSON is larger than this are written compact even when indentation was
-# asked for: indenting a big document multiplies its size by about 4 and, without orjson, its
-# writing time by about 10 (json's indenting encoder is pure Python).
-BIG_JSON = 8 << 20
+# Documents whose compact JSON is larger than this (1 MiB: more than anyone reads by eye) are written
+# compact even when indentation was asked for: indenting multiplies a document's size by about 4, and
+# its writing time with it (llvm-readobj's JSON is always compact).
+BIG_JSON = 1 << 20
 
 
 def _orjson_bytes(data, indent: bool, default=_default):
@@ -100,6 +504,83 @@ class RawJSON:
     def __init__(self, text: str, value):
         self.text = text
         self.value = value
+
+
+class JSONStream:
+    """The text of a RawJSON part written piece by piece: ``size``, about the length of its compact text
+    (known without writing it: it decides, as BIG_JSON does, whether the document is indented), and
+    ``chunks(indent)``, an iterator over its pieces (ASCII bytes): compact when ``indent`` is None, else
+    as json.dumps(value, indent=2) writes it inside a document where the line it starts on is indented
+    by ``indent`` blanks.  Nothing of the text is kept once written."""
+    __slots__ = ("size", "chunks")
+
+    def __init__(self, size: int, chunks):
+        self.size = size
+        self.chunks = chunks
+
+
+def _raw_text_size(text) -> int:
+    if isinstance(text, JSONStream):
+        return text.size
+    return sum(map(len, text)) if isinstance(text, list) else len(text)
+
+
+def _stream(data, out, indent: bool) -> bool:
+    """Write ``data`` (holding RawJSON parts, some of them JSONStream) when json's text of the rest is
+    certainly the document's (see _same_in_json), streaming the JSONStream parts; False (nothing
+    written) otherwise."""
+    if not _same_in_json(data):
+        return False
+    import json
+    raws = []
+    tag = f"\0objllvm-raw-json:{id(raws):x}:"
+
+    def placeholder(o):
+        raws.append(o)
+        return f"{tag}{len(raws) - 1}\0"
+    skeleton = json.dumps(data, separators=(",", ":"), default=placeholder)
+    size = len(skeleton) + sum(_raw_text_size(r.text) for r in raws)
+    if indent and size <= BIG_JSON:
+        streams = []
+
+        def placeholder(o):     # noqa: F811  (indented: only the streams are spliced in)
+            if isinstance(o.text, JSONStream):
+                streams.append(o)
+                return f"{tag}{len(streams) - 1}\0"
+            return o.value()
+        raws = streams
+        skeleton = json.dumps(data, indent=2, default=placeholder)
+    b = skeleton.encode("ascii")
+    buf = getattr(out, "buffer", None)
+    if buf is not None:
+        out.flush()
+        write = buf.write
+    else:
+        def write(p):
+            out.write(p.decode("ascii") if isinstance(p, bytes) else p)
+    pos = 0
+    for i, r in enumerate(raws):
+        m = json.dumps(f"{tag}{i}\0").encode("ascii")
+        at = b.index(m, pos)
+        write(b[pos:at])
+        if isinstance(r.text, JSONStream):
+            if indent and size <= BIG_JSON:
+                line = b.rfind(b"\n", 0, at) + 1
+                level = len(b[line:at]) - len(b[line:at].lstrip(b" "))
+                pieces = r.text.chunks(level)
+            else:
+                pieces = r.text.chunks(None)
+            for p in pieces:
+                write(p)
+        elif isinstance(r.text, list):
+            for p in r.text:
+                write(p if isinstance(p, bytes) or buf is None else p.encode("ascii"))
+        else:
+            write(r.text if isinstance(r.text, bytes) or buf is None else r.text.encode("ascii"))
+        pos = at + len(m)
+    write(b[pos:])
+    write(b"\n")
+    return True
 
 
 def _same_in_json(data, limit: int = 10000) -> bool:
@@ -148,11 +629,13 @@ def _with_raw(data, out, indent: bool) -> bool:
         raws.clear()
         b = json.dumps(data, separators=(",", ":"), default=placeholder).encode("ascii")
     marks = [json.dumps(f"{tag}{i}\0").encode("ascii") for i in range(len(raws))]
-    size = len(b) + sum(sum(map(len, r.text)) if isinstance(r.text, list) else len(r.text) for r in raws) \
-        - sum(map(len, marks))
+    size = len(b) + sum(_raw_text_size(r.text) for r in raws) - sum(map(len, marks))
     if indent and size <= BIG_JSON:
         return False
     pieces, pos = [], 0
+    for r in raws:
+        if isinstance(r.text, JSONStream):
+            r.text = list(r.text.chunks(None))
     for m, r in zip(marks, raws):
         at = b.find(m, pos)
         if at < 0:                      # pragma: no cover - the placeholder is always there
@@ -191,10 +674,11 @@ def render_json(data, out=None, *, indent: bool = True, raw: bool = False) -> No
     out = out or sys.stdout
     default = _default
     if raw:
-        if _with_raw(data, out, indent):
+        if _stream(data, out, indent) or _with_raw(data, out, indent):
             return
         default = _materialise
-    b = _orjson_bytes(data, indent, default)
+    # a small plain document: json's text is the same, and json is cheaper to import than orjson
+    b = None if not raw and _same_in_json(data) else _orjson_bytes(data, indent, default)
     if b is not None:
         buf = getattr(out, "buffer", None)
         if buf is not None:
@@ -211,3 +695,103 @@ def render_json(data, out=None, *, indent: bool = True, raw: bool = False) -> No
         text = json.dumps(data, indent=2, default=default)
     out.write(text)
     out.write("\n")
+
+
+# -- rows through numpy ------------------------------------------------------------------------
+def _np_column(np, parts, n):
+    """The sequences ``parts`` one after the other as a numpy array (bytes and arrays without a copy each)."""
+    types = set(map(type, parts))
+    if types == {bytes}:
+        return np.frombuffer(b"".join(parts), np.uint8)
+    if len(types) == 1 and getattr(parts[0], "typecode", None) in ("B", "H", "I", "L", "Q"):
+        return np.frombuffer(b"".join(parts), f"u{parts[0].itemsize}")
+    return np.fromiter(chain.from_iterable(parts), np.int64, n)
+
+
+def numpy_rows(n: int, fields):
+    """Many rows of text at once (numpy, imported here): each row the fields one after the other, as
+    ASCII bytes; returns (text, per-row lengths).  ``fields``, each one of:
+
+    * ``("lit", b"text", keep)``: the text, in the rows where ``keep`` (a bool array, or None: all);
+    * ``("d", values, width, strip)`` / ``("x", ...)``: non-negative integers (an array), decimal / ``0x``
+      hex, left-aligned, padded with blanks to ``width`` (an array, per row; None: not padded), no
+      padding in the rows where ``strip`` (a bool array, or None);
+    * ``("c", codes, labels)``: ``labels[code]`` (bytes) for each row's code (an array).
+
+    Every field is given a slot of its widest row; the bytes a row does not fill are dropped."""
+    import numpy as np
+    slots = []
+    for f in fields:
+        k = f[0]
+        if k == "lit":
+            slots.append(len(f[1]))
+        elif k == "c":
+            slots.append(max(map(len, f[2])) if f[2] else 0)
+        else:
+            v, width = f[1], f[2]
+            top = int(v.max()) if n else 0
+            prefix = 2 if k == "x" else 0
+            digits = len(f"{top:x}") if k == "x" else len(str(top))
+            # the digits' places, then blanks for the narrowest number (one digit) to the widest width
+            slots.append(prefix + digits + (max(0, int(width.max()) - prefix - 1) if width is not None and n else 0))
+    mat = np.zeros((n, sum(slots)), np.uint8)
+    at = 0
+    for f, w in zip(fields, slots):
+        k = f[0]
+        if k == "lit":
+            if w:
+                mat[:, at:at + w] = np.frombuffer(f[1], np.uint8)
+                if f[2] is not None:
+                    mat[~f[2], at:at + w] = 0
+        elif k == "c":
+            if w:
+                table = np.zeros((len(f[2]), w), np.uint8)
+                for i, s in enumerate(f[2]):
+                    if s:
+                        table[i, :len(s)] = np.frombuffer(s, np.uint8)
+                mat[:, at:at + w] = table[f[1]]
+        else:
+            v = f[1].astype(np.uint64, copy=False)
+            width, strip = f[2], f[3]
+            radix = 16 if k == "x" else 10
+            prefix = 2 if k == "x" else 0
+            top = int(v.max()) if n else 0
+            ndig = len(f"{top:x}") if k == "x" else len(str(top))
+            slot = mat[:, at:at + w]
+            if prefix:
+                slot[:, 0] = 48
+                slot[:, 1] = 120
+            # the digits right-aligned in ndig places, the leading zeros left as holes (dropped); then
+            # the blanks to the row's width
+            if top < 1 << 32:           # narrower numbers, faster arithmetic
+                v = v.astype(np.uint32)
+            x = v
+            one5, four = v.dtype.type(15), v.dtype.type(4)
+            for e in range(ndig):
+                col = prefix + ndig - 1 - e
+                if radix == 16:
+                    d = (x & one5).astype(np.uint8)
+                    d += 48
+                    d += (d > 57) * np.uint8(39)
+                    if e < ndig - 1:
+                        x = x >> four
+                else:
+                    q = x // v.dtype.type(10)
+                    d = (x - q * v.dtype.type(10)).astype(np.uint8)
+                    d += 48
+                    x = q
+                if e:
+                    d[v < v.dtype.type(radix ** e)] = 0
+                slot[:, col] = d
+            if width is not None and w > prefix + ndig:
+                nd = np.ones(n, np.intp)
+                for e in range(1, ndig):
+                    nd += v >= v.dtype.type(radix ** e)
+                pad = np.arange(w - prefix - ndig)[None, :]
+                blank = pad < (width - prefix - nd)[:, None]
+                if strip is not None:
+                    blank &= ~strip[:, None]
+                slot[:, prefix + ndig:] = blank * np.uint8(32)
+        at += w
+    keep = mat != 0
+    return mat[keep].tobytes(), np.count_nonzero(keep, axis=1)

@@ -19,11 +19,14 @@ JSON view of a big map does not build one object per block.
 from __future__ import annotations
 
 import gc
+from array import array
+from functools import partial
 from itertools import accumulate
 from operator import add, sub
 
 from ..binary import uleb_encode
 from ..errors import DecodeError
+from ..render import ColumnTable, TableGroup
 from .registry import Codec, Table, register
 
 SHT_LLVM_BB_ADDR_MAP_V0 = 0x6FFF4C08
@@ -283,6 +286,9 @@ class _no_gc:
             gc.enable()
 
 
+_u16 = partial(array, "H")      # (a C-level call: no Python frame per function)
+
+
 def _uleb(data, pos, end, what, bits=32):
     """(value, new position, minimal?) of the ULEB128 at ``pos``."""
     if pos < end:
@@ -435,7 +441,8 @@ def _decode_into(data, ctx, stype, functions):
                 r.base_address = base
                 r._num_blocks = r._blocks = None
                 # offset i: deltas 0..i plus sizes 0..i-1
-                r._cols = (chunk[0::4], list(accumulate(map(add, chunk[1::4], b"\0" + sizes[:-1]))), sizes,
+                # (16-bit offsets: below 127 * (0x7f + 0x7f); 2 bytes each instead of a list's 8 + an int's 32)
+                r._cols = (chunk[0::4], _u16(accumulate(map(add, chunk[1::4], b"\0" + sizes[:-1]))), sizes,
                            chunk[3::4])
                 fn = new_fn(FunctionMap)
                 fn.name = names(base)
@@ -816,15 +823,54 @@ def function_to_dict(fn, pretty=False) -> dict:
     return d
 
 
-_MD_JSON = None          # metadata value -> 'M,"flags":[...]}' (the end of a block object)
 _U64 = 1 << 64
-
-
-_BLOCK_TEMPLATE = b'%s{"id":%d,"address":%d,"offset":%d,"size":%d,"metadata":%s'
-_BLOCK_TEMPLATE_ID = b'%s,"address":%d,"offset":%d,"size":%d,"metadata":%s'
-_ID_JSON = tuple(b',{"id":%d' % i for i in range(0x80))      # ',' and the start of a block with ID i
-_HEAD_TEMPLATE = b'{"name":"%s","address":%d,"version":%d,"feature":0,"features":[],"ranges":[{"base_address":%d,"blocks":['
 _JSON_BATCH = 1 << 14     # blocks per %-formatting (the memory it takes is reused by the next batch)
+_STYLES = {}
+
+
+def _json_style(indent):
+    """The fixed pieces of the JSON text of a map: compact (``indent`` None) or indented by 2 as json.dumps
+    (indent=2) and orjson write it, the map's ``{`` being on a line indented by ``indent`` blanks."""
+    st = _STYLES.get(indent)
+    if st is not None:
+        return st
+    import json
+    if indent is None:
+        nl = [b""] * 10
+        colon = b":"
+    else:
+        nl = [b"\n" + b" " * (indent + 2 * k) for k in range(10)]
+        colon = b": "
+
+    def key(k, lvl):
+        return nl[lvl] + b'"' + k.encode() + b'"' + colon
+
+    md = []
+    for v in range(32):
+        names = _FLAG_LISTS[v]
+        if names:
+            items = b",".join(nl[8] + json.dumps(n).encode() for n in names)
+            flags = b"[" + items + nl[7] + b"]"
+        else:
+            flags = b"[]"
+        md.append(b"%d," % v + key("flags", 7) + flags + nl[6] + b"}")
+    block_id = nl[6] + b"{" + key("id", 7) + b"%d"
+    st = {
+        "open": b"{" + key("section_type", 1) + b"%s," + key("functions", 1) + b"[",
+        "empty": b"{" + key("section_type", 1) + b"%s," + key("functions", 1) + b"[]" + nl[0] + b"}",
+        "head": nl[2] + b"{" + key("name", 3) + b'"%s",' + key("address", 3) + b"%d," + key("version", 3)
+        + b"%d," + key("feature", 3) + b"0," + key("features", 3) + b"[]," + key("ranges", 3) + b"[" + nl[4]
+        + b"{" + key("base_address", 5) + b"%d," + key("blocks", 5) + b"[",
+        "fn_end": nl[5] + b"]" + nl[4] + b"}" + nl[3] + b"]" + nl[2] + b"}",
+        "close": nl[1] + b"]" + nl[0] + b"}",
+        "block_id": block_id,
+        "rest": b"," + key("address", 7) + b"%d," + key("offset", 7) + b"%d," + key("size", 7) + b"%d,"
+        + key("metadata", 7) + b"%s",
+        "ids": tuple(b"," + block_id % i for i in range(0x80)),    # ',' and the start of a block with ID i
+        "md": tuple(md),
+    }
+    _STYLES[indent] = st
+    return st
 
 
 def map_to_json(model):
@@ -838,7 +884,15 @@ def map_to_json(model):
 
 def map_json_parts(model):
     """map_to_json as a list of pieces to write one after the other (or None)."""
-    global _MD_JSON
+    stream = map_json_stream(model)
+    return None if stream is None else list(stream[1](None))
+
+
+def map_json_stream(model):
+    """None (see map_to_json), or ``(size, chunks)``: ``size`` about the length of the compact text
+    (an estimate, without writing it), ``chunks(indent)`` an iterator over the pieces of the text:
+    compact (``indent`` None) or indented by 2 on a line indented by ``indent`` blanks (json.dumps's
+    and orjson's indented text, as a part of a bigger document), a batch of blocks at a time."""
     if model.pretty:
         return None
     fns = model.functions
@@ -861,78 +915,93 @@ def map_json_parts(model):
         counts.append(n)
     if set(map(type, bases)) - {int} or (bases and min(bases) < -(1 << 63)):
         return None
-    if _MD_JSON is None:
-        import json
-        _MD_JSON = tuple(f'{v},"flags":{json.dumps(list(_FLAG_LISTS[v]), separators=(",", ":"))}}}'.encode()
-                         for v in range(32))
+    versions = [fn.version for fn in fns]
+    vtypes = set(map(type, versions))
+    if vtypes - {int, type(None)}:
+        return None
+    from operator import itemgetter
+    if bases and max(bases) + max(map(max, map(itemgetter(1), cols))) >= _U64:      # (cautious)
+        return None
+    for c in cols:
+        m = c[3]
+        if type(m) is not bytes and (max(m) > KNOWN_METADATA or min(m) < 0):     # bytes: checked when decoding
+            return None
+    total = sum(counts)
+    size = 100 * total + sum(80 + len(fn.name or "") for fn in fns)
+
+    def chunks(indent):
+        return _map_json_chunks(model, fns, cols, bases, counts, versions, vtypes, _json_style(indent))
+    return size, chunks
+
+
+def _map_json_chunks(model, fns, cols, bases, counts, versions, vtypes, st):
     from bisect import bisect_left
     from itertools import chain, repeat
     from json.encoder import encode_basestring_ascii as quote
     from operator import itemgetter
     flat = chain.from_iterable
+    tname = quote(TYPE_NAMES.get(model.section_type, hex(model.section_type))).encode("ascii")
+    if not fns:
+        yield st["empty"] % tname
+        return
     names = [fn.name for fn in fns]
-    versions = [fn.version for fn in fns]
-    head = _HEAD_TEMPLATE
+    head = st["head"]
     joined = "\0".join(names) if None not in names else "\\"
     if "\\" in joined or joined.count("\0") != len(names) - 1:
         names = [quote(n).encode("ascii") if n is not None else b"null" for n in names]
-        head = head.replace(b'"name":"%s"', b'"name":%s')
+        head = head.replace(b'"%s"', b"%s", 1)
     else:    # no backslash, NUL or None: one call, then split at the escaped NULs
         names = quote(joined)[1:-1].encode("ascii").split(b"\\u0000")
-    if set(map(type, versions)) - {int}:
-        if set(map(type, versions)) - {int, type(None)}:
-            return None
+    del joined
+    if vtypes - {int}:
         versions = [b"null" if v is None else b"%d" % v for v in versions]
-        head = head.replace(b'"version":%d', b'"version":%s')
+        i = head.index(b"%d", head.index(b"%d") + 2)     # the version's
+        head = head[:i] + b"%s" + head[i + 2:]
     # Function by function, the text before each block: ',' or, for a function's first block, the end
     # of the previous function and the start of this one (with the block's ID when IDs are bytes,
     # i.e. below 0x80: then the blocks' template starts after the ID).
     id0, id1, id2, id3 = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(3)
     byte_ids = set(map(type, map(id0, cols))) == {bytes}
     if byte_ids:
-        head += b'{"id":%d'
-        heads = tuple(flat(zip(names, bases, versions, bases, map(id0, map(id0, cols)))))
+        head += st["block_id"]
+        head_args = flat(zip(names, bases, versions, bases, map(id0, map(id0, cols))))
+        template = b"%s" + st["rest"]
+        id_json = st["ids"]
     else:
-        heads = tuple(flat(zip(names, bases, versions, bases)))
-    heads = (b"\0]}]},".join([head] * len(fns)) % heads).split(b"\0")
-    del names, versions, joined
-    tname = TYPE_NAMES.get(model.section_type, hex(model.section_type))
-    out = [b'{"section_type":%s,"functions":[' % quote(tname).encode("ascii")]
+        head_args = flat(zip(names, bases, versions, bases))
+        template = b"%s" + st["block_id"] + st["rest"]
+    nhead = head.count(b"%") - 2 * head.count(b"%%")
+    head_args = list(head_args)
+    yield st["open"] % tname
     ends = list(accumulate(counts))
-    md_json = _MD_JSON.__getitem__
+    md_json = st["md"].__getitem__
     i = 0
     while i < len(fns):
         # One bytes %-template per batch of functions, the same for every block (bytes formatting of
         # integers is the fast one): the text before the block (with the block's ID when the IDs are
-        # bytes, i.e. below 0x80), ID, address, offset, size, metadata.
+        # bytes), ID, address, offset, size, metadata.
         j = max(i + 1, bisect_left(ends, (ends[i - 1] if i else 0) + _JSON_BATCH, i))
         bc = cols[i:j]
         offs = list(flat(map(id1, bc)))
-        if max(bases[i:j]) + max(offs) >= _U64:
-            return None
         mds = flat(map(id3, bc))
-        if set(map(type, map(id3, bc))) != {bytes}:    # bytes: checked when decoding
-            mds = list(mds)
-            if max(mds) > KNOWN_METADATA or min(mds) < 0:
-                return None
         if byte_ids:
-            before = list(map(_ID_JSON.__getitem__, flat(map(id0, bc))))
+            before = list(map(id_json.__getitem__, flat(map(id0, bc))))
             columns = (before,)
-            template = _BLOCK_TEMPLATE_ID
         else:
             before = [b","] * len(offs)
             columns = (before, flat(map(id0, bc)))
-            template = _BLOCK_TEMPLATE
         base = ends[i - 1] if i else 0
-        for h, at in zip(heads[i:j], ends[i - 1:j - 1] if i else chain((0,), ends[:j - 1])):
+        # the functions' heads, this batch's only (a big map's would take tens of MB at once)
+        heads = (b"\0".join(([head] if not i else []) + [st["fn_end"] + b"," + head] * (j - max(i, 1)))
+                 % tuple(head_args[i * nhead:j * nhead])).split(b"\0")
+        for h, at in zip(heads, ends[i - 1:j - 1] if i else chain((0,), ends[:j - 1])):
             before[at - base] = h
         addrs = map(add, offs, flat(map(repeat, bases[i:j], counts[i:j])))
         args = tuple(flat(zip(*columns, addrs, offs, flat(map(id2, bc)), map(md_json, mds))))
-        out.append((template * len(offs)) % args)
-        del args, before, columns, offs, mds, addrs
+        yield (template * len(offs)) % args
+        del args, before, columns, offs, mds, addrs, heads
         i = j
-    out.append(b"]}]}]}" if fns else b"]}")
-    return out
+    yield st["fn_end"] + st["close"]
 
 
 def function_from_dict(d, section_index=None) -> FunctionMap:
@@ -1024,9 +1093,13 @@ class BBAddrMapCodec(Codec):
     def to_json(self, model):
         with _no_gc():
             try:
-                return map_json_parts(model)
+                stream = map_json_stream(model)
             except (IndexError, TypeError, ValueError, AttributeError, OverflowError):
                 return None     # a model edited by hand: to_dict says what it holds
+        if stream is None:
+            return None
+        from ..render import JSONStream
+        return JSONStream(*stream)
 
     def from_dict(self, d, ctx):
         st = d.get("section_type")
@@ -1045,9 +1118,96 @@ class BBAddrMapCodec(Codec):
         return BBAddrMap(fns, stype)
 
     def tables(self, model, options):
+        """One table per function; runs of functions of the common kind (no features, one range, still in
+        columns) as a TableGroup, laid out many at a time."""
         pretty = bool((options or {}).get("pretty_pgo"))
+        out, run = [], []
+        fns = model.functions
         with _no_gc():
-            return [function_table(f, pretty) for f in model.functions]
+            if fns and _all_common(fns):
+                return [_table_group(fns)]
+            for f in fns:
+                if not f.feature and len(f.ranges) == 1 and f.ranges[0]._blocks is None \
+                        and len(f.ranges[0]._cols) == 4 and len(f.ranges[0]._cols[2]):
+                    run.append(f)
+                    continue
+                if run:
+                    out.append(_table_group(run))
+                    run = []
+                out.append(function_table(f, pretty))
+            if run:
+                out.append(_table_group(run))
+        return out
+
+
+_COLUMN_LABELS = (None, None, None, None, _FLAG_SHORT)
+_HEADERS = ("id", "address", "offset", "size", "flags")
+
+
+class _Titles:
+    """The titles of a run of functions' tables, made when asked for (a big map's would take MBs)."""
+    __slots__ = ("fns",)
+
+    def __init__(self, fns):
+        self.fns = fns
+
+    def __len__(self):
+        return len(self.fns)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [_title(f) for f in self.fns[i]]
+        return _title(self.fns[i])
+
+    def __iter__(self):
+        return map(_title, self.fns)
+
+    def encoded(self, i, j, encoding, errors):
+        """The titles of functions i to j as bytes, each with its newline."""
+        fns = self.fns[i:j]
+        names = [f.name for f in fns]
+        versions = [f.version for f in fns]
+        if None in names or "" in names or None in versions:
+            return [(_title(f) + "\n").encode(encoding, errors) for f in fns]
+        joined = "\0".join(names)
+        if joined.count("\0") != len(names) - 1:
+            return [(_title(f) + "\n").encode(encoding, errors) for f in fns]
+        from itertools import chain
+        from operator import attrgetter, itemgetter
+        addrs = map(attrgetter("base_address"), map(itemgetter(0), map(attrgetter("ranges"), fns)))
+        args = tuple(chain.from_iterable(zip(joined.encode(encoding, errors).split(b"\0"), addrs, versions)))
+        return (b"function %s at %#x (version %d)\n\0" * len(fns) % args).split(b"\0")
+
+
+def _title(fn):
+    return f"function {fn.name or '<?>'} at {fn.ranges[0].base_address:#x} (" + \
+        ("V0 type)" if fn.version is None else f"version {fn.version})")
+
+
+def _all_common(fns) -> bool:
+    """Every function of the common kind (see tables()), checked a column at a time."""
+    from operator import attrgetter, itemgetter
+    if any(map(attrgetter("feature"), fns)):
+        return False
+    ranges = list(map(attrgetter("ranges"), fns))
+    if set(map(len, ranges)) != {1}:
+        return False
+    r0 = list(map(itemgetter(0), ranges))
+    if list(map(attrgetter("_blocks"), r0)).count(None) != len(r0):
+        return False
+    cols = list(map(attrgetter("_cols"), r0))
+    return set(map(len, cols)) == {4} and 0 not in map(len, map(itemgetter(2), cols))
+
+
+def _table_group(fns):
+    from operator import attrgetter, itemgetter
+    ranges = list(map(itemgetter(0), map(attrgetter("ranges"), fns)))
+    cols = list(map(attrgetter("_cols"), ranges))
+    offs = list(map(itemgetter(1), cols))
+    return TableGroup(list(_HEADERS), "dxxdc", _Titles(fns),
+                      [list(map(itemgetter(0), cols)), offs, offs, list(map(itemgetter(2), cols)),
+                       list(map(itemgetter(3), cols))],
+                      [None, list(map(attrgetter("base_address"), ranges)), None, None, None], _COLUMN_LABELS)
 
 
 def function_table(fn, pretty=False) -> Table:
@@ -1062,12 +1222,10 @@ def function_table(fn, pretty=False) -> Table:
     multi = len(fn.ranges) > 1
     headers = (["range"] if multi else []) + ["id", "address", "offset", "size", "flags"]
     if not feature and not multi and fn.ranges and fn.ranges[0]._blocks is None and len(fn.ranges[0]._cols) == 4:
-        r = fn.ranges[0]          # the common entry, still in columns
-        base = r.base_address
+        r = fn.ranges[0]          # the common entry, still in columns: laid out by the renderer
         ids, offs, sizes, mds = r._cols
-        short = _FLAG_SHORT
-        return Table(headers, [[i, f"{base + o:#x}", f"{o:#x}", s, short[m]]
-                               for i, o, s, m in zip(ids, offs, sizes, mds)], title=title)
+        return ColumnTable(headers, (ids, offs, offs, sizes, mds), "dxxdc", title, (0, r.base_address, 0, 0, 0),
+                           _COLUMN_LABELS)
     if feature & CALLSITE_END_OFFSETS:
         headers.append("call-site ends")
     if feature & BB_HASH:

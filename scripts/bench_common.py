@@ -1,0 +1,168 @@
+"""What the scripts/bench-* benchmarks share: the installed `objllvm` command, timed runs, the inputs.
+
+* ``install(venv)``: the `objllvm` console script of a regular (not editable) `pip install` of this tree
+  into a virtual environment (made the first time, with objllvm's dependencies and numpy, which the text
+  view of big tables uses when it is there); objllvm itself is installed again on every run.
+* ``run(cmd)``: one run, output to /dev/null: (wall s, CPU s user+sys, peak RSS MiB) from wait4.
+* ``interleaved(cases, reps)``: every case once per round, ``reps`` rounds (the machine is shared: a
+  slow period hits every case, not one), after one untimed warm-up round.
+* ``bb_inputs(dir, sizes)``: linked executables of N functions with a big .llvm_bb_addr_map.
+* ``table(rows, headers)``: a plain text table (no dependency).
+
+Only the standard library: the benchmarks run under any interpreter that has objllvm's dependencies.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+# objllvm runs as an installed package does: bytecode cached, nothing of this tree on the path.
+INSTALLED_ENV = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH")}
+
+FUNC = """int f{n}(int x, int y) {{
+  int s = {a};
+  if (x > {b}) s += y; else s -= x * {c};
+  for (int i = 0; i < (x & 7); i++) {{ if (i & 1) s ^= i * {d}; else s += y >> 1; }}
+  switch (y & 3) {{ case 0: s += {e}; break; case 1: s *= {c}; break; case 2: s -= x; break; default: s = ~s; }}
+  return s;
+}}
+"""
+
+
+def install(venv: Path, extra=("numpy",)) -> Path:
+    """The `objllvm` console script of a regular install of this tree in ``venv``."""
+    py = venv / "bin" / "python"
+    pip = [str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    if not py.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run(pip + [str(ROOT), *extra], check=True, env=INSTALLED_ENV)
+    subprocess.run(pip + ["--no-deps", "--force-reinstall", str(ROOT)], check=True, env=INSTALLED_ENV,
+                   cwd=str(venv))
+    script = venv / "bin" / "objllvm"
+    p = subprocess.run([str(py), "-c", "import objllvm, sys; sys.stdout.write(objllvm.__file__)"],
+                       capture_output=True, text=True, env=INSTALLED_ENV, cwd=str(venv))
+    if p.returncode or str(ROOT) in p.stdout or not script.exists():
+        sys.exit(f"the install in {venv} is not a regular one: {p.stdout or p.stderr}")
+    return script
+
+
+def run(cmd, env=None, stdout=None) -> tuple:
+    """(wall seconds, CPU seconds user+sys, peak RSS MiB) of one run of ``cmd``, output discarded."""
+    with open(os.devnull, "wb") as null:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(cmd, stdout=stdout or null, stderr=subprocess.PIPE, env=env or INSTALLED_ENV)
+        _, status, ru = os.wait4(p.pid, 0)
+        t = time.perf_counter() - t0
+        err = p.stderr.read().decode(errors="replace")
+        p.stderr.close()
+    code = os.waitstatus_to_exitcode(status)
+    if code:
+        sys.exit(f"{cmd[0]} failed ({code}): {err}")
+    return t, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024
+
+
+def interleaved(cases: dict, reps: int, warmup: bool = True) -> dict:
+    """{name: [(wall, cpu, rss), ...]}: each case once per round, ``reps`` rounds."""
+    res = {k: [] for k in cases}
+    if warmup:
+        for cmd in cases.values():
+            run(cmd)
+    for _ in range(reps):
+        for k, cmd in cases.items():
+            res[k].append(run(cmd))
+    return res
+
+
+def medians(runs) -> tuple:
+    """(median wall, median CPU, max peak RSS) of a case's runs."""
+    return (statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs), max(r[2] for r in runs))
+
+
+def spread(runs) -> str:
+    """min-max of the wall times, as a noise figure."""
+    ts = [r[0] for r in runs]
+    return f"{min(ts):.3f}-{max(ts):.3f}"
+
+
+def table(rows, headers) -> str:
+    rows = [[str(c) for c in r] for r in rows]
+    w = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+    line = lambda cells: "  ".join(c.ljust(x) for c, x in zip(cells, w)).rstrip()   # noqa: E731
+    return "\n".join([line(headers), line(["-" * x for x in w])] + [line(r) for r in rows])
+
+
+def need(*tools):
+    missing = [t for t in tools if shutil.which(t) is None]
+    if missing:
+        sys.exit(f"needs {', '.join(missing)}")
+
+
+def generate(d: Path, n: int, per_file: int = 2500) -> list:
+    """C sources of ``n`` functions (about 10 basic blocks each), ``per_file`` a file, and a main.c."""
+    srcs = []
+    for start in range(0, n, per_file):
+        p = d / f"gen{start // per_file}.c"
+        with open(p, "w") as f:
+            for k in range(start, min(n, start + per_file)):
+                f.write(FUNC.format(n=k, a=k % 97, b=k % 13, c=3 + k % 5, d=5 + k % 11, e=k % 251))
+        srcs.append(p)
+    with open(d / "main.c", "w") as f:
+        f.write("int main(void) { return 0; }\n")
+    srcs.append(d / "main.c")
+    return srcs
+
+
+def bb_inputs(d: Path, sizes) -> dict:
+    """{n: executable of n functions} built with clang-19 -O2 -fbasic-block-sections=labels and lld.
+
+    Sizes up to 2,500 are compiled as they are.  Bigger ones link n / 2,500 copies of one compiled
+    2,500-function object, each copy's symbols renamed (llvm-objcopy-22 --prefix-symbols=pK_): the same
+    map a compile of n functions gives (one entry per function, the same block shapes), without half an
+    hour of compiling on a shared machine."""
+    need("clang-19", "ld.lld-19", "llvm-objcopy-22")
+    d.mkdir(parents=True, exist_ok=True)
+    out = {}
+    unit = None
+    for n in sizes:
+        exe = d / f"bb{n}.exe"
+        out[n] = exe
+        if exe.exists():
+            continue
+        if n <= 2500:
+            sd = d / f"src{n}"
+            sd.mkdir(exist_ok=True)
+            objs = []
+            for s in generate(sd, n):
+                o = s.with_suffix(".o")
+                subprocess.run(["clang-19", "-O2", "-fbasic-block-sections=labels", "-c", str(s), "-o", str(o)],
+                               check=True)
+                objs.append(o)
+        else:
+            if n % 2500:
+                sys.exit(f"sizes above 2500 are multiples of 2500 ({n})")
+            sd = d / "unit"
+            if unit is None:
+                sd.mkdir(exist_ok=True)
+                srcs = generate(sd, 2500)
+                for s in srcs:
+                    o = s.with_suffix(".o")
+                    if not o.exists():
+                        subprocess.run(["clang-19", "-O2", "-fbasic-block-sections=labels", "-c", str(s), "-o",
+                                        str(o)], check=True)
+                unit = (sd / "gen0.o", sd / "main.o")
+            cd = d / f"copies{n}"
+            cd.mkdir(exist_ok=True)
+            objs = [unit[1]]
+            for k in range(n // 2500):
+                o = cd / f"p{k}.o"
+                if not o.exists():
+                    subprocess.run(["llvm-objcopy-22", f"--prefix-symbols=p{k}_", str(unit[0]), str(o)], check=True)
+                objs.append(o)
+        subprocess.run(["clang-19", "-fuse-ld=lld", *map(str, objs), "-o", str(exe)], check=True)
+    return out

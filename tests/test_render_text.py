@@ -1,0 +1,235 @@
+"""The exact text form of tables, and the streamed JSON.
+
+The text view lays tables out itself (render._TextWriter: per-row templates; TableGroup through numpy when
+big) in tabulate's "simple" format.  Pinned here: (1) on every corpus file, the fast layout gives the same
+text as tabulate laying out the same rows (render_text(engine="tabulate")), through each of its paths
+(templates, numpy); (2) golden outputs written by scripts/make-golden-text (with tabulate); (3) tables
+built to hit the corners (empty last cells, negative numbers, None, wide IDs, '%' in text, non-ASCII
+titles); (4) the streamed bb-addr-map JSON, compact and indented, is json.dumps of to_dict.
+"""
+from __future__ import annotations
+
+import io
+import json
+import random
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, TESTDATA, corpus_files
+from objllvm import api, render
+from objllvm.formats import open_object
+from objllvm.sections import bb_addr_map as M
+from objllvm.sections import registry
+
+GOLDEN = TESTDATA / "golden"
+
+
+def _render(items, **kw) -> str:
+    out = io.StringIO()
+    render.render_text(items, out, **kw)
+    return out.getvalue()
+
+
+def _corpus_views():
+    for p in corpus_files():
+        items = api.dump(str(p), None, {})
+        for pretty in (False, True):
+            yield p, pretty, api.dump_to_text(items, {"pretty_pgo": pretty})
+
+
+def _numpy_or_skip():
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        pytest.skip("numpy is not installed (the big-table layout without it is tested too)")
+
+
+@pytest.mark.parametrize("path", ["templates", "numpy", "no-numpy"])
+def test_fast_layout_is_tabulate_on_the_corpus(monkeypatch, path):
+    """Every corpus file's text view, laid out fast, is what tabulate lays out from the same rows."""
+    if path == "numpy":
+        _numpy_or_skip()
+        monkeypatch.setattr(render, "NUMPY_ROWS", 0)          # every TableGroup through numpy
+    elif path == "no-numpy":
+        monkeypatch.setattr(render, "NUMPY_ROWS", 0)
+        monkeypatch.setitem(sys.modules, "numpy", None)       # import fails: the templates
+    fell_back = []
+    real = render._TextWriter.tabulate
+
+    def spy(self, title, headers, rows):
+        fell_back.append(title)
+        return real(self, title, headers, rows)
+    n = 0
+    for p, pretty, items in _corpus_views():
+        monkeypatch.setattr(render._TextWriter, "tabulate", spy)
+        fast = _render(items)
+        monkeypatch.setattr(render._TextWriter, "tabulate", real)
+        assert fast == _render(items, engine="tabulate"), (p, pretty)
+        n += fast.count("\n")
+    assert n > 2000
+    # only tables with cells the layout leaves to tabulate (an empty last cell after a text one;
+    # multi-line values) went to tabulate
+    assert len(fell_back) < 10, fell_back
+
+
+def test_bb_groups_are_used_on_the_corpus():
+    """The common bb-addr-map entries come as TableGroups (the fast path is the one tested above)."""
+    groups = 0
+    for p, pretty, items in _corpus_views():
+        groups += sum(type(it) is render.TableGroup for it in items)
+    assert groups >= 5
+
+
+@pytest.mark.parametrize("case", sorted(p.name for p in GOLDEN.glob("*.txt")))
+def test_golden_text(case):
+    """The text view of a few corpus files is the committed golden text (scripts/make-golden-text)."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import importlib.machinery
+    import importlib.util
+    loader = importlib.machinery.SourceFileLoader("make_golden_text", str(ROOT / "scripts" / "make-golden-text"))
+    spec = importlib.util.spec_from_loader("make_golden_text", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    cases = {mod.golden_name(p, o): (p, o) for p, o in mod.CASES}
+    assert case in cases, f"{case}: not made by scripts/make-golden-text"
+    path, opts = cases[case]
+    options = {"pretty_pgo": "--pretty-pgo" in opts}
+    items = api.dump_to_text(api.dump(str(TESTDATA / path), None, options), options)
+    want = (GOLDEN / case).read_text()
+    assert _render(items).replace(str(ROOT) + "/", "") == want
+    assert "----" in want
+
+
+def test_golden_text_cli():
+    """The command prints the golden text too (stdout as bytes: the buffer path)."""
+    want = (GOLDEN / "bb-addr-map__clang19-labels.exe.txt").read_text()
+    p = subprocess.run([sys.executable, "-m", "objllvm", "dump", "testdata/bb-addr-map/clang19-labels.exe"],
+                       capture_output=True, cwd=ROOT, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert p.returncode == 0 and p.stdout.decode() == want
+
+
+def _random_table(rng, n_rows):
+    kinds = rng.choice(["int", "neg", "str", "mixed", "hexstr", "emptyable"])
+    ncol = rng.randint(1, 5)
+    headers = [rng.choice(["id", "address", "a", "name of it", "x%y"]) for _ in range(ncol)]
+    rows = []
+    for _ in range(n_rows):
+        row = []
+        for c in range(ncol):
+            k = kinds if c == ncol - 1 else rng.choice(["int", "str", "hexstr"])
+            if k == "int":
+                row.append(rng.randrange(0, 10 ** rng.randint(1, 12)))
+            elif k == "neg":
+                row.append(rng.randrange(-5000, 5000))
+            elif k == "str":
+                row.append(rng.choice(["ret", "ft", "a%sb", "x y", "%d", "z"]))
+            elif k == "hexstr":
+                row.append(f"{rng.randrange(0, 1 << 40):#x}")
+            elif k == "mixed":
+                row.append(rng.choice([None, 5, "", "q"]))
+            else:
+                row.append(rng.choice(["", "", "ret,ft"]))
+        rows.append(row)
+    return render.Table(headers, rows, title=rng.choice([None, "t", "caf\u00e9 %s", "100%"]))
+
+
+def test_fast_layout_is_tabulate_on_built_tables():
+    rng = random.Random(1)
+    items = []
+    for k in range(300):
+        items.append(_random_table(rng, rng.choice([0, 1, 2, 7, 40])))
+        if k % 7 == 0:
+            items.append(render.Heading("h %d%%" % k, 1 + k % 2))
+            items.append(render.Text("text with % and caf\u00e9"))
+    assert _render(items) == _render(items, engine="tabulate")
+
+
+def _synthetic_map(nfn, seed):
+    """A map of common entries (IDs over 0x7f in some, so IDs are lists there; every flag value)."""
+    rng = random.Random(seed)
+    fns = []
+    addr = 0x401000
+    for k in range(nfn):
+        nb = rng.randint(1, 40)
+        ids = list(range(nb))
+        if k % 5 == 0:
+            ids = [i + 120 for i in ids]
+        sizes = [rng.randint(1, 5000 if k % 11 == 0 else 60) for _ in range(nb)]
+        offs, o = [], 0
+        for s in sizes:
+            offs.append(o)
+            o += s
+        mds = [rng.randrange(32) if k % 3 else 0 for _ in range(nb)]
+        r = M.BBRange(addr, None, None, None, (ids if k % 5 == 0 else bytes(ids), offs, sizes, bytes(mds)))
+        fns.append(M.FunctionMap(f"fn{k}" if k % 13 else "", 2 if k % 17 else None, 0, [r]))
+        addr += o + rng.choice([0, 16, 1 << 20])
+    return M.BBAddrMap(fns)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_big_group_paths_agree(monkeypatch, seed):
+    """A TableGroup through numpy, through the templates and table by table through tabulate: the same text."""
+    _numpy_or_skip()
+    model = _synthetic_map(700, seed)
+    tables = registry.get("bb-addr-map").tables(model, {})
+    assert any(type(t) is render.TableGroup for t in tables)
+    monkeypatch.setattr(render, "NUMPY_ROWS", 0)
+    monkeypatch.setattr(render, "_NUMPY_BATCH", 997)          # several batches, cut mid-way
+    through_numpy = _render(tables)
+    monkeypatch.setattr(render, "NUMPY_ROWS", 1 << 60)
+    monkeypatch.setattr(render, "_BATCH_ROWS", 1009)
+    through_templates = _render(tables)
+    reference = _render(tables, engine="tabulate")
+    assert through_numpy == reference
+    assert through_templates == reference
+
+
+# -- streamed JSON ----------------------------------------------------------------------------------
+def _bb_models():
+    for p in corpus_files():
+        try:
+            obj = open_object(str(p))
+        except Exception:
+            continue
+        if obj.format != "elf":
+            continue
+        for s in obj.sections:
+            if s.type in M.TYPE_NAMES:
+                d = registry.decode_section(obj, s, {})
+                if d.model is not None:
+                    yield p, d.model
+    yield "synthetic", _synthetic_map(300, 3)
+
+
+@pytest.mark.parametrize("indent", [True, False])
+def test_streamed_bb_json_is_json_dumps(monkeypatch, indent):
+    """The bb-addr-map JSON streamed in batches (compact or indented, at any depth) is json.dumps of to_dict."""
+    codec = registry.get("bb-addr-map")
+    monkeypatch.setattr(M, "_JSON_BATCH", 7)
+    n = 0
+    for p, model in _bb_models():
+        text = codec.to_json(model)
+        if text is None:
+            continue
+        n += 1
+        plain = codec.to_dict(model)
+        for doc, ref in (({"content": render.RawJSON(text, lambda: plain)}, {"content": plain}),
+                         ({"a": [{"b": 1, "c": render.RawJSON(text, lambda: plain)}], "z": None},
+                          {"a": [{"b": 1, "c": plain}], "z": None})):
+            out = io.StringIO()
+            render.render_json(doc, out, indent=indent, raw=True)
+            want = json.dumps(ref, indent=2) if indent else json.dumps(ref, separators=(",", ":"))
+            assert out.getvalue() == want + "\n", p
+    assert n >= 4
+
+
+def test_streamed_json_goes_compact_past_big_json(monkeypatch):
+    codec = registry.get("bb-addr-map")
+    model = _synthetic_map(50, 4)
+    plain = {"x": codec.to_dict(model)}
+    monkeypatch.setattr(render, "BIG_JSON", 100)
+    out = io.StringIO()
+    render.render_json({"x": render.RawJSON(codec.to_json(model), lambda: plain["x"])}, out, raw=True)
+    assert out.getvalue() == json.dumps(plain, separators=(",", ":")) + "\n"
