@@ -317,6 +317,8 @@ class FunctionLayout:
 
 def layout_function(fn, block_samples: dict, profile=None, *, algorithm: str = "ext-tsp") -> FunctionLayout:
     weights, counts, source = estimate_edges(fn, block_samples, profile)
+    if not fn.blocks:
+        return FunctionLayout(fn.name, fn.address, [], 0, 0, 0, source)
     hot = hot_blocks(fn, counts, weights)
     by_addr = [b for b in sorted(fn.blocks, key=lambda b: b.address) if b.id in hot]
     entry = fn.ranges[0].blocks[0].id if fn.ranges and fn.ranges[0].blocks else by_addr[0].id
