@@ -4,11 +4,14 @@ Importing this package is cheap: the API functions load what they need.
 """
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: E402,F401
 
 __all__ = ["dump", "decode", "iter_objects", "open_object", "ObjllvmError", "DecodeError", "__version__"]
 
 from .errors import DecodeError, ObjllvmError  # noqa: E402
+from ._compat import install as _install_old_paths  # noqa: E402
+
+_install_old_paths()
 
 
 def __getattr__(name):
@@ -16,6 +19,6 @@ def __getattr__(name):
         from . import api
         return getattr(api, name)
     if name in ("iter_objects", "open_object"):
-        from . import containers
-        return getattr(containers, name)
+        from . import formats
+        return getattr(formats, name)
     raise AttributeError(f"module 'objllvm' has no attribute {name!r}")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 
 
-def module_names(package) -> list:
+def module_names(package, packages: bool = True) -> list:
     """The modules of ``package`` not starting with "_", sorted: what ``pkgutil.iter_modules`` lists (.py
-    files and packages)."""
+    files and, unless ``packages`` is false, packages)."""
     names = set()
     for d in package.__path__:
         try:
@@ -21,7 +21,7 @@ def module_names(package) -> list:
                     continue
                 if n.endswith(".py"):
                     n = n[:-3]
-                elif not (e.is_dir() and os.path.isfile(os.path.join(e.path, "__init__.py"))):
+                elif not packages or not (e.is_dir() and os.path.isfile(os.path.join(e.path, "__init__.py"))):
                     continue
                 if n.isidentifier():
                     names.add(n)

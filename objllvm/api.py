@@ -14,9 +14,9 @@ so the other sections are still there.
 from __future__ import annotations
 
 from ._model import dataclass, field
-from . import registry
-from .containers import iter_objects
-from .containers.elf import section_type_name
+from .sections import registry
+from .formats import iter_objects
+from .formats.elf import section_type_name
 from .errors import ObjllvmError
 
 JSON_SCHEMA_VERSION = 1
@@ -66,15 +66,7 @@ def dump(path: str, kinds=None, options=None) -> list:
 
 def decode(path: str, kind: str, options=None) -> list:
     """The decoded models of every ``kind`` section in ``path``; raise on the first error."""
-    models = []
-    for item in dump(path, [kind], options):
-        if isinstance(item, ObjllvmError):
-            raise item
-        for d in item.sections:
-            if d.error is not None:
-                raise d.error
-            models.append(d.model)
-    return models
+    return registry.decode_file(path, kind, options)
 
 
 # -- views -------------------------------------------------------------------------------------

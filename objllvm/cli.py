@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 
-from . import __version__
+from ._version import __version__
 from ._modules import module_names
 from .errors import ObjllvmError, UsageError, report_error
 

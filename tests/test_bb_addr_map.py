@@ -9,13 +9,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import TESTDATA, need_tool, run_objllvm
-from objllvm import registry
-from objllvm.bbindex import BBIndex
+from objllvm.sections import registry
+from objllvm.sections.support.bb_index import BBIndex
 from objllvm.binary import uleb_encode
-from objllvm.codecs import bb_addr_map as M
-from objllvm.containers import iter_objects, open_object
+from objllvm.sections import bb_addr_map as M
+from objllvm.formats import iter_objects, open_object
 from objllvm.errors import DecodeError
-from objllvm.registry import SectionContext
+from objllvm.sections.registry import SectionContext
 
 BB = TESTDATA / "bb-addr-map"
 CODEC = registry.get("bb-addr-map")
@@ -445,7 +445,7 @@ def test_importing_objllvm_does_not_import_the_codec():
     import subprocess
     import sys
     code = ("import sys, objllvm; import objllvm.cli; "
-            "print(any(m.endswith('bb_addr_map') or m == 'objllvm.bbindex' for m in sys.modules))")
+            "print(any(m.endswith('bb_addr_map') or m == 'objllvm.sections.support.bb_index' for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(TESTDATA.parent))
     assert out.stdout.strip() == "False", out.stderr
 

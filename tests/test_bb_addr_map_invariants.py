@@ -13,7 +13,7 @@ import pytest
 from elftools.elf.elffile import ELFFile
 
 from conftest import TESTDATA, need_tool
-from objllvm.bbindex import BBIndex
+from objllvm.sections.support.bb_index import BBIndex
 
 BB = TESTDATA / "bb-addr-map"
 LINKED = sorted(p.name for p in BB.iterdir() if p.suffix in (".exe", ".so"))

@@ -14,7 +14,7 @@ import pytest
 
 from conftest import TESTDATA, need_tool, run_objllvm
 from objllvm import api, bitcode
-from objllvm.containers import iter_objects
+from objllvm.formats import iter_objects
 from objllvm.errors import ObjllvmError
 
 BC = TESTDATA / "bitcode"
@@ -195,7 +195,7 @@ def test_dump_text_and_json():
 
 
 def test_encode_is_exact():
-    from objllvm import registry
+    from objllvm.sections import registry
     for fname, member, sec in PAYLOADS:
         data = section_bytes(BC / fname, member, sec)
         c = registry.get("bitcode")

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from conftest import TESTDATA, need_tool, run_objllvm
 from objllvm import bitcode
-from objllvm.bitstream import CHAR6_TABLE
+from objllvm.formats.bitstream import CHAR6_TABLE
 from objllvm.errors import DecodeError
 
 BC = TESTDATA / "bitcode"
@@ -198,7 +198,7 @@ def test_block_without_end_block():
 
 
 def test_deep_nesting_is_bounded():
-    from objllvm.bitstream import BLOCK, END, EOF, BitstreamCursor
+    from objllvm.formats.bitstream import BLOCK, END, EOF, BitstreamCursor
     w = BitWriter()
     for _ in range(200):
         w.enter(8, 3)

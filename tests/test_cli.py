@@ -3,7 +3,7 @@ import json
 import subprocess
 import sys
 
-from objllvm.containers import open_object
+from objllvm.formats import open_object
 
 from conftest import ROOT, TESTDATA, run_objllvm
 
@@ -94,7 +94,8 @@ def test_bad_usage_exits_2():
 
 
 def test_internal_error_is_reported_briefly(monkeypatch, capsys):
-    from objllvm import cli, registry
+    from objllvm import cli
+    from objllvm.sections import registry
     codec = registry.get("deplibs")
     monkeypatch.setattr(codec, "decode", lambda data, ctx: 1 / 0)
     # an unexpected exception inside a codec is a bug: short report, exit 3, no traceback without --debug
@@ -104,8 +105,8 @@ def test_internal_error_is_reported_briefly(monkeypatch, capsys):
 
 
 def test_importing_objllvm_is_cheap():
-    code = ("import sys, objllvm; heavy = [m for m in ('lief', 'elftools', 'tabulate', 'objllvm.registry', "
-            "'objllvm.containers') if m in sys.modules]; print(heavy)")
+    code = ("import sys, objllvm; heavy = [m for m in ('lief', 'elftools', 'tabulate', 'objllvm.sections.registry', "
+            "'objllvm.formats') if m in sys.modules]; print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT).stdout
     assert out.strip() == "[]"
 
@@ -131,16 +132,16 @@ def test_version_alone_same_as_argparse(monkeypatch, capsys):
     assert cli._version_only(["--version", "--debug"]) is False and cli._version_only(["--vers"]) is False
     mods = subprocess.run([sys.executable, "-c", "import sys; from objllvm import cli\ntry: cli.main(['--version'])\n"
                            "except SystemExit: pass\nprint(sorted(m for m in sys.modules if m in ('argparse', "
-                           "'objllvm.commands', 'objllvm.registry')))"], capture_output=True, text=True, cwd=ROOT)
+                           "'objllvm.commands', 'objllvm.sections.registry')))"], capture_output=True, text=True, cwd=ROOT)
     assert mods.stdout.splitlines()[-1] == "[]"
 
 
 def test_module_lists_same_as_pkgutil():
     import pkgutil
 
-    from objllvm import codecs, commands
+    from objllvm import commands, sections
     from objllvm._modules import module_names
-    for pkg in (codecs, commands):
+    for pkg in (sections, commands):
         want = sorted(m.name for m in pkgutil.iter_modules(pkg.__path__) if not m.name.startswith("_"))
         assert module_names(pkg) == want and len(want) > 5
 

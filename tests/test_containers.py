@@ -5,8 +5,8 @@ import subprocess
 import pytest
 from elftools.elf.elffile import ELFFile
 
-from objllvm.containers import iter_objects, open_object
-from objllvm.containers.archive import Archive
+from objllvm.formats import iter_objects, open_object
+from objllvm.formats.archive import Archive
 from objllvm.errors import ObjllvmError
 
 from conftest import TESTDATA, corpus_files, need_tool

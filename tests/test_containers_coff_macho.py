@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import TESTDATA, need_tool
-from objllvm import registry
-from objllvm.codecs.coff_directives import quote, split_tokens, unquote
-from objllvm.containers import iter_objects, open_data, sniff
+from objllvm.sections import registry
+from objllvm.sections.coff_directives import quote, split_tokens, unquote
+from objllvm.formats import iter_objects, open_data, sniff
 from objllvm.errors import ObjllvmError
 
 TREE = TESTDATA / "audit" / "tree"

@@ -268,7 +268,7 @@ def test_real_file_size_limit_in_place(tmp_path):
 
 # -- real rewrite calls with injected faults ---------------------------------------------------------------------
 def _rewrite_ops():
-    rw = pytest.importorskip("objllvm.rewrite", reason="objllvm/rewrite.py (rewrite area) is not there yet")
+    rw = pytest.importorskip("objllvm.rewrite", reason="objllvm/rewrite/ (rewrite area) is not there yet")
     return rw, [rw.DropAddrsig()]
 
 

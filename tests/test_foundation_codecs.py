@@ -4,12 +4,12 @@ import subprocess
 
 import pytest
 
-from objllvm import registry
+from objllvm.sections import registry
 from objllvm.binary import Reader, uleb_encode
-from objllvm.containers import open_object
-from objllvm.containers.base import Relocation, Symbol
+from objllvm.formats import open_object
+from objllvm.formats.base import Relocation, Symbol
 from objllvm.errors import DecodeError
-from objllvm.registry import SectionContext
+from objllvm.sections.registry import SectionContext
 
 from conftest import TESTDATA, need_tool
 
@@ -29,7 +29,7 @@ def decode_kind(path, kind):
 
 
 def ctx(symbols=(), relocations=(), section_type=None, addr_size=8, endian="<"):
-    from objllvm.containers.base import Section
+    from objllvm.formats.base import Section
     return SectionContext(endian=endian, addr_size=addr_size, symbols=list(symbols), relocations=list(relocations),
                           section=Section(1, "s", section_type))
 

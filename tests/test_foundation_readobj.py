@@ -49,8 +49,8 @@ def _readobj_json(path, tmp_path):
 
 
 def _has_compressed_llvm_section(path):
-    from objllvm.containers import open_object
-    from objllvm.containers.elf import is_llvm_type
+    from objllvm.formats import open_object
+    from objllvm.formats.elf import is_llvm_type
     return any(s.compression and is_llvm_type(s.type) for s in open_object(str(path)).sections)
 
 
@@ -119,7 +119,7 @@ def test_readobj_normaliser_handles_its_pair_syntax():
 @pytest.mark.parametrize("name", ["cg-profile-crel.o", "portable-crel.o"])
 def test_crel_relocations_agree_with_llvm_readelf(name):
     """SHT_CREL relocation sections decode to what llvm-readelf-19 -r prints (offset, type, symbol, addend)."""
-    from objllvm.containers import open_object
+    from objllvm.formats import open_object
     path = TESTDATA / "elf" / name
     out = subprocess.run([need_tool("llvm-readelf-19"), "-r", str(path)], capture_output=True, text=True,
                          check=True).stdout

@@ -15,7 +15,7 @@ import tracemalloc
 
 import pytest
 
-from objllvm import registry
+from objllvm.sections import registry
 from objllvm.errors import DecodeError
 
 from conftest import TESTDATA
@@ -102,8 +102,8 @@ def test_codecs_unmutated_cross_feed():
     _fail_on(vs, "cross-feed")
 
 
-@pytest.mark.skipif(not campaign._importable("objllvm.bitstream") or not campaign.bitstream_seeds(SECTIONS),
-                    reason="objllvm/bitstream.py or bitcode payloads in testdata are not there yet")
+@pytest.mark.skipif(not campaign._importable("objllvm.formats.bitstream") or not campaign.bitstream_seeds(SECTIONS),
+                    reason="objllvm/formats/bitstream.py or bitcode payloads in testdata are not there yet")
 def test_bitstream(tmp_path):
     _run(tmp_path, ["bitstream"], N_BITSTREAM)
 

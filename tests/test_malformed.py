@@ -193,7 +193,7 @@ def test_command_on_malformed(cmd, m, tmp_path, capsys):
     assert not [p for p in tmp_path.rglob(".objllvm-*")], "temporary file left behind"
 
 
-# -- the rewrite path: cases found by fuzzing (scripts/fuzz), fixed in objllvm/elfwriter.py and objllvm/rewrite.py -
+# -- the rewrite path: cases found by fuzzing (scripts/fuzz), fixed in objllvm/formats/elf_writer.py and objllvm/rewrite/ -
 REWRITE = [m for m in MANIFEST if m.get("rewrite")]
 
 
@@ -202,7 +202,7 @@ def test_rewrite_outcome(m, tmp_path, capsys):
     """`objllvm rewrite FILE -o OUT ARGS` gives exactly the manifest's lines (exit 1, nothing written), or, with
     none, writes a file objllvm reads back; the API raises the same ObjllvmError, located."""
     from objllvm import rewrite as rw
-    from objllvm.containers.elf import ElfFile
+    from objllvm.formats.elf import ElfFile
     path = str(MAL / m["name"])
     want = [e.replace("{path}", path) for e in m["rewrite"]["errors"]]
     out = tmp_path / "out.o"
@@ -248,7 +248,7 @@ def test_real_process_over_the_whole_corpus():
 
 def test_internal_error_debug_shows_traceback(tmp_path):
     """An unexpected exception: a short report and exit 3; with --debug the traceback."""
-    code = ("import sys; from objllvm import cli, registry\n"
+    code = ("import sys; from objllvm import cli; from objllvm.sections import registry\n"
             "registry.get('deplibs').decode = lambda data, ctx: {}['boom']\n"
             "sys.exit(cli.main(sys.argv[1:]))\n")
     import subprocess

@@ -300,7 +300,7 @@ def test_replace():
 
 
 def test_section_context_still_a_record():
-    from objllvm.registry import SectionContext
+    from objllvm.sections.registry import SectionContext
     a, b = SectionContext(), SectionContext(symbols=[1])
     assert a != b and a == SectionContext() and b.symbols == [1]
     assert repr(a) == ("SectionContext(endian='<', addr_size=8, is_relocatable=False, file_type='ET_REL', "
@@ -313,7 +313,7 @@ def test_registry_loads_without_dataclasses_inspect_typing():
     slow = ("dataclasses", "inspect", "typing", "pkgutil", "tempfile", "json", "shutil")
     code = ("import sys; pre = set(sys.modules); sys.path.insert(0, {root!r}); {imports}; "
             "print(sorted(m for m in {slow!r} if m in sys.modules and m not in pre))")
-    for imports in ("import objllvm.cli, objllvm.registry as r; r._load_all()",
+    for imports in ("import objllvm.cli, objllvm.sections.registry as r; r._load_all()",
                     "from objllvm import cli; cli.build_parser(['dump', 'x.o'])",
                     "from objllvm import cli; cli.build_parser(['rewrite', 'x.o', '-o', 'y.o'])",
                     "from objllvm import api"):

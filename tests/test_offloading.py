@@ -12,8 +12,8 @@ import pytest
 
 from conftest import TESTDATA, need_tool, run_objllvm
 from objllvm import api, bitcode
-from objllvm.codecs import offloading as off
-from objllvm.containers import open_object
+from objllvm.sections import offloading as off
+from objllvm.formats import open_object
 from objllvm.errors import DecodeError
 
 BC = TESTDATA / "bitcode"
@@ -92,7 +92,7 @@ def test_writer_reproduces_llvm_layout(fname):
 @pytest.mark.parametrize("fname", FILES)
 def test_round_trip_and_nested_content(fname):
     data = section_data(BC / fname)
-    from objllvm import registry
+    from objllvm.sections import registry
     c = registry.get("offloading")
     model = c.decode(data, None)
     assert c.encode(model, None) == data

@@ -17,8 +17,10 @@ import pytest
 from elftools.elf.elffile import ELFFile
 from elftools.elf.relocation import RelocationSection
 
-from objllvm import _model, api, pcsections, registry
-from objllvm.containers import open_object
+from objllvm import _model, api
+from objllvm.sections import registry
+from objllvm.sections.support import pc_layouts as pcsections
+from objllvm.formats import open_object
 from objllvm.errors import DecodeError, UsageError
 
 from conftest import TESTDATA, need_tool, run_objllvm
@@ -297,9 +299,9 @@ def test_wrong_width_is_a_clear_error():
 @pytest.mark.parametrize("name", ["sanmd-bbmap-x86_64.exe", "sanmd-bbmap-x86_64.o", "sanmd-bbmap-fs-x86_64.o"])
 def test_pcs_show_their_basic_block(name):
     try:
-        from objllvm import bbindex  # noqa: F401
+        from objllvm.sections.support import bb_index as bbindex  # noqa: F401
     except ImportError:
-        pytest.skip("objllvm.bbindex (the basic-block map index, another area) is not there yet")
+        pytest.skip("objllvm.sections.support.bb_index (the basic-block map index, another area) is not there yet")
     path = PCS / name
     truth = Truth(path)
     _, models = load(path)
@@ -564,8 +566,8 @@ def test_wrong_layout_in_an_object_names_the_entry():
 
 def test_codec_on_random_bytes_never_raises_anything_else():
     from hypothesis import given, settings, strategies as st
-    from objllvm.registry import SectionContext
-    from objllvm.containers.base import Section
+    from objllvm.sections.registry import SectionContext
+    from objllvm.formats.base import Section
     c = registry.get("pc-sections")
     obj = open_object(str(PCS / "sanmd-x86_64.so"))
     sec = obj.section_by_name("sanmd_covered2")

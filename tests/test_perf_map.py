@@ -324,7 +324,7 @@ def test_cluster_file_rebuilds_the_program(synthetic, tmp_path):
 
 
 def test_layout_order_without_edges():
-    from objllvm.bbindex import BBIndex
+    from objllvm.sections.support.bb_index import BBIndex
     index = BBIndex.from_path(str(LOOP))
     fn = next(f for f in index.functions if f.name == "checksum")
     blocks = sorted(fn.blocks, key=lambda b: b.address)
@@ -350,8 +350,8 @@ def test_clusters_cli(synthetic, tmp_path):
 def test_direct_index_equals_bbindex():
     """perf-map builds its index through the bb-addr-map codec alone (faster start): same functions and blocks
     as BBIndex.from_object, including a multi-range map written by clang-19 from a cluster file."""
-    from objllvm.bbindex import BBIndex
-    from objllvm.containers import open_object
+    from objllvm.sections.support.bb_index import BBIndex
+    from objllvm.formats import open_object
     from objllvm.perf.mapping import _index_direct
 
     def view(ix):

@@ -15,7 +15,7 @@ import pytest
 from conftest import TESTDATA, need_tool, run_objllvm
 from objllvm import api
 from objllvm import rewrite as rw
-from objllvm.containers import open_object
+from objllvm.formats import open_object
 from objllvm.errors import ObjllvmError, UsageError
 from test_rewrite_support import (RW, assert_same_except, expected_output, link, link_and_run, objs_with,
                                   readobj, section)
@@ -527,7 +527,7 @@ def test_drop_last_offload_image_removes_the_section_like_objcopy(tmp_path, name
 def test_drop_offload_in_a_multi_image_blob(tmp_path):
     """A version-2 blob with two images (made by the offloading codec's writer, added with llvm-objcopy-19):
     dropping one image writes the blob again with the other."""
-    from objllvm.codecs import offloading as off
+    from objllvm.sections import offloading as off
     elf_image = (RW / "tiny-arm32.o").read_bytes()
     bc_image = (RW / "replacement.bc").read_bytes()
     blob = off.write_offload_binary([

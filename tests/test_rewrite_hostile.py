@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from conftest import run_objllvm
 from objllvm import rewrite as rw
-from objllvm.containers.elf import ElfFile
+from objllvm.formats.elf import ElfFile
 from objllvm.errors import ObjllvmError
 from test_rewrite_support import RW
 

@@ -1,8 +1,8 @@
 """encode(decode(x)) == x for every LLVM section of every corpus file, whatever codec claims it."""
 import pytest
 
-from objllvm import registry
-from objllvm.containers import iter_objects
+from objllvm.sections import registry
+from objllvm.formats import iter_objects
 from objllvm.errors import ObjllvmError
 
 from conftest import TESTDATA, corpus_files

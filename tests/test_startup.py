@@ -8,11 +8,13 @@ import sys
 
 import pytest
 
-from objllvm import api, registry, render
-from objllvm.codecs import bb_addr_map as M
-from objllvm.containers import open_object
+from objllvm import api
+from objllvm import render
+from objllvm.sections import registry
+from objllvm.sections import bb_addr_map as M
+from objllvm.formats import open_object
 from objllvm.errors import ObjllvmError
-from objllvm.registry import SectionContext
+from objllvm.sections.registry import SectionContext
 
 from conftest import ROOT, TESTDATA, corpus_files, run_objllvm
 
@@ -33,14 +35,14 @@ def _commands(mods):
 def test_a_command_imports_only_its_module():
     mods = _modules_after("from objllvm import cli; cli.build_parser(['--debug', 'rewrite', 'in.o', '-o', 'x'])")
     assert _commands(mods) == ["rewrite"]
-    assert "objllvm.registry" not in mods and not any(m.startswith("objllvm.codecs") for m in mods)
+    assert "objllvm.sections.registry" not in mods and not any(m.startswith("objllvm.sections") for m in mods)
     mods = _modules_after("from objllvm import cli; cli.build_parser(['perf-map', 'x'])")
     assert _commands(mods) == ["perf_map"]
 
 
 def test_dump_parser_does_not_import_bitcode_reader():
     mods = _modules_after("from objllvm import cli; cli.build_parser(['dump', 'x.o'])")
-    assert _commands(mods) == ["dump"] and "objllvm.codecs.bitcode" in mods and "objllvm.bitcode" not in mods
+    assert _commands(mods) == ["dump"] and "objllvm.sections.bitcode" in mods and "objllvm.bitcode" not in mods
 
 
 @pytest.mark.parametrize("argv", [[], ["--help"], ["--help", "dump"], ["-h", "dump"], ["no-such", "x"], ["_common"],

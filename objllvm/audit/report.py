@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 from urllib.parse import quote
 
-from .. import __version__
+from .._version import __version__
 from ..render import Heading, Table, Text
 
 JSON_SCHEMA = "objllvm-audit"

@@ -11,8 +11,8 @@ import os
 import re
 import stat
 
-from .. import registry
-from ..containers import sniff
+from ..sections import registry
+from ..formats import sniff
 from ..errors import ObjllvmError
 
 MIN_BITCODE = 4                  # bytes: a bitcode section smaller than its magic is only a marker
@@ -171,7 +171,7 @@ def _open_archive(data, path, out):
 
     The archive reader reports the offset of the bad header field (the header itself, +48 the size field,
     +58 the terminator, +60 a BSD name): the archive cut at that header's start is readable."""
-    from ..containers.archive import Archive, HEADER_SIZE
+    from ..formats.archive import Archive, HEADER_SIZE
     try:
         return Archive(data, path)
     except ObjllvmError as exc:
@@ -198,7 +198,7 @@ def _scan_data(data, path, member, kind, out) -> int:
     if kind == "bitcode":               # a raw bitcode file (an LTO object): all of it is bitcode
         out.append((BITCODE, path, member, "(whole file)", "", "", None, len(data), "bitcode"))
         return 1
-    from ..containers import open_data
+    from ..formats import open_data
     n = 0
     for obj in open_data(data, path, member, kind=kind):
         if isinstance(obj, ObjllvmError):

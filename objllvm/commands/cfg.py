@@ -16,7 +16,7 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    from ..containers import open_object
+    from ..formats import open_object
     from ..perf import cfg
     from ..perf.mapping import collect_perfdata, load_index, map_profile
     from ..render import Text, render_text

@@ -6,7 +6,7 @@ HELP = "decode the LLVM-specific sections of each object"
 
 
 def add_arguments(p):
-    from .. import registry
+    from ..sections import registry
     from ._common import add_json_flag
     p.add_argument("files", nargs="+", metavar="FILE")
     kinds = sorted(registry.codecs())

@@ -14,7 +14,7 @@ def add_arguments(p):
 
 def run(args) -> int:
     from .. import api
-    from ..containers import iter_objects
+    from ..formats import iter_objects
     from ..errors import ObjllvmError
     from ..render import Heading, Table, render_json, render_text
     from ._common import report_errors

@@ -21,6 +21,7 @@ from collections import Counter
 from .._model import dataclass, field
 from ..errors import ObjllvmError
 from . import perfdata as pdm
+from .raw import RawProfile
 
 UNMAPPED_REASONS = ("other object", "build-id mismatch", "outside the loaded segments",
                     "no map for the function", "between blocks")
@@ -71,42 +72,6 @@ class LoadSegments:
 
 
 # -- aggregated raw samples ----------------------------------------------------------------------------------
-@dataclass
-class RawProfile:
-    """Samples aggregated per unique address, with the executable mappings of every process."""
-    source: str                                        # the perf.data / perf script file
-    ip_counts: Counter = field(default_factory=Counter)        # (pid, ip) -> samples
-    taken: Counter = field(default_factory=Counter)            # (pid, from, to) -> count
-    ranges: Counter = field(default_factory=Counter)           # (pid, start, end) -> count
-    mmaps: dict = field(default_factory=dict)                  # pid -> [Mmap] (executable ones)
-    parents: dict = field(default_factory=dict)                # pid -> parent pid (FORK before any own exec)
-    comms: dict = field(default_factory=dict)                  # pid -> last command name
-    build_ids: dict = field(default_factory=dict)              # filename -> build-id bytes (header feature)
-    samples: int = 0
-    branch_samples: int = 0
-    records: dict = field(default_factory=dict)                # record type name -> count
-    unknown_records: int = 0
-    attrs: list = field(default_factory=list)
-    warnings: list = field(default_factory=list)
-
-    def add_mmap(self, m):
-        self.mmaps.setdefault(m.pid, []).append(m)
-
-    def exec_(self, pid: int):
-        """The process replaced its image: forget what it had mapped and inherited."""
-        self.mmaps.pop(pid, None)
-        self.parents.pop(pid, None)
-
-    def mappings_of(self, pid: int) -> list:
-        """Executable mappings visible in ``pid``: its own (latest first), then its parents'."""
-        out, seen = [], set()
-        while pid is not None and pid not in seen:
-            seen.add(pid)
-            out.extend(reversed(self.mmaps.get(pid, ())))
-            pid = self.parents.get(pid)
-        return out
-
-
 class _SampleRuns:
     """Count runs of fixed-size samples at C speed.
 
@@ -484,7 +449,7 @@ class _Resolver:
 
 def map_profile(raw: RawProfile, binary_path: str, obj=None, index=None) -> Profile:
     """Map aggregated samples to the blocks of ``binary_path`` (its ObjectFile and BBIndex may be given)."""
-    from ..containers import open_object
+    from ..formats import open_object
     if obj is None:
         obj = open_object(binary_path)
     if index is None:
@@ -569,9 +534,9 @@ def _index_direct(obj):
     Same result as ``BBIndex.from_object`` (which goes through the registry), without importing every other
     codec first: that import costs about 0.1 s of CPU, a third of a whole perf-map run (scripts/bench-perf-map).
     """
-    from ..bbindex import BBIndex
-    from ..codecs.bb_addr_map import TYPE_NAMES, BBAddrMapCodec
-    from ..registry import SectionContext
+    from ..sections.support.bb_index import BBIndex
+    from ..sections.bb_addr_map import TYPE_NAMES, BBAddrMapCodec
+    from ..sections.registry import SectionContext
     codec = BBAddrMapCodec()
     functions = []
     for s in obj.sections:
@@ -587,7 +552,7 @@ def _index_direct(obj):
 
 def load_index(obj, path: str):
     """The basic-block map index of a binary, or an ObjllvmError telling how to build one."""
-    from ..bbindex import BBIndex
+    from ..sections.support.bb_index import BBIndex
     if obj.format == "elf" and not obj.is_relocatable:
         index = _index_direct(obj)
     else:
@@ -601,7 +566,7 @@ def load_index(obj, path: str):
 def profile(binary: str, perf_data: str | None = None, *, perf_script: str | None = None,
             with_branches: bool = True) -> Profile:
     """The Python API: map a perf.data file (or ``perf script`` text) to the blocks of ``binary``."""
-    from ..containers import open_object
+    from ..formats import open_object
     obj = open_object(binary)
     if obj.is_relocatable or obj.format != "elf":
         raise ObjllvmError(f"{obj.describe()}: samples map to a linked ELF executable or shared object, not to "

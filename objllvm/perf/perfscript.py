@@ -12,6 +12,7 @@ import re
 
 from ..errors import DecodeError, ObjllvmError
 from .perfdata import Mmap
+from .raw import RawProfile
 
 _HEAD = re.compile(r"^\s*(?:(?P<comm>.*?)\s+)?(?P<pid>-?\d+)(?:/(?P<tid>-?\d+))?\s+(?:\[\d+\]\s+)?(?P<rest>.*)$")
 _MMAP = re.compile(r"PERF_RECORD_(?P<rec>MMAP2?) (?P<pid>-?\d+)/(?P<tid>-?\d+): \[(?P<start>0x[0-9a-fA-F]+)"
@@ -29,7 +30,6 @@ EXPECTED = "expected the output of `perf script -F comm,pid,ip --show-mmap-event
 def collect_perfscript(path: str, *, with_branches: bool = True):
     """Aggregate the samples and mappings in ``perf script`` text (a file name, or '-' for standard input)."""
     import sys
-    from .mapping import RawProfile
     raw = RawProfile(source=os.fspath(path))
     counts, taken, ranges = raw.ip_counts, raw.taken, raw.ranges
     nsamples = nbranch = 0

@@ -9,8 +9,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from objllvm import registry
-from objllvm.containers import open_data
+from objllvm.sections import registry
+from objllvm.formats import open_data
 from objllvm.errors import ObjllvmError
 
 from . import harness, mutators
@@ -91,7 +91,7 @@ def run(*, seed: int, budget: float | None = None, count: int | None = None, tar
     secs = secs if secs is not None else section_seeds(files)
     kinds = sorted(kinds or registry.codecs())
     targets = list(targets)
-    bits = bitstream_seeds(secs) if "bitstream" in targets and _importable("objllvm.bitstream") else []
+    bits = bitstream_seeds(secs) if "bitstream" in targets and _importable("objllvm.formats.bitstream") else []
     perf = harness.perf_seeds() if "perf" in targets and _importable("objllvm.perf.perfdata") else []
     if not bits and "bitstream" in targets:
         targets.remove("bitstream")

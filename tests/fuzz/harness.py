@@ -14,7 +14,7 @@ Targets:
   document, the text tables and both renderers (``objllvm sections``/``dump``);
 * ``check_codec(codec, data, ctx)``: one codec's ``decode`` on any bytes, then ``to_dict``/``tables``/``encode``
   of what it returned;
-* ``check_bitstream(data)``: objllvm/bitstream.py walked block by block and objllvm/bitcode.py's summary;
+* ``check_bitstream(data)``: objllvm/formats/bitstream.py walked block by block and objllvm/sections/support/bitcode_summary.py's summary;
 * ``check_perf(data, tmpdir)``: objllvm/perf/perfdata.py over a perf.data file (every record parsed).
 """
 from __future__ import annotations
@@ -29,10 +29,11 @@ import tracemalloc
 import traceback
 from dataclasses import dataclass
 
-from objllvm import api, registry
-from objllvm.containers import open_data
+from objllvm import api
+from objllvm.sections import registry
+from objllvm.formats import open_data
 from objllvm.errors import ObjllvmError, UsageError
-from objllvm.registry import SectionContext
+from objllvm.sections.registry import SectionContext
 from objllvm.render import render_json, render_text
 
 HANG_SECONDS = 2.0          # the campaign's threshold for "slow" (an input < 64 KB)
@@ -249,7 +250,8 @@ def check_codec(codec, data: bytes, ctx, **kw) -> list:
 
 # -- bitstream / bitcode -------------------------------------------------------------------------------------
 def _walk_bitstream(data: bytes) -> list:
-    from objllvm import bitcode, bitstream
+    from objllvm import bitcode
+    from objllvm.formats import bitstream
     try:
         _, start, end = bitcode.bitstream_range(data)
     except ObjllvmError:
@@ -361,7 +363,7 @@ def _audit(path: str) -> list:
 
 
 def _bbindex(data: bytes, path: str) -> list:
-    from objllvm.bbindex import BBIndex
+    from objllvm.sections.support.bb_index import BBIndex
     for obj in open_data(data, path):
         if isinstance(obj, ObjllvmError) or obj.format != "elf":
             continue
@@ -376,7 +378,7 @@ def _bbindex(data: bytes, path: str) -> list:
 
 def _rewrite(data: bytes, path: str) -> list:
     from objllvm import rewrite as rw
-    from objllvm.containers.elf import ElfFile
+    from objllvm.formats.elf import ElfFile
     out = []
     for ops in ([rw.StripLLVM()], [rw.DropAddrsig(), rw.AddDeplib("fuzz")], [rw.ScaleCGWeights("2")]):
         try:

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from .._model import dataclass, field
-from ..registry import Codec, Table, register
-from ._strings import join_nul_strings, split_nul_strings
+from .registry import Codec, Table, register
+from .support.strings import join_nul_strings, split_nul_strings
 
 
 @dataclass

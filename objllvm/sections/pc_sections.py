@@ -14,8 +14,8 @@ import struct
 from .._model import dataclass, field
 from ..binary import Reader, pack_uint
 from ..errors import DecodeError, ObjllvmError, UsageError
-from ..pcsections import (AuxField, Layout, feature_names, layout_for, parse_layout, pc_width_option)
-from ..registry import Codec, Table, register
+from .support.pc_layouts import (AuxField, Layout, feature_names, layout_for, parse_layout, pc_width_option)
+from .registry import Codec, Table, register
 
 SHF_ALLOC, SHF_EXECINSTR = 0x2, 0x4
 SHN_LORESERVE = 0xFF00
@@ -384,7 +384,7 @@ def _bb_index(obj):
     if hit is not None:
         return hit
     try:
-        from .. import bbindex
+        from .support import bb_index as bbindex
     except ImportError:
         hit = (None, "basic-block map present, but objllvm.bbindex is not available")
     else:

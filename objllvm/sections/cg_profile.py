@@ -9,8 +9,8 @@ from __future__ import annotations
 from .._model import dataclass, field
 from ..binary import Reader, pack_uint
 from ..errors import DecodeError
-from ..registry import Codec, Table, register
-from ._symbols import SymbolRef, symbol_ref
+from .registry import Codec, Table, register
+from .support.symbols import SymbolRef, symbol_ref
 
 OLD_TYPE, NEW_TYPE = 0x6FFF4C02, 0x6FFF4C09
 

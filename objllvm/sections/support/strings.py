@@ -1,8 +1,8 @@
 """Shared helpers for sections that are runs of NUL-terminated strings."""
 from __future__ import annotations
 
-from ..binary import decode_text, encode_text
-from ..errors import DecodeError
+from ...binary import decode_text, encode_text
+from ...errors import DecodeError
 
 
 def split_nul_strings(data: bytes, what: str = "string") -> tuple[list, list]:

@@ -18,7 +18,7 @@ import struct
 from .._model import dataclass, field
 from ..binary import decode_text, encode_text
 from ..errors import DecodeError, UsageError
-from ..registry import Codec, Table, register
+from .registry import Codec, Table, register
 
 SHT_LLVM_OFFLOADING = 0x6FFF4C0B
 MAGIC = b"\x10\xff\x10\xad"
@@ -388,7 +388,7 @@ def write_offload_binary(images, version: int = 1, compression: str | None = Non
 
 
 def _identify(image):
-    from ..bitcode import identify
+    from .support.bitcode_summary import identify
     return identify(image)
 
 

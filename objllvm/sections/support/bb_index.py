@@ -24,7 +24,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from operator import add
 
-from .codecs.bb_addr_map import OMIT_BB_ENTRIES, TYPE_NAMES
+from ..bb_addr_map import OMIT_BB_ENTRIES, TYPE_NAMES
 
 
 class _Table:
@@ -73,7 +73,7 @@ class BBIndex:
     # -- construction --------------------------------------------------------------------------
     @classmethod
     def from_object(cls, obj, *, strict: bool = True, options=None) -> "BBIndex":
-        from . import registry
+        from .. import registry
         codec = registry.get("bb-addr-map")
         functions, errors = [], []
         for s in obj.sections:
@@ -91,7 +91,7 @@ class BBIndex:
     @classmethod
     def from_path(cls, path: str, *, strict: bool = True, options=None) -> "BBIndex":
         """The index of the one object in ``path`` (an archive is an error: open its members)."""
-        from .containers import open_object
+        from ...formats import open_object
         return cls.from_object(open_object(str(path)), strict=strict, options=options)
 
     # -- lookups -------------------------------------------------------------------------------

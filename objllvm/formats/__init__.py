@@ -49,10 +49,10 @@ def sniff(data: bytes) -> str | None:
 # Openers of the other container kinds, imported only when such a file shows up.
 # Each module provides ``open_objects(data, path, member) -> iterable of ObjectFile | ObjllvmError``.
 _OTHER_OPENERS = {
-    "coff": "objllvm.containers.coff",
-    "macho": "objllvm.containers.macho",
-    "macho-fat": "objllvm.containers.macho",
-    "bitcode": "objllvm.containers.bitcode",
+    "coff": "objllvm.formats.coff",
+    "macho": "objllvm.formats.macho",
+    "macho-fat": "objllvm.formats.macho",
+    "bitcode": "objllvm.formats.bitcode",
 }
 
 

@@ -4,15 +4,15 @@ A codec is a class registered with :func:`register`.  It says how a section is
 recognised (ELF ``sh_type`` first, name second), decodes bytes plus a
 :class:`SectionContext` to a model (record classes of its own, :mod:`objllvm._model`), encodes a model
 back to exactly the same bytes, and gives a plain dict view (``to_dict``) and
-text tables (``tables``).  Codec modules live in ``objllvm/codecs/`` (one per
+text tables (``tables``).  Codec modules live in ``objllvm/sections/`` (one per
 section kind) and are found there automatically.
 """
 from __future__ import annotations
 
-from ._model import dataclass, field
-from ._modules import module_names
-from .errors import DecodeError, ObjllvmError
-from .render import Table  # noqa: F401  (codecs import Table from here)
+from .._model import dataclass, field
+from .._modules import module_names
+from ..errors import DecodeError, ObjllvmError
+from ..render import Table  # noqa: F401  (codecs import Table from here)
 
 
 @dataclass
@@ -132,9 +132,10 @@ def _load_all():
     if _loaded:
         return
     _loaded = True
-    from . import codecs as pkg
-    for name in module_names(pkg):
-        __import__(f"{pkg.__name__}.{name}")      # (importlib.import_module: one more module to import)
+    from .. import sections as pkg
+    for name in module_names(pkg, packages=False):
+        if name != "registry":
+            __import__(f"{pkg.__name__}.{name}")      # (importlib.import_module: one more module to import)
 
 
 def codecs() -> dict:
@@ -178,7 +179,7 @@ class Decoded:
 def decode_section(obj, section, options=None) -> Decoded:
     """Decode ``section`` with its codec; errors become a Decoded with status 'error'
     (and the partial model when the codec had one)."""
-    from .containers.elf import LLVM_SECTION_TYPES, is_llvm_type
+    from ..formats.elf import LLVM_SECTION_TYPES, is_llvm_type
     codec = find_codec(section, obj, options)
     if codec is None:
         if is_llvm_type(section.type):
@@ -199,5 +200,27 @@ def decode_section(obj, section, options=None) -> Decoded:
 
 def is_llvm_section(section, obj, options=None) -> bool:
     """LLVM-specific: an LLVM section type, or a section a codec recognises."""
-    from .containers.elf import is_llvm_type
+    from ..formats.elf import is_llvm_type
     return is_llvm_type(section.type) or find_codec(section, obj, options) is not None
+
+
+def decode_file(path: str, kind: str, options=None) -> list:
+    """The decoded models of every ``kind`` section of every object in ``path`` (a file or an archive); raise the
+    first error (an unreadable object or a section that does not decode).  ``objllvm.api.decode`` is this."""
+    from ..formats import iter_objects
+    get(kind)                                   # an unknown kind is a usage error
+    models = []
+    for obj in iter_objects(path):
+        if isinstance(obj, ObjllvmError):
+            raise obj
+        for s in obj.sections:
+            if not is_llvm_section(s, obj, options):
+                continue
+            c = find_codec(s, obj, options)
+            if c is None or c.kind != kind:
+                continue
+            d = decode_section(obj, s, options)
+            if d.error is not None:
+                raise d.error
+            models.append(d.model)
+    return models

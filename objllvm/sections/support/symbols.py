@@ -1,7 +1,7 @@
 """Shared helpers: symbol references as the codecs show them."""
 from __future__ import annotations
 
-from .._model import dataclass
+from ..._model import dataclass
 
 
 @dataclass

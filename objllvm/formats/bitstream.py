@@ -13,7 +13,7 @@ the input before that count is checked against the bits remaining.
 """
 from __future__ import annotations
 
-from .errors import DecodeError
+from ..errors import DecodeError
 
 END_BLOCK, ENTER_SUBBLOCK, DEFINE_ABBREV, UNABBREV_RECORD = 0, 1, 2, 3
 BLOCKINFO_BLOCK_ID = 0

@@ -1,5 +1,5 @@
-"""Rewrite the LLVM-specific sections of an ELF file: the operations and the Python API behind
-``objllvm rewrite``.
+"""The rewrite session (decode, apply operations, re-encode, verify, write) and the file-level API behind
+``objllvm rewrite``; the operations are in :mod:`objllvm.rewrite.operations`.
 
     >>> from objllvm import rewrite as rw
     >>> result = rw.rewrite_file("main.o", "main-stripped.o", [rw.DropDeplib("m"), rw.Remove("addrsig")])
@@ -8,25 +8,24 @@
 
 Every operation goes through the codec registry (``registry.find_codec`` / ``codec.decode`` /
 ``codec.encode``), the same path ``objllvm dump`` uses, and the file is produced by the ELF writer of
-:mod:`objllvm.elfwriter`.  Before anything is written the new file is read back and every section that
+:mod:`objllvm.formats.elf_writer`.  Before anything is written the new file is read back and every section that
 changed is decoded again: a rewrite that would not decode is refused.  Files are written with
 :func:`objllvm.atomicio.atomic_write` (a temporary file in the target directory, then a rename): an error
 leaves the input untouched and no partial output.
 """
 from __future__ import annotations
 
-import fnmatch
 import gc
 import os
 from itertools import compress
 
-from . import registry
-from .containers import sniff
-from .containers.base import Relocation
-from .containers.elf import (SHF_ALLOC, SHF_COMPRESSED, SHT_CREL, SHT_GROUP, SHT_REL, SHT_RELA, ElfFile,
+from ..sections import registry
+from ..formats import sniff
+from ..formats.base import Relocation
+from ..formats.elf import (SHF_COMPRESSED, SHT_CREL, SHT_GROUP, SHT_REL, SHT_RELA, ElfFile,
                              is_llvm_type)
-from .elfwriter import SHF_EXCLUDE, ElfWriter
-from .errors import ObjllvmError, UsageError
+from ..formats.elf_writer import ElfWriter
+from ..errors import ObjllvmError, UsageError
 
 SHT_LLVM_LINKER_OPTIONS = 0x6FFF4C01
 SHT_LLVM_DEPENDENT_LIBRARIES = 0x6FFF4C04
@@ -325,7 +324,7 @@ class Session:
 
 
 def _fake_section(ws, i):
-    from .containers.base import Section
+    from ..formats.base import Section
     return Section(i, ws.name, ws.type, ws.flags, 0, 0, ws.size, ws.link, ws.info, ws.addralign, ws.entsize,
                    _data=ws.content)
 
@@ -437,7 +436,7 @@ def _fix_bb_addr_map(sess, section, codec, model, data, rels):
 
 def _bb_function_starts(model, ctx) -> list:
     """Where each function entry starts in the encoding of ``model`` (as the codec encodes it)."""
-    from .codecs import bb_addr_map as bam
+    from ..sections import bb_addr_map as bam
     starts, pos = [], 0
     for fn in model.functions:
         enc = bam.encode_function(fn, ctx.endian, ctx.addr_size)
@@ -452,354 +451,6 @@ _RELOC_FIXERS = {"cg-profile": _fix_cg_profile, "sympart": _fix_sympart, "bb-add
 
 
 # -- operations ------------------------------------------------------------------------------------
-class Operation:
-    """Base of every rewrite operation: ``apply(session)`` edits the session; ``text`` is the CLI form."""
-    text = ""
-
-    def apply(self, sess: Session) -> None:
-        raise NotImplementedError
-
-    def __repr__(self):
-        return f"<{self.text}>"
-
-
-class Remove(Operation):
-    """Remove every section of a kind (``bb-addr-map``) or with a name (``.llvm_addrsig``), and the
-    relocation sections that target it."""
-
-    def __init__(self, what: str):
-        self.what = what
-        self.text = f"--remove {what}"
-
-    def apply(self, sess):
-        for s in sess.by_kind_or_name(self.what, self.text):
-            sess.remove(s)
-
-
-class StripLLVM(Operation):
-    """Remove every LLVM-specific section that is not allocated."""
-    text = "--strip-llvm"
-
-    def apply(self, sess):
-        elf, w = sess.elf, sess.writer
-        types, flags = elf.columns[1], elf.columns[2]
-        rm = w.removed_flags
-        # LLVM's own types and the bitcode names decide for most sections, found by columns; a section of another
-        # type that is not a generic table is asked of the codecs, by name.  Only kept, unallocated ones go.
-        distinct = set(types)
-        llvm = {t for t in distinct if is_llvm_type(t)}
-        other = {t for t in distinct if t not in llvm and t not in _GENERIC_TYPES}
-        n = elf.section_count
-        hit = set(compress(range(n), map(llvm.__contains__, types)))
-        hit.update(elf.indices_named(BITCODE_NAMES))
-        hit = {i for i in hit if i and not flags[i] & SHF_ALLOC and not rm[i]}
-        hit.update(i for i in compress(range(n), map(other.__contains__, types))
-                   if i and i not in hit and not flags[i] & SHF_ALLOC and not rm[i] and sess.is_llvm_at(i))
-        sess.remove_all(sorted(hit))
-
-
-class DropLinkerOption(Operation):
-    def __init__(self, spec: str):
-        if "=" not in spec:
-            raise UsageError(f"--drop-linker-option {spec!r}: expected KEY=GLOB (e.g. lib=z*)")
-        self.key, self.glob = spec.split("=", 1)
-        self.text = f"--drop-linker-option {spec}"
-
-    def apply(self, sess):
-        hit = 0
-        for s in sess.by_kind_or_name("linker-options", self.text):
-            codec, m = sess.model(s, "linker-options")
-            keep = [o for o in m.options if not (fnmatch.fnmatchcase(o.key, self.key)
-                                                 and fnmatch.fnmatchcase(o.value, self.glob))]
-            hit += len(m.options) - len(keep)
-            m.options = keep
-        if not hit:
-            raise sess.err(f"{self.text}: no linker option matches")
-
-
-class AddLinkerOption(Operation):
-    def __init__(self, spec: str):
-        if "=" not in spec:
-            raise UsageError(f"--add-linker-option {spec!r}: expected KEY=VALUE (e.g. lib=z)")
-        self.key, self.value = spec.split("=", 1)
-        self.text = f"--add-linker-option {spec}"
-
-    def apply(self, sess):
-        from .codecs.linker_options import LinkerOption, LinkerOptions
-        secs = sess.of_kind("linker-options")
-        if secs:
-            codec, m = sess.model(secs[0], "linker-options")
-            m.options.append(LinkerOption(self.key, self.value))
-            return
-        codec = registry.get("linker-options")
-        data = codec.encode(LinkerOptions([LinkerOption(self.key, self.value)]), sess.ctx(None))
-        sess.writer.add_section(".linker-options", SHT_LLVM_LINKER_OPTIONS, data, flags=SHF_EXCLUDE)
-
-
-class DropDeplib(Operation):
-    def __init__(self, glob: str):
-        self.glob = glob
-        self.text = f"--drop-deplib {glob}"
-
-    def apply(self, sess):
-        hit = 0
-        for s in sess.by_kind_or_name("deplibs", self.text):
-            codec, m = sess.model(s, "deplibs")
-            keep = [x for x in m.libraries if not fnmatch.fnmatchcase(x, self.glob)]
-            hit += len(m.libraries) - len(keep)
-            m.libraries = keep
-            m.offsets = []
-        if not hit:
-            raise sess.err(f"{self.text}: no dependent library matches")
-
-
-class AddDeplib(Operation):
-    def __init__(self, name: str):
-        if not name or "\0" in name:
-            raise UsageError(f"--add-deplib {name!r}: expected a library name")
-        self.name = name
-        self.text = f"--add-deplib {name}"
-
-    def apply(self, sess):
-        from .codecs.deplibs import DependentLibraries
-        secs = sess.of_kind("deplibs")
-        if secs:
-            codec, m = sess.model(secs[0], "deplibs")
-            m.libraries.append(self.name)
-            m.offsets = []
-            return
-        codec = registry.get("deplibs")
-        data = codec.encode(DependentLibraries([self.name]), sess.ctx(None))
-        sess.writer.add_section(".deplibs", SHT_LLVM_DEPENDENT_LIBRARIES, data, flags=SHF_MERGE | SHF_STRINGS,
-                                entsize=1)
-
-
-class DropAddrsig(Operation):
-    text = "--drop-addrsig"
-
-    def apply(self, sess):
-        for s in sess.by_kind_or_name("addrsig", self.text):
-            sess.remove(s)
-
-
-class DropCGEdge(Operation):
-    def __init__(self, spec: str):
-        if ":" not in spec:
-            raise UsageError(f"--drop-cg-edge {spec!r}: expected FROM:TO (symbol names or globs)")
-        self.src, self.dst = spec.split(":", 1)
-        self.text = f"--drop-cg-edge {spec}"
-
-    def apply(self, sess):
-        hit = 0
-        for s in sess.by_kind_or_name("cg-profile", self.text):
-            codec, m = sess.model(s, "cg-profile")
-            if any(e.source.name is None for e in m.edges):
-                raise sess.err(f"{self.text}: this call-graph profile has no relocations (linked file): edges "
-                               f"have no symbols to match", s)
-            keep = [e for e in m.edges if not (fnmatch.fnmatchcase(e.source.name or "", self.src)
-                                               and fnmatch.fnmatchcase(e.target.name or "", self.dst))]
-            hit += len(m.edges) - len(keep)
-            m.edges = keep
-        if not hit:
-            raise sess.err(f"{self.text}: no call-graph edge matches")
-
-
-class ScaleCGWeights(Operation):
-    def __init__(self, factor):
-        try:
-            self.factor = float(factor)
-        except ValueError:
-            raise UsageError(f"--scale-cg-weights {factor!r}: expected a number") from None
-        if not self.factor >= 0 or self.factor == float("inf"):
-            raise UsageError(f"--scale-cg-weights {factor!r}: expected a finite number >= 0")
-        self.text = f"--scale-cg-weights {factor}"
-
-    def apply(self, sess):
-        for s in sess.by_kind_or_name("cg-profile", self.text):
-            codec, m = sess.model(s, "cg-profile")
-            for e in m.edges:
-                w = int(round(e.weight * self.factor))
-                if w >= 1 << 64:
-                    raise sess.err(f"{self.text}: weight {e.weight} x {self.factor} does not fit in 64 bits", s)
-                e.weight = w
-
-
-class StripBitcode(Operation):
-    text = "--strip-bitcode"
-
-    def apply(self, sess):
-        secs = [s for s in sess.elf.sections if s.index and sess.alive(s)
-                and (s.name in BITCODE_NAMES or s.type == SHT_LLVM_LTO)]
-        if not secs:
-            raise sess.err(f"{self.text}: no embedded bitcode (.llvmbc, .llvmcmd, .llvm.lto) in this file")
-        for s in secs:
-            sess.remove(s)
-
-
-def check_bitcode(data: bytes, path: str) -> None:
-    """Raise ObjllvmError unless ``data`` is LLVM bitcode (raw or wrapped) that the bitstream reader reads."""
-    if data[:4] not in (b"BC\xc0\xde", b"\xde\xc0\x17\x0b"):
-        raise ObjllvmError(f"not LLVM bitcode: magic {data[:4].hex(' ') or '(empty file)'} (expected "
-                           f"42 43 c0 de, or the wrapper de c0 17 0b)", file=path, offset=0)
-    try:
-        from . import bitcode as bc
-    except ImportError:      # the bitstream reader is optional here
-        return
-    try:
-        bc.summarize(data)
-    except ObjllvmError as exc:
-        raise exc.located(file=path)
-
-
-class ReplaceBitcode(Operation):
-    def __init__(self, path: str):
-        self.path = path
-        self.text = f"--replace-bitcode {path}"
-
-    def apply(self, sess):
-        try:
-            with open(self.path, "rb") as f:
-                data = f.read()
-        except OSError as exc:
-            raise ObjllvmError(f"cannot read: {exc.strerror}", file=self.path) from None
-        check_bitcode(data, self.path)
-        secs = [s for s in sess.elf.sections if s.index and sess.alive(s)
-                and (s.name in (".llvmbc", ".llvm.lto") or s.type == SHT_LLVM_LTO)]
-        if not secs:
-            raise sess.err(f"{self.text}: no .llvmbc or .llvm.lto section to replace")
-        for s in secs:
-            codec, m = sess.model(s)
-            sess.replace_model(s, codec, type(m)(data, None) if codec.kind == "bitcode" else data)
-
-
-class DropOffload(Operation):
-    """Drop the offloading images of a target (``TRIPLE`` or ``TRIPLE:ARCH``, globs allowed).  A blob left with
-    no image goes; a blob that keeps some of its images is written again (as LLVM lays one out); a section
-    left with no blob is removed."""
-
-    def __init__(self, spec: str):
-        if not spec or spec.startswith(":"):
-            raise UsageError(f"--drop-offload {spec!r}: expected TRIPLE[:ARCH] (e.g. nvptx64-nvidia-cuda:sm_70)")
-        self.triple, _, self.arch = spec.partition(":")
-        self.text = f"--drop-offload {spec}"
-
-    def _match(self, e) -> bool:
-        return fnmatch.fnmatchcase(e.triple, self.triple) and (not self.arch or fnmatch.fnmatchcase(e.arch,
-                                                                                                      self.arch))
-
-    def apply(self, sess):
-        if "offloading" not in registry.codecs():
-            raise UsageError(f"{self.text}: the offloading codec is not available")
-        from .codecs import offloading as off
-        hit = 0
-        for s in sess.by_kind_or_name("offloading", self.text):
-            codec, m = sess.model(s, "offloading")
-            data = codec.encode(m, sess.ctx(s))
-            parts = []
-            for b in m.blobs:
-                if b.error:
-                    raise sess.err(f"{self.text}: blob at offset {b.offset:#x} cannot be read ({b.error})", s)
-                drop = [e for e in b.entries if self._match(e)]
-                hit += len(drop)
-                end = b.offset + b.size + len(b.padding)
-                if not drop:
-                    parts.append(data[b.offset:end])
-                elif len(drop) < len(b.entries):
-                    images = [{"image": e.image, "image_kind": e.image_kind, "offload_kind": e.offload_kind,
-                               "flags": e.flags, "strings": [(x.key, x.value) for x in e.strings]}
-                              for e in b.entries if e not in drop]
-                    comp = b.compression if b.compressed is not None else None
-                    parts.append(off.write_offload_binary(images, max(b.version, 2), comp))
-            new = b"".join(parts)
-            if not new:
-                sess.remove(s)
-                continue
-            sess.replace_model(s, codec, codec.decode(new, sess.ctx(s)))
-        if not hit:
-            raise sess.err(f"{self.text}: no offloading image matches")
-
-
-class StripPGOAnalysis(Operation):
-    text = "--strip-pgo-analysis"
-
-    def apply(self, sess):
-        if "bb-addr-map" not in registry.codecs():
-            raise UsageError(f"{self.text}: the bb-addr-map codec is not available")
-        from .codecs import bb_addr_map as bam
-        pgo = bam.FUNC_ENTRY_COUNT | bam.BB_FREQ | bam.BR_PROB | bam.POST_LINK_CFG
-        hit = 0
-        for s in sess.by_kind_or_name("bb-addr-map", self.text):
-            codec, m = sess.model(s, "bb-addr-map")
-            for fn in m.functions:
-                if fn.feature & pgo or fn.entry_count is not None or fn.pgo_blocks:
-                    hit += 1
-                    fn.feature &= ~pgo
-                    fn.entry_count = None
-                    fn.pgo_blocks = None
-        if not hit:
-            raise sess.err(f"{self.text}: no basic-block address map has PGO analysis data")
-
-
-class SetSection(Operation):
-    """Replace a section's contents with edited ``objllvm dump --json`` output (``codec.from_dict`` then
-    ``codec.encode``)."""
-
-    def __init__(self, spec: str):
-        if "=" not in spec:
-            raise UsageError(f"--set-section {spec!r}: expected KIND=FILE.json")
-        self.kind, self.path = spec.split("=", 1)
-        self.text = f"--set-section {spec}"
-
-    def apply(self, sess):
-        codec = registry.get(self.kind)
-        try:
-            import json
-            with open(self.path, encoding="utf-8") as f:
-                doc = json.load(f)
-        except OSError as exc:
-            raise ObjllvmError(f"cannot read: {exc.strerror}", file=self.path) from None
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise ObjllvmError(f"not JSON: {exc}", file=self.path) from None
-        want = None
-        if isinstance(doc, dict) and doc.get("schema") == "objllvm-dump":
-            found = [(f, s) for f in doc.get("files") or [] for s in f.get("sections") or []
-                     if isinstance(s, dict) and s.get("kind") == self.kind]
-            if len(found) != 1:
-                raise ObjllvmError(f"the dump document has {len(found)} {self.kind} sections (expected exactly "
-                                   f"one; keep only the one to set, or give its \"content\" object)", file=self.path)
-            want = found[0][1]
-            content = want.get("content")
-            if not isinstance(content, dict):
-                raise ObjllvmError(f"the {self.kind} section in the dump has no \"content\" object", file=self.path)
-        else:
-            content = doc
-        if not isinstance(content, dict):
-            raise ObjllvmError(f"expected a JSON object (the section's \"content\"), found {type(content).__name__}",
-                               file=self.path)
-        secs = sess.by_kind_or_name(self.kind, self.text)
-        if want is not None and len(secs) > 1:
-            secs = [s for s in secs if s.name == want.get("name") and s.index == want.get("index")] or secs
-        if len(secs) > 1:
-            raise sess.err(f"{self.text}: {len(secs)} {self.kind} sections ("
-                           + ", ".join(f"[{s.index}] {s.name}" for s in secs)
-                           + "): give the dump document of the one to set (it names the section index)")
-        s = secs[0]
-        sess.model(s, self.kind)
-        ctx = sess.ctx(s)
-        try:
-            model = codec.from_dict(content, ctx)
-        except ObjllvmError as exc:
-            raise exc.located(file=self.path)
-        except NotImplementedError as exc:
-            raise UsageError(str(exc)) from None
-        except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError) as exc:
-            raise ObjllvmError(f"the JSON does not match the {self.kind} schema: {_exc_text(exc)} (expected "
-                               f"what `objllvm dump --json -s {self.kind}` prints as \"content\")",
-                               file=self.path) from None
-        sess.replace_model(s, codec, model)
-
-
-# -- API ---------------------------------------------------------------------------------------------
 class _no_gc:
     """Pause the cyclic garbage collector during a rewrite: an object with tens of thousands of sections makes a
     header object per section (container and writer), and the collector's repeated passes over them cost more
@@ -869,7 +520,7 @@ def rewrite_file(path: str, output: str | None = None, operations=(), *, in_plac
     # The list of changes is worked out when asked for (a dry run, --json): a plain rewrite never needs it.
     res = RewriteResult(path, None if dry_run else output, sess.changes, new)
     if not dry_run:
-        from .atomicio import atomic_write
+        from ..atomicio import atomic_write
         atomic_write(output, new, force=force or in_place, mode=st.st_mode & 0o7777)
         res.written = True
     return res
@@ -878,7 +529,7 @@ def rewrite_file(path: str, output: str | None = None, operations=(), *, in_plac
 def describe_changes(result: RewriteResult) -> list:
     """Render items (Table, Text) saying what the rewrite changes: sections and the decoded diff."""
     import difflib
-    from .render import Heading, Table, Text
+    from ..render import Heading, Table, Text
     items = [Heading(f"{result.input}: {len(result.changes)} section change(s)"
                      + ("" if result.output is None else f" -> {result.output}"))]
     items.append(Table(["index", "name", "kind", "action", "old size", "new size"],
@@ -930,8 +581,3 @@ def _diff_lines(d) -> list:
             out.append(f"{k}: {json.dumps(v, sort_keys=True, separators=(',', ':'))}")
     return out
 
-
-__all__ = ["rewrite_file", "rewrite_bytes", "rewrite_object", "describe_changes", "Change", "RewriteResult",
-           "Remove", "StripLLVM", "DropLinkerOption", "AddLinkerOption", "DropDeplib", "AddDeplib", "DropAddrsig",
-           "DropCGEdge", "ScaleCGWeights", "StripBitcode", "ReplaceBitcode", "DropOffload", "StripPGOAnalysis",
-           "SetSection"]

@@ -39,9 +39,9 @@ from array import array
 from itertools import accumulate, compress, repeat
 from operator import add, and_, itemgetter, not_, sub
 
-from .containers.elf import (SHF_ALLOC, SHF_COMPRESSED, SHN_LORESERVE, SHN_XINDEX, SHT_CREL, SHT_DYNSYM,
+from .elf import (SHF_ALLOC, SHF_COMPRESSED, SHN_LORESERVE, SHN_XINDEX, SHT_CREL, SHT_DYNSYM,
                              SHT_GROUP, SHT_NOBITS, SHT_REL, SHT_RELA, SHT_SYMTAB, SHT_SYMTAB_SHNDX, ElfFile)
-from .errors import ObjllvmError
+from ..errors import ObjllvmError
 
 SHF_INFO_LINK = 0x40
 SHF_LINK_ORDER = 0x80

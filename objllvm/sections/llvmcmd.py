@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from .._model import dataclass, field
 from ..binary import decode_text, encode_text
-from ..registry import Codec, Table, register
+from .registry import Codec, Table, register
 
 
 @dataclass

@@ -1,4 +1,5 @@
-"""LLVM bitcode: the wrapper header, a module summary read from the bitstream, and payload extraction.
+"""A summary of LLVM bitcode read from its bitstream: modules, producer, triple, symbols; and ``identify``, which
+names what a blob of bytes is (bitcode, ELF, offload binary, ...).
 
     >>> from objllvm import bitcode
     >>> s = bitcode.summarize(open("testdata/bitcode/embed.bc", "rb").read())
@@ -9,21 +10,16 @@
 value symbol table of old bitcode, STRTAB) and skips every other block by its length, so function bodies, constants
 and metadata are never decoded.  It reads bitcode newer than the installed LLVM tools (e.g. the LLVM 22 bitcode in
 Rust's ``.rlib`` files), since it needs nothing but the bitstream container and the module record layouts.
-
-``collect_payloads(paths)`` and ``extract(paths, outdir)`` are the API behind ``objllvm extract``.
+Used by the ``bitcode`` and ``offloading`` codecs and by extraction.
 """
 from __future__ import annotations
 
 import struct
 
-from ._model import dataclass, field
-from .bitstream import BLOCK, END, EOF, BitstreamCursor, record_text
-from .errors import DecodeError, ObjllvmError
-
-BITCODE_MAGIC = b"BC\xc0\xde"
-WRAPPER_MAGIC = 0x0B17C0DE
-WRAPPER_MAGIC_BYTES = b"\xde\xc0\x17\x0b"
-WRAPPER_SIZE = 20
+from ..._model import dataclass, field
+from ...errors import DecodeError, ObjllvmError
+from ...formats.bitcode import BITCODE_MAGIC, WRAPPER_MAGIC, WRAPPER_MAGIC_BYTES, WRAPPER_SIZE, Wrapper, bitstream_range, is_bitcode, read_wrapper  # noqa: F401
+from ...formats.bitstream import BLOCK, END, EOF, BitstreamCursor, record_text
 
 BLOCK_NAMES = {
     0: "BLOCKINFO", 8: "MODULE_BLOCK", 9: "PARAMATTR_BLOCK", 10: "PARAMATTR_GROUP_BLOCK", 11: "CONSTANTS_BLOCK",
@@ -45,15 +41,6 @@ LINKAGES = {0: "external", 1: "weak", 2: "appending", 3: "internal", 4: "linkonc
             7: "extern_weak", 8: "common", 9: "private", 10: "weak_odr", 11: "linkonce_odr",
             12: "available_externally", 13: "private", 14: "private", 15: "external", 16: "weak", 17: "weak_odr",
             18: "linkonce", 19: "linkonce_odr"}
-
-
-@dataclass
-class Wrapper:
-    """The bitcode wrapper header (magic 0x0B17C0DE): where the bitstream is in the file."""
-    version: int
-    offset: int
-    size: int
-    cputype: int
 
 
 @dataclass
@@ -109,38 +96,6 @@ class BitcodeSummary:
     symtab_size: int = 0
     padding: int = 0                   # bytes after the last top-level block (zero padding)
     marker: bool = False               # -fembed-bitcode=marker: an empty or 1-byte placeholder
-
-
-def is_bitcode(data) -> bool:
-    return data[:4] == BITCODE_MAGIC or data[:4] == WRAPPER_MAGIC_BYTES
-
-
-def read_wrapper(data, base_offset: int = 0) -> Wrapper | None:
-    """The wrapper header of ``data``, or None when it starts with the raw bitcode magic."""
-    if data[:4] != WRAPPER_MAGIC_BYTES:
-        return None
-    if len(data) < WRAPPER_SIZE:
-        raise DecodeError(f"truncated bitcode wrapper header ({len(data)} bytes, expected {WRAPPER_SIZE})",
-                          offset=base_offset + len(data))
-    _magic, version, off, size, cpu = struct.unpack_from("<5I", data, 0)
-    if off < WRAPPER_SIZE or off + size > len(data):
-        raise DecodeError(f"bitcode wrapper: bitstream at offset {off:#x}, {size} bytes, is outside the "
-                          f"{len(data)}-byte payload (expected offset >= {WRAPPER_SIZE} and within the payload)",
-                          offset=base_offset + 8)
-    return Wrapper(version, off, size, cpu)
-
-
-def bitstream_range(data, base_offset: int = 0):
-    """(wrapper or None, start, end) of the bitstream in ``data``; checks the magic."""
-    w = read_wrapper(data, base_offset)
-    start, end = (w.offset, w.offset + w.size) if w else (0, len(data))
-    if end - start < 4:
-        raise DecodeError(f"truncated bitcode: {end - start} bytes (expected at least the 4-byte magic)",
-                          offset=base_offset + start)
-    if data[start:start + 4] != BITCODE_MAGIC:
-        raise DecodeError(f"bad bitcode magic {bytes(data[start:start + 4]).hex(' ')} (expected 42 43 c0 de 'BC' "
-                          "0xC0DE, or the wrapper de c0 17 0b)", offset=base_offset + start)
-    return w, start, end
 
 
 def _text(ops, what, cur):
@@ -394,208 +349,3 @@ def summary_to_dict(s: BitcodeSummary, symbols: str = "all") -> dict:
             "blocks": [{"id": b[0], "name": b[1], "offset": b[2], "size": b[3]} for b in s.blocks],
             "strtab_size": s.strtab_size, "symtab_size": s.symtab_size, "padding": s.padding}
 
-
-# -- extraction (the API behind ``objllvm extract``) ---------------------------------------------------------
-BITCODE_SECTION_NAMES = (".llvmbc", ".llvm.lto", "__LLVM,__bitcode", "<bitcode>")
-CMDLINE_SECTION_NAMES = (".llvmcmd", "__LLVM,__cmdline")
-SHT_LLVM_OFFLOADING, SHT_LLVM_LTO = 0x6FFF4C0B, 0x6FFF4C0C
-MANIFEST = "manifest.json"
-
-
-@dataclass
-class Payload:
-    """One thing ``extract`` writes: its bytes and where they came from."""
-    kind: str                       # 'bitcode', 'offload-image', 'offload-compressed', 'cmdline'
-    data: bytes
-    file: str
-    member: str | None
-    section: str
-    section_index: int
-    offset: int                     # in the section (after decompression of an ELF compressed section)
-    file_offset: int | None         # in the file (or archive member); None when the section is compressed
-    ext: str
-    stem: str                       # file name without the extension, before making it unique
-    info: dict = field(default_factory=dict)   # offload image: triple, arch, kinds, blob/entry numbers
-    name: str = ""                  # the file name chosen in the output directory
-
-
-def payload_kind(section, obj) -> str | None:
-    """'bitcode', 'offloading', 'cmdline' or None, from the section's type and name (no decoding)."""
-    if obj.format == "elf" and section.type in (SHT_LLVM_LTO, SHT_LLVM_OFFLOADING):
-        return "bitcode" if section.type == SHT_LLVM_LTO else "offloading"
-    name = section.name
-    if name in BITCODE_SECTION_NAMES:
-        return "bitcode"
-    if name in CMDLINE_SECTION_NAMES:
-        return "cmdline"
-    if name == ".llvm.offloading" or (obj.format == "coff" and name.startswith(".llvm.offloading")):
-        return "offloading"
-    return None
-
-
-def _safe(s: str) -> str:
-    out = "".join(c if (c.isalnum() and c.isascii()) or c in "._+-" else "_" for c in s).strip("._")
-    return out or "x"
-
-
-def _stem_of(path: str) -> str:
-    import os
-    base = os.path.basename(path)
-    for ext in (".o", ".obj", ".bc", ".a", ".rlib", ".lib"):
-        if base.endswith(ext) and len(base) > len(ext):
-            return base[:-len(ext)]
-    return base
-
-
-def payloads_of_object(obj, errors: list) -> list:
-    """The payloads of one object; problems are appended to ``errors`` (the other payloads still come)."""
-    from .codecs.offloading import IMAGE_EXT, IMAGE_KINDS, offload_kind_flags, parse_offloading
-    out = []
-    prefix = _stem_of(obj.path) + (f"-{_stem_of(obj.member)}" if obj.member else "")
-    for s in obj.sections:
-        kind = payload_kind(s, obj)
-        if kind is None:
-            continue
-        loc = dict(file=obj.path, member=obj.member, section_index=s.index, section_name=s.name)
-        try:
-            data = s.data()
-        except ObjllvmError as exc:
-            errors.append(exc.located(**loc))
-            continue
-        foff = None if s.compression else s.offset
-        tag = _safe(s.name.replace("__", "").replace(",", "."))
-        common = dict(file=obj.path, member=obj.member, section=s.name, section_index=s.index)
-        if kind == "bitcode":
-            if len(data) <= 1 and not bytes(data).strip(b"\0"):
-                continue                       # -fembed-bitcode=marker: nothing to extract
-            try:
-                bitstream_range(data)
-            except DecodeError as exc:
-                errors.append(exc.located(**loc))
-                continue
-            out.append(Payload("bitcode", bytes(data), offset=0, file_offset=foff, ext=".bc",
-                               stem=f"{prefix}-{tag}" if obj.format != "bitcode" else prefix, **common))
-        elif kind == "cmdline":
-            from .codecs.llvmcmd import LlvmcmdCodec
-            args = LlvmcmdCodec().decode(data, None).arguments
-            text = ("\n".join(args) + "\n" if args else "").encode("utf-8", "surrogateescape")
-            out.append(Payload("cmdline", text, offset=0, file_offset=foff, ext=".txt", stem=f"{prefix}-{tag}",
-                               info={"arguments": len(args)}, **common))
-        else:
-            try:
-                model = parse_offloading(data)
-            except DecodeError as exc:
-                errors.append(exc.located(**loc))
-                model = exc.partial
-                if model is None:
-                    continue
-            for bi, b in enumerate(model.blobs):
-                if b.compressed is not None and not b.entries:
-                    out.append(Payload("offload-compressed", bytes(data[b.offset:b.offset + b.size]),
-                                       offset=b.offset, file_offset=None if foff is None else foff + b.offset,
-                                       ext=".offload", stem=f"{prefix}-offload{bi}-{b.compression}",
-                                       info={"blob": bi, "compression": b.compression, "error": b.error}, **common))
-                    continue
-                for e in b.entries:
-                    parts = [prefix, offload_kind_flags(e.offload_kind), e.triple or "notriple"]
-                    if e.arch:
-                        parts.append(e.arch)
-                    in_sec = None if b.compressed is not None else b.offset + e.image_offset
-                    out.append(Payload(
-                        "offload-image", bytes(e.image), offset=in_sec if in_sec is not None else b.offset,
-                        file_offset=None if (foff is None or in_sec is None) else foff + in_sec,
-                        ext="." + IMAGE_EXT.get(e.image_kind, "bin"), stem=_safe("-".join(parts)),
-                        info={"blob": bi, "entry": e.index, "triple": e.triple, "arch": e.arch,
-                              "image_kind": IMAGE_KINDS.get(e.image_kind, str(e.image_kind)),
-                              "offload_kind": offload_kind_flags(e.offload_kind),
-                              "compressed_blob": b.compressed is not None}, **common))
-    return out
-
-
-def collect_payloads(paths) -> tuple:
-    """(payloads, errors) of every input; payload names are made unique and deterministic."""
-    from .containers import iter_objects
-    payloads, errors = [], []
-    for p in paths:
-        for o in iter_objects(p):
-            if isinstance(o, ObjllvmError):
-                errors.append(o)
-                continue
-            payloads.extend(payloads_of_object(o, errors))
-    used = {MANIFEST}
-    for pl in payloads:
-        stem = _safe(pl.stem)
-        name = stem + pl.ext
-        n = 2
-        while name in used:
-            name = f"{stem}-{n}{pl.ext}"
-            n += 1
-        used.add(name)
-        pl.name = name
-    return payloads, errors
-
-
-def manifest(payloads, errors) -> dict:
-    import hashlib
-    items = []
-    for pl in payloads:
-        d = {"path": pl.name, "kind": pl.kind, "file": pl.file, "member": pl.member, "section": pl.section,
-             "section_index": pl.section_index, "offset": pl.offset, "file_offset": pl.file_offset,
-             "size": len(pl.data), "sha256": hashlib.sha256(pl.data).hexdigest()}
-        d.update(pl.info)
-        items.append(d)
-    return {"schema": "objllvm-extract", "version": 1, "payloads": items, "errors": [str(e) for e in errors]}
-
-
-def extract(paths, outdir: str, *, force: bool = False) -> tuple:
-    """Write every payload of ``paths`` to its own file in ``outdir`` plus ``manifest.json``.
-
-    All target names are checked first: without ``force`` nothing is written when any exists.  Each file is
-    written atomically; if a write fails, the files this call created are removed again.  Returns
-    (manifest dict, errors)."""
-    import json
-    import os
-
-    from .atomicio import atomic_write
-    payloads, errors = collect_payloads(paths)
-    doc = manifest(payloads, errors)
-    targets = [os.path.join(outdir, pl.name) for pl in payloads] + [os.path.join(outdir, MANIFEST)]
-    if not force:
-        existing = [t for t in targets if os.path.lexists(t)]
-        if existing:
-            more = f" and {len(existing) - 3} more" if len(existing) > 3 else ""
-            raise ObjllvmError(f"{', '.join(existing[:3])}{more}: exist (use --force to overwrite); nothing written")
-    try:
-        os.makedirs(outdir, exist_ok=True)
-    except OSError as exc:
-        raise ObjllvmError(f"{outdir}: cannot create the output directory: {exc.strerror}") from None
-    existed = {t for t in targets if os.path.lexists(t)}
-    # Each file is written atomically (temporary file, fsync, rename).  The writes run in a few threads: the
-    # file system commits their fsyncs together, which is many times faster than one after the other.
-    from concurrent.futures import ThreadPoolExecutor
-    failures = []
-
-    def write(job):
-        pl, t = job
-        try:
-            atomic_write(t, pl.data, force=force)
-        except BaseException as exc:       # noqa: BLE001  (re-raised below, after cleaning up)
-            failures.append(exc)
-    jobs = list(zip(payloads, targets))
-    if jobs:
-        with ThreadPoolExecutor(max_workers=min(16, len(jobs))) as pool:
-            list(pool.map(write, jobs))
-    if not failures:
-        try:
-            atomic_write(targets[-1], (json.dumps(doc, indent=2) + "\n").encode(), force=force)
-        except BaseException as exc:       # noqa: BLE001
-            failures.append(exc)
-    if failures:
-        for t in targets:
-            if t not in existed:
-                try:
-                    os.unlink(t)
-                except OSError:
-                    pass
-        raise failures[0]
-    return doc, errors

@@ -24,7 +24,7 @@ from operator import add, sub
 
 from ..binary import uleb_encode
 from ..errors import DecodeError
-from ..registry import Codec, Table, register
+from .registry import Codec, Table, register
 
 SHT_LLVM_BB_ADDR_MAP_V0 = 0x6FFF4C08
 SHT_LLVM_BB_ADDR_MAP = 0x6FFF4C0A

@@ -11,7 +11,7 @@ import struct
 from .._model import dataclass, field
 from ..binary import decode_text, encode_text
 from ..errors import DecodeError
-from ..registry import Codec, Table, register
+from .registry import Codec, Table, register
 
 LC_LINKER_OPTION = 0x2D
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .._model import dataclass
 from ..errors import DecodeError, UsageError
-from ..registry import Codec, Table, register
+from .registry import Codec, Table, register
 
 SHT_LLVM_LTO = 0x6FFF4C0C
 
@@ -17,7 +17,7 @@ SHT_LLVM_LTO = 0x6FFF4C0C
 @dataclass
 class BitcodeSection:
     data: bytes                    # the exact section bytes
-    summary: "objllvm.bitcode.BitcodeSummary"
+    summary: "objllvm.sections.support.bitcode_summary.BitcodeSummary"
 
 
 @register
@@ -34,7 +34,7 @@ class BitcodeCodec(Codec):
                             help="bitcode: which global symbols to list (default: the defined ones)")
 
     def decode(self, data, ctx):
-        from .. import bitcode as bc     # here: importing the codec stays cheap
+        from .support import bitcode_summary as bc     # here: importing the codec stays cheap
         data = bytes(data)
         try:
             return BitcodeSection(data, bc.summarize(data))
@@ -46,7 +46,7 @@ class BitcodeCodec(Codec):
         return model.data
 
     def to_dict(self, model):
-        from .. import bitcode as bc
+        from .support import bitcode_summary as bc
         return bc.summary_to_dict(model.summary, "all")
 
     def from_dict(self, d, ctx):

@@ -27,8 +27,8 @@ fixed-size.
 """
 from __future__ import annotations
 
-from ._model import dataclass
-from .errors import UsageError
+from ..._model import dataclass
+from ...errors import UsageError
 
 AUX_TYPES = {"u8": 1, "u16": 2, "u32": 4, "u64": 8, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "f32": 4, "f64": 8}
 
@@ -250,8 +250,8 @@ def read(path: str, layouts=None, pc_width=None) -> list:
     ``layouts``: layout strings (or :class:`Layout`) for sections other than the built-in ones.
     ``pc_width``: 4 or 8 to override the PC width.
     """
-    from . import api
-    return api.decode(path, "pc-sections", options(layouts, pc_width))
+    from ..registry import decode_file
+    return decode_file(path, "pc-sections", options(layouts, pc_width))
 
 
 __all__ = ["Layout", "AuxField", "parse_layout", "builtin_layout", "layout_for", "read", "options",

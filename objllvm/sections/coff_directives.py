@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .._model import dataclass, field
 from ..binary import decode_text, encode_text
-from ..registry import Codec, Table, register
+from .registry import Codec, Table, register
 
 _WS = " \t\r\n\0"
 BOM = "\ufeff"

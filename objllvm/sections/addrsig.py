@@ -4,8 +4,8 @@ from __future__ import annotations
 from .._model import dataclass, field
 from ..binary import Reader, uleb_encode
 from ..errors import DecodeError
-from ..registry import Codec, Table, register
-from ._symbols import SymbolRef
+from .registry import Codec, Table, register
+from .support.symbols import SymbolRef
 
 
 @dataclass

@@ -4,8 +4,8 @@ from __future__ import annotations
 from .._model import dataclass
 from ..binary import Reader, decode_text, encode_text, pack_uint
 from ..errors import DecodeError
-from ..registry import Codec, Table, register
-from ._symbols import SymbolRef, symbol_containing
+from .registry import Codec, Table, register
+from .support.symbols import SymbolRef, symbol_containing
 
 
 @dataclass

@@ -1,0 +1,20 @@
+"""LLVM bitcode, the job behind ``objllvm extract``: find and write out embedded bitcode, offloading images and
+command lines (:mod:`.payloads`), and summarize bitcode modules.
+
+    >>> from objllvm import bitcode
+    >>> s = bitcode.summarize(open("testdata/bitcode/embed.bc", "rb").read())
+    >>> m = s.modules[0]
+    >>> m.triple, m.source_filename, m.producer, [g.name for g in m.defined_functions]
+
+The summary reader lives with the codecs that use it (:mod:`objllvm.sections.support.bitcode_summary`) and the
+wrapper header with the bitcode container (:mod:`objllvm.formats.bitcode`); both are re-exported here.
+"""
+from __future__ import annotations
+
+from ..formats.bitcode import (BITCODE_MAGIC, WRAPPER_MAGIC, WRAPPER_MAGIC_BYTES, WRAPPER_SIZE,  # noqa: F401
+                               Wrapper, bitstream_range, is_bitcode, read_wrapper)
+from ..sections.support.bitcode_summary import (BitcodeSummary, GlobalSymbol, ModuleSummary,  # noqa: F401
+                                                identify, module_to_dict, summarize, summary_to_dict,
+                                                symbol_to_dict)
+from .payloads import (BITCODE_SECTION_NAMES, CMDLINE_SECTION_NAMES, MANIFEST, Payload,  # noqa: F401
+                      collect_payloads, extract, manifest, payload_kind, payloads_of_object)

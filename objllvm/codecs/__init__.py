@@ -1,1 +1,0 @@
-"""Section codecs: one module per section kind, each registering itself (see objllvm.registry)."""

@@ -1,0 +1,1 @@
+"""Section codecs: one module per section kind, each registering itself (see objllvm.sections.registry); shared helpers in support/."""
