@@ -411,10 +411,7 @@ def function_order_text(names, *, comment: str | None = None) -> str:
 def order_for_binary(profile, binary: str, *, algorithm: str = "c3", min_share: float = 0.0) -> tuple:
     """``(function names in order, call arcs)`` for the binary ``profile`` was mapped to."""
     from .mapping import load_index
-    try:
-        from ..formats import open_object
-    except ImportError:          # before the formats/ layout move
-        from ..containers import open_object
+    from ..formats import open_object
     obj = open_object(binary)
     index = load_index(obj, binary)
     layouts = build_layouts(profile, min_share=min_share, algorithm="address")
