@@ -192,7 +192,7 @@ def add_clone_paths(c: Cluster, fn, fl, *, max_size: int = 64, min_share: float 
 
 def cluster_text(clusters, *, comment: str | None = None) -> str:
     """The v1 cluster file clang accepts with ``-fbasic-block-sections=list=FILE`` (``p`` and ``g`` lines
-    only when the clusters carry clone paths or counts: clang-19 rejects both)."""
+    only when the clusters carry clone paths or counts: clang-19 rejects ``g``)."""
     lines = ["v1"]
     if comment:
         lines.extend(f"# {c}" for c in comment.splitlines())
