@@ -275,7 +275,8 @@ def test_call_arcs_match_objdump(tmp_path):
     path = tmp_path / "all.data"
     path.write_bytes(w.to_bytes())
     prof = profile(str(INTERP), str(path))
-    order, arcs = lay.order_for_binary(prof, str(INTERP))
+    order, arcs, relocated = lay.order_for_binary(prof, str(INTERP))
+    assert relocated
     mapped = set(fmap)
     want = {(a, b) for a, b in objdump_calls(INTERP) if a in mapped and b in mapped}
     assert want and set(arcs) == want
@@ -353,7 +354,7 @@ def test_cli_writes_function_order_lld_reads(interp_run, tmp_path):
     code, out, err = run_objllvm("perf-map", INTERP, interp_run["path"], "--clusters", prof_file, "--cfg",
                                  "--function-order", order_file, "--min-share", "0")
     assert code == 0, err
-    assert f"written to {order_file}" in out
+    assert f"written to {order_file}" in out and "emit-relocs" not in err
     names = [ln for ln in order_file.read_text().splitlines() if ln and not ln.startswith("#")]
     prof = profile(str(INTERP), str(interp_run["path"]))
     assert sorted(names) == sorted(f.name for f in prof.functions)
@@ -370,3 +371,26 @@ def test_cli_writes_function_order_lld_reads(interp_run, tmp_path):
             addr[parts[2]] = int(parts[0], 16)
     starts = [addr[n] for n in names]
     assert starts == sorted(starts)                               # lld placed them in that order
+
+
+def test_function_order_without_relocations_says_so(tmp_path):
+    """testdata/perf/loop.pie was linked without --emit-relocs: the order is written, with a warning."""
+    loop = TESTDATA / "perf" / "loop.pie"
+    from elftools.elf.elffile import ELFFile
+    with open(loop, "rb") as f:
+        e = ELFFile(f)
+        text = [s for s in e.iter_segments() if s["p_type"] == "PT_LOAD" and s["p_flags"] & 1][0]
+        funcs = [s for s in e.get_section_by_name(".symtab").iter_symbols()
+                 if s["st_info"]["type"] == "STT_FUNC" and s.name in ("checksum", "mix")]
+    w = PerfDataWriter()
+    w.mmap2(3, 3, BASE + (text["p_vaddr"] & ~0xFFF), 0x10000, text["p_offset"] & ~0xFFF, str(loop))
+    for s in funcs:
+        w.sample(BASE + s["st_value"], 3)
+    data = tmp_path / "loop.data"
+    data.write_bytes(w.to_bytes())
+    out = tmp_path / "order.txt"
+    code, _out, err = run_objllvm("perf-map", loop, data, "--function-order", out)
+    assert code == 0, err
+    assert "--emit-relocs" in err
+    names = [ln for ln in out.read_text().splitlines() if ln and not ln.startswith("#")]
+    assert sorted(names) == sorted(s.name for s in funcs)

@@ -58,7 +58,10 @@ def run(args) -> int:
     if args.function_order:
         from ..atomicio import atomic_write
         from ..perf import layout as lay
-        order, arcs = lay.order_for_binary(prof, args.binary, algorithm=args.order)
+        order, arcs, relocated = lay.order_for_binary(prof, args.binary, algorithm=args.order)
+        if args.order == "c3" and not relocated:
+            prof.warnings.append("no relocations for the text (link with -Wl,--emit-relocs): no call arcs, the "
+                                 "function order is by density alone")
         atomic_write(args.function_order, lay.function_order_text(
             order, comment=f"objllvm perf-map {args.binary} {prof.source}: {args.order} order of "
                            f"{len(order)} sampled functions ({len(arcs)} call arcs)\nuse: ld.lld "

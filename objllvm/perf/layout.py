@@ -408,12 +408,18 @@ def function_order_text(names, *, comment: str | None = None) -> str:
     return "\n".join(lines + list(names)) + "\n"
 
 
+def has_text_relocations(obj) -> bool:
+    """Whether a linked file kept relocations for its executable sections (``-Wl,--emit-relocs``)."""
+    return any(s.flags & 4 and s.type == 1 and obj.relocation_sections_for(s) for s in obj.sections)
+
+
 def order_for_binary(profile, binary: str, *, algorithm: str = "c3", min_share: float = 0.0) -> tuple:
-    """``(function names in order, call arcs)`` for the binary ``profile`` was mapped to."""
+    """``(function names in order, call arcs, whether the text has relocations)`` for the binary ``profile``
+    was mapped to."""
     from .mapping import load_index
     from ..formats import open_object
     obj = open_object(binary)
     index = load_index(obj, binary)
     layouts = build_layouts(profile, min_share=min_share, algorithm="address")
     arcs = call_arcs(obj, index, profile) if algorithm == "c3" else {}
-    return function_order(profile, layouts, arcs, algorithm=algorithm), arcs
+    return function_order(profile, layouts, arcs, algorithm=algorithm), arcs, has_text_relocations(obj)
