@@ -14,7 +14,7 @@ from ._compat import install as _install_old_paths  # noqa: E402
 _install_old_paths()
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> object:
     if name in ("dump", "decode", "dump_object", "llvm_sections", "dump_to_dict"):
         from . import api
         return getattr(api, name)

@@ -289,6 +289,15 @@ def _build(cls, init, repr, eq, frozen, slots):
     return cls
 
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:                      # type checkers see the models as dataclasses (PEP 681)
+    from typing import dataclass_transform
+else:                                  # at run time: no typing import (start-up time)
+    def dataclass_transform(**kwargs):
+        return lambda f: f
+
+
+@dataclass_transform(field_specifiers=(field, Field))
 def dataclass(cls=None, /, *, init=True, repr=True, eq=True, frozen=False, slots=False):
     """Make ``cls`` a model class (see the module documentation); usable bare or with options."""
     def wrap(c):

@@ -8,54 +8,100 @@
 ``dump`` returns :class:`ObjectDump` entries (one per object: a file, an
 archive member) and :class:`~objllvm.errors.ObjllvmError` values for parts
 that could not be read at all.  Decoding errors inside one section are kept
-in that section's :class:`~objllvm.registry.Decoded` (``status == 'error'``),
+in that section's :class:`~objllvm.sections.registry.Decoded` (``status == 'error'``),
 so the other sections are still there.
+
+The JSON documents of the commands' ``--json`` outputs are described by JSON Schemas shipped in the
+package: :func:`json_schema` gives one (``objllvm schema NAME`` prints it).
 """
 from __future__ import annotations
 
-from ._model import dataclass, field
+import os
+
 from .sections import registry
 from .formats import iter_objects
 from .formats.elf import section_type_name
-from .errors import ObjllvmError
+from .errors import ObjllvmError, UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:                      # types only: `typing` costs start-up time, the CLI never needs it
+    from collections.abc import Iterable
+    from typing import Any, Mapping, TypeAlias, Union, cast
+
+    from .formats.base import ObjectFile, Section
+    from .sections.registry import Decoded
+
+    Options: TypeAlias = Mapping[str, Any]
+    """Codec options (``--pretty-pgo``, ``--pc-section`` layouts, ...): option name -> value."""
+    JSONDict: TypeAlias = dict[str, Any]
+    """A JSON object as Python data (what ``json.loads`` gives)."""
+    DumpItem: TypeAlias = Union["ObjectDump", ObjllvmError]
+    """What :func:`dump` gives per object: its dump, or the error that made it unreadable."""
+else:
+    def cast(_type, value):
+        return value
 
 JSON_SCHEMA_VERSION = 1
+SCHEMA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schemas")
 
 
-@dataclass
+
 class ObjectDump:
-    obj: object                                   # containers.base.ObjectFile
-    sections: list = field(default_factory=list)  # registry.Decoded
+    """The decoded LLVM sections of one object (a file, or one archive member)."""
+    __slots__ = ("obj", "sections")
+
+    def __init__(self, obj: ObjectFile, sections: list[Decoded] | None = None) -> None:
+        self.obj = obj
+        #: one entry per LLVM-specific section, in section order
+        self.sections: list[Decoded] = [] if sections is None else sections
+
+    def __repr__(self) -> str:
+        return f"ObjectDump(obj={self.obj!r}, sections={self.sections!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, ObjectDump)
+        return (self.obj, self.sections) == (other.obj, other.sections)
+
+    __hash__ = None  # type: ignore[assignment]
 
     @property
-    def errors(self) -> list:
+    def errors(self) -> list[ObjllvmError]:
+        """The decoding errors of its sections."""
         return [d.error for d in self.sections if d.error is not None]
 
 
-def llvm_sections(obj, options=None) -> list:
+def llvm_sections(obj: ObjectFile, options: Options | None = None) -> list[Section]:
     """The LLVM-specific sections of an object, in section order."""
     return [s for s in obj.sections if registry.is_llvm_section(s, obj, options)]
 
 
-def dump_object(obj, kinds=None, options=None) -> ObjectDump:
-    """Decode the LLVM sections of one object (only those of ``kinds`` when given)."""
-    kinds = set(kinds) if kinds else None
-    if kinds:
-        for k in kinds:
+def dump_object(obj: ObjectFile, kinds: Iterable[str] | None = None,
+                options: Options | None = None) -> ObjectDump:
+    """Decode the LLVM sections of one object (only those of ``kinds`` when given).
+
+    :raises ObjllvmError: a kind that no codec has (a usage error)."""
+    wanted = set(kinds) if kinds else None
+    if wanted:
+        for k in wanted:
             registry.get(k)   # unknown kinds are a usage error
     out = ObjectDump(obj)
     for s in llvm_sections(obj, options):
-        if kinds is not None:
+        if wanted is not None:
             c = registry.find_codec(s, obj, options)
-            if c is None or c.kind not in kinds:
+            if c is None or c.kind not in wanted:
                 continue
         out.sections.append(registry.decode_section(obj, s, options))
     return out
 
 
-def dump(path: str, kinds=None, options=None) -> list:
-    """Decode the LLVM sections of every object in ``path`` (a file or an archive)."""
-    out = []
+def dump(path: str, kinds: Iterable[str] | None = None, options: Options | None = None) -> list[DumpItem]:
+    """Decode the LLVM sections of every object in ``path`` (a file or an archive).
+
+    Parts that cannot be read at all are :class:`~objllvm.errors.ObjllvmError` values in the list; errors
+    inside one section stay in that section's :class:`~objllvm.sections.registry.Decoded`."""
+    out: list[DumpItem] = []
     for o in iter_objects(path):
         if isinstance(o, ObjllvmError):
             out.append(o)
@@ -64,13 +110,35 @@ def dump(path: str, kinds=None, options=None) -> list:
     return out
 
 
-def decode(path: str, kind: str, options=None) -> list:
-    """The decoded models of every ``kind`` section in ``path``; raise on the first error."""
-    return registry.decode_file(path, kind, options)
+def decode(path: str, kind: str, options: Options | None = None) -> list[Any]:
+    """The decoded models of every ``kind`` section in ``path`` (the codec's model classes).
+
+    :raises ObjllvmError: on the first error."""
+    models: list[Any] = registry.decode_file(path, kind, options)
+    return models
+
+
+# -- JSON schemas ------------------------------------------------------------------------------
+def schema_names() -> list[str]:
+    """The names of the shipped JSON Schemas (``dump``, ``sections``, ``perf-map``, ``audit``, ...)."""
+    return sorted(n[:-5] for n in os.listdir(SCHEMA_DIR) if n.endswith(".json"))
+
+
+def json_schema(name: str) -> JSONDict:
+    """The JSON Schema (draft 2020-12) of a command's JSON output, by command name.
+
+    :raises UsageError: no schema of that name."""
+    import json
+    if name not in schema_names():
+        raise UsageError(f"no JSON schema named {name!r} (expected one of {', '.join(schema_names())})")
+    with open(os.path.join(SCHEMA_DIR, name + ".json"), encoding="utf-8") as f:
+        doc: JSONDict = json.load(f)
+    return doc
 
 
 # -- views -------------------------------------------------------------------------------------
-def section_info(s, obj, options=None) -> dict:
+def section_info(s: Section, obj: ObjectFile, options: Options | None = None) -> JSONDict:
+    """One section as ``objllvm sections --json`` lists it."""
     c = registry.find_codec(s, obj, options)
     return {"index": s.index, "name": s.name, "type": section_type_name(s.type) if obj.format == "elf" else None,
             "type_value": s.type, "size": s.size, "flags": flag_string(s.flags) if obj.format == "elf" else "",
@@ -78,49 +146,52 @@ def section_info(s, obj, options=None) -> dict:
 
 
 def flag_string(flags: int) -> str:
+    """readelf's letters for ELF section flags (``"AX"``, ``"MS"``...)."""
     letters = [(0x1, "W"), (0x2, "A"), (0x4, "X"), (0x10, "M"), (0x20, "S"), (0x40, "I"), (0x80, "L"),
                (0x100, "O"), (0x200, "G"), (0x400, "T"), (0x800, "C"), (0x80000000, "E")]
     return "".join(ch for bit, ch in letters if flags & bit)
 
 
-def object_header(obj) -> dict:
+def object_header(obj: ObjectFile) -> JSONDict:
+    """The fields that name an object in the JSON documents."""
     return {"file": obj.path, "member": obj.member, "format": obj.format_name, "type": obj.file_type}
 
 
-def dump_to_dict(items) -> dict:
-    """The JSON document of ``objllvm dump --json`` (schema in README.md)."""
+def dump_to_dict(items: Iterable[DumpItem]) -> JSONDict:
+    """The JSON document of ``objllvm dump --json`` (its schema: ``json_schema("dump")``)."""
     return _dump_doc(items, False)
 
 
-def dump_to_json_doc(items) -> dict:
+def dump_to_json_doc(items: Iterable[DumpItem]) -> JSONDict:
     """``dump_to_dict(items)`` for ``render_json(doc, raw=True)``: a section content the codec can give
     as JSON text already (``Codec.to_json``) is a :class:`~objllvm.render.RawJSON` there (the same
     output, without building a dict per item of a big section)."""
     return _dump_doc(items, True)
 
 
-def _dump_doc(items, raw: bool) -> dict:
-    if raw:
-        from .render import RawJSON
-    files, errors = [], []
+def _dump_doc(items: Iterable[DumpItem], raw: bool) -> JSONDict:
+    from .render import RawJSON
+    files: list[JSONDict] = []
+    errors: list[str] = []
     for it in items:
         if isinstance(it, ObjllvmError):
             errors.append(str(it))
             continue
         secs = []
         for d in it.sections:
-            e = section_info(d.section, it.obj)
+            e = section_info(cast("Section", d.section), it.obj)
             del e["codec"]
             e["kind"] = d.codec.kind if d.codec else None
             e["status"] = d.status
             e["error"] = str(d.error) if d.error else None
-            content = None
+            content: Any = None
             if d.codec and d.model is not None:
                 text = d.codec.to_json(d.model) if raw else None
                 if text is None:
                     content = d.codec.to_dict(d.model)
                 else:
-                    content = RawJSON(text, lambda c=d.codec, m=d.model: c.to_dict(m))
+                    codec, model = d.codec, d.model
+                    content = RawJSON(text, lambda c=codec, m=model: c.to_dict(m))
             e["content"] = content
             if d.error:
                 errors.append(str(d.error))
@@ -129,11 +200,12 @@ def _dump_doc(items, raw: bool) -> dict:
     return {"schema": "objllvm-dump", "version": JSON_SCHEMA_VERSION, "files": files, "errors": errors}
 
 
-def dump_to_text(items, options=None) -> list:
-    """The render items of ``objllvm dump`` (text)."""
+def dump_to_text(items: Iterable[DumpItem], options: Options | None = None) -> list[Any]:
+    """The render items of ``objllvm dump`` (text): :class:`~objllvm.render.Heading`,
+    :class:`~objllvm.render.Text` and the codecs' :class:`~objllvm.render.Table` items."""
     from .render import Heading, Text
     options = options or {}
-    out = []
+    out: list[Any] = []
     for it in items:
         if isinstance(it, ObjllvmError):
             continue
@@ -142,12 +214,12 @@ def dump_to_text(items, options=None) -> list:
         if not it.sections:
             out.append(Text("  (no LLVM sections)"))
         for d in it.sections:
-            s = d.section
+            s = cast("Section", d.section)
             tname = section_type_name(s.type) if obj.format == "elf" else ""
             kind = d.codec.kind if d.codec else d.status
             out.append(Heading(f"[{s.index}] {s.name} {tname} ({kind}, {s.size} bytes)".replace("  ", " "), 2))
-            if d.model is not None:
-                out.extend(d.codec.tables(d.model, options))
+            if d.model is not None and d.codec is not None:
+                out.extend(d.codec.tables(d.model, dict(options)))
             if d.error is not None:
                 at = f" at offset {d.error.offset:#x}" if d.error.offset is not None else ""
                 out.append(Text(f"error{at}: {d.error.message}"))

@@ -3,6 +3,10 @@ from __future__ import annotations
 
 import sys
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:                      # no typing import at run time (start-up time)
+    from typing import Any, TextIO
+
 
 class ObjllvmError(Exception):
     """Bad input or bad usage.  Carries where the problem is.
@@ -15,7 +19,7 @@ class ObjllvmError(Exception):
 
     def __init__(self, message: str, *, file: str | None = None, member: str | None = None,
                  section_index: int | None = None, section_name: str | None = None,
-                 offset: int | None = None, partial=None):
+                 offset: int | None = None, partial: Any = None) -> None:
         super().__init__(message)
         self.message = message
         self.file = file
@@ -25,8 +29,8 @@ class ObjllvmError(Exception):
         self.offset = offset
         self.partial = partial
 
-    def located(self, *, file=None, member=None, section_index=None, section_name=None,
-                offset_base: int = 0) -> "ObjllvmError":
+    def located(self, *, file: str | None = None, member: str | None = None, section_index: int | None = None,
+                section_name: str | None = None, offset_base: int = 0) -> "ObjllvmError":
         """Fill in location parts not yet known (in place) and return self."""
         if self.file is None and file is not None:
             self.file = file
@@ -55,7 +59,7 @@ class ObjllvmError(Exception):
         w = self.where
         return f"{w}: {self.message}" if w else self.message
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> "dict[str, object]":
         return {"file": self.file, "member": self.member, "section_index": self.section_index,
                 "section": self.section_name, "offset": self.offset, "message": self.message}
 
@@ -68,10 +72,10 @@ class UsageError(ObjllvmError):
     """Bad command-line usage or API arguments (exit status 2)."""
 
 
-def report_error(message: str, err=None) -> None:
+def report_error(message: str, err: "TextIO | None" = None) -> None:
     """One line on standard error, the only way commands report problems."""
     (err or sys.stderr).write(f"objllvm: error: {message}\n")
 
 
-def report_warning(message: str, err=None) -> None:
+def report_warning(message: str, err: "TextIO | None" = None) -> None:
     (err or sys.stderr).write(f"objllvm: warning: {message}\n")

@@ -2,10 +2,17 @@
 
 * ``TESTDATA``: the committed corpus (made by scripts/make-testdata).
 * ``need_tool(name)``: the path of an LLVM/system tool, or skip the test saying which tool is missing.
-* ``run_objllvm(*args)``: run the CLI in a subprocess (exit status, stdout, stderr).
+* ``run_objllvm(*args)``: run the CLI in a subprocess (exit status, stdout, stderr).  Every JSON document it
+  prints with ``--json`` is validated against the schema shipped in objllvm/schemas/ (``check_json_doc``).
+* ``check_json_doc(doc)``: validate one objllvm JSON document against its schema (named by its "schema" key).
+
+Markers: ``e2e`` (end-to-end: downloads sources, builds and profiles real programs) is deselected by default
+(see pyproject.toml); run those with ``python3 -m pytest -q -m e2e -n 0``.
 """
 from __future__ import annotations
 
+import functools
+import json
 import os
 import shutil
 import subprocess
@@ -30,11 +37,38 @@ def run_objllvm(*args, input=None, cwd=None):
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     p = subprocess.run([sys.executable, "-m", "objllvm", *map(str, args)], capture_output=True, text=True,
                        input=input, cwd=cwd, env=env)
+    if "--json" in map(str, args) and p.returncode in (0, 1) and p.stdout.strip():
+        check_json_doc(json.loads(p.stdout))
     return p.returncode, p.stdout, p.stderr
 
 
-def corpus_files(exclude=("src", "malformed")):
-    """Every committed binary under testdata/ (not sources, not the malformed corpus)."""
+SCHEMA_DIR = ROOT / "objllvm" / "schemas"
+
+
+@functools.lru_cache(maxsize=None)
+def _validator(name: str):
+    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is in the test extra: pip install -e '.[test]'")
+    schema = json.loads((SCHEMA_DIR / f"{name}.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def check_json_doc(doc, name: str | None = None):
+    """Validate an objllvm JSON document against its shipped schema; fail the test listing every violation.
+    ``name`` defaults to the document's own ``"schema"`` ("objllvm-dump" -> dump.json)."""
+    if name is None:
+        assert isinstance(doc, dict) and str(doc.get("schema", "")).startswith("objllvm-"), \
+            f"not an objllvm JSON document: {str(doc)[:200]}"
+        name = doc["schema"][len("objllvm-"):]
+    errors = sorted(_validator(name).iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
+    assert not errors, f"{len(errors)} violation(s) of objllvm/schemas/{name}.json, first: " + "; ".join(
+        f"at /{'/'.join(map(str, e.absolute_path))}: {e.message[:300]}" for e in errors[:5])
+    return doc
+
+
+def corpus_files(exclude=("src", "malformed", "docs")):
+    """Every committed object under testdata/ (not sources, not the malformed corpus, not the documentation's
+    perf.data)."""
     out = []
     for p in sorted(TESTDATA.rglob("*")):
         rel = p.relative_to(TESTDATA)

@@ -210,7 +210,7 @@ def test_option_deny_policy():
 def test_default_policy_shipped_and_documented():
     p = default_policy()
     assert (p.bitcode, p.cmdline, p.library_severity, p.libpath_severity) == ("warning", "warning", "error", "warning")
-    doc = (Path(__file__).parent.parent / "README.md").read_text()
+    doc = (Path(__file__).parent.parent / "docs" / "audit.md").read_text()
     from objllvm.audit.policy import default_policy_text
     assert default_policy_text().strip() in doc
 

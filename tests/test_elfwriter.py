@@ -42,6 +42,21 @@ def test_noop_rewrite_is_byte_identical_on_every_elf_file_and_member():
             assert rw.rewrite_bytes(data, [], str(p))[0] == data, p
 
 
+# Known: a section that defines a symbol other than its section symbol (an instrumented object's
+# __llvm_covfun sections hold __covrec_*, each the signature of the COMDAT group around it).
+# llvm-objcopy drops such symbols and the COMDAT groups left empty; ElfWriter refuses ("the symbol would
+# dangle").  Strict xfail: it flips when the writer learns to drop them.
+_DEFINES_SYMBOLS = pytest.mark.xfail(strict=True, reason="ElfWriter refuses to drop symbols defined in a removed "
+                                     "section (llvm-objcopy drops them and the emptied COMDAT groups)")
+
+
+# Known: removing an instrumented object's __llvm_covmap (which has a section symbol) from a file with
+# .llvm_addrsig, llvm-objcopy-19 writes .llvm_addrsig with sh_link 0; ElfWriter keeps the link (and the
+# symbol's index, nulled).  Seen only there so far (not in elf/cg-profile-ld-r.o, say): marked only there.
+_ADDRSIG_LINK = pytest.mark.xfail(strict=True, reason="llvm-objcopy-19 clears .llvm_addrsig's sh_link when it drops "
+                                  "a removed section's section symbol; ElfWriter keeps it")
+
+
 def _cases():
     out = []
     for p in corpus_files():
@@ -49,9 +64,16 @@ def _cases():
         if data[:4] != b"\x7fELF":
             continue
         o = ElfFile(data, str(p))
+        defining = {x.shndx for x in o.symbols if x.type != 3 and 0 < x.shndx < 0xFF00}
+        sectioned = {x.shndx for x in o.symbols if x.type == 3}
+        addrsig = any(t.type == 0x6FFF4C03 for t in o.sections)
         for s in api.llvm_sections(o):
             if not s.flags & 2:
-                out.append(pytest.param(p, s.index, id=f"{p.parent.name}/{p.name}[{s.index}]{s.name}"))
+                same_name = [t.index for t in o.sections if t.name == s.name]
+                marks = [_DEFINES_SYMBOLS] if defining.intersection(same_name) else \
+                    [_ADDRSIG_LINK] if addrsig and s.name == "__llvm_covmap" and sectioned.intersection(same_name) \
+                    else []
+                out.append(pytest.param(p, s.index, id=f"{p.parent.name}/{p.name}[{s.index}]{s.name}", marks=marks))
     return out
 
 

@@ -4,7 +4,7 @@ return a result or raise ObjllvmError saying where; nothing else escapes, nothin
 A fixed-seed mutation loop with a fixed count (tests/fuzz/campaign.py, the same loop as ``scripts/fuzz``): the
 same inputs on every run.  An input is named by its corpus file (or section) and its list of (mutation, seed)
 steps, printed on failure, so ``mutators.apply(data, steps)`` rebuilds it exactly.  Why not hypothesis or
-atheris: README.md, "Hostile input".  Long campaigns: ``scripts/fuzz``.
+atheris: docs/testing.md, "Hostile input".  Long campaigns: ``scripts/fuzz``.
 """
 from __future__ import annotations
 

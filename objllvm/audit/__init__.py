@@ -7,7 +7,8 @@
     >>> report.exit_status("error")          # 1 when a finding is at least an error
 
 Requests come from ELF ``.linker-options`` and ``.deplibs``, COFF ``.drectve``, Mach-O
-``LC_LINKER_OPTION``; embedded bitcode and compiler command lines are findings of their own.  Files are
+``LC_LINKER_OPTION``; embedded bitcode, compiler command lines and profile instrumentation / coverage mapping
+sections are findings of their own.  Files are
 scanned in worker processes, a bounded number of chunks at a time, and the results are folded into the
 report as they arrive: memory grows with the number of requests found, not with the bytes scanned.
 """
@@ -18,7 +19,8 @@ from collections import deque
 
 from .._model import dataclass, field
 from .policy import Policy, default_policy, load_policy, parse_policy, severity_rank  # noqa: F401
-from .scan import BITCODE, CMDLINE, LIBPATH, LIBRARY, OPTION, UNREADABLE, library_name, scan_chunk, walk  # noqa
+from .scan import (BITCODE, CMDLINE, INSTRUMENTATION, LIBPATH, LIBRARY, OPTION, UNREADABLE, library_name,  # noqa
+                   scan_chunk, walk)
 
 RULES = {
     "library-denied": "A library the policy denies is requested",
@@ -27,6 +29,8 @@ RULES = {
     "option-denied": "A linker option the policy forbids is requested",
     "embedded-bitcode": "Embedded LLVM bitcode ships the program's IR (and source paths) in the artifact",
     "embedded-cmdline": "An embedded compiler command line ships flags and paths in the artifact",
+    "embedded-instrumentation": "Profile instrumentation or coverage mapping (-fprofile-instr-generate, "
+                                "-fcoverage-mapping, -C instrument-coverage) is built into the artifact",
     "unreadable": "A file, archive member or section could not be read",
 }
 
@@ -53,7 +57,7 @@ class Request:
              "key": self.key, "value": self.value, "format": self.format}
         if self.kind == LIBRARY:
             d["library"] = self.library
-        if self.kind in (BITCODE, CMDLINE):
+        if self.kind in (BITCODE, CMDLINE, INSTRUMENTATION):
             d["size"] = self.size
         return d
 
@@ -117,6 +121,9 @@ class AuditReport:
             v = p.option_verdict(req.key)
         elif req.kind == BITCODE:
             v = ("embedded-bitcode", f"embedded bitcode ({req.size} bytes) in {req.section}")
+        elif req.kind == INSTRUMENTATION:
+            v = ("embedded-instrumentation", f"profile instrumentation / coverage mapping: {req.size} bytes "
+                                             f"({req.value})")
         elif req.kind == CMDLINE:
             v = ("embedded-cmdline", f"embedded compiler command line in {req.section}: {_shorten(req.value)}")
         else:

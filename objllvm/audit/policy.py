@@ -23,7 +23,7 @@ _SCHEMA = {
     "libraries": {"deny": "globs", "allow": "globs", "severity": "severity"},
     "libpath": {"roots": "strings", "severity": "severity"},
     "options": {"deny": "globs", "severity": "severity"},
-    "embedded": {"bitcode": "severity", "cmdline": "severity"},
+    "embedded": {"bitcode": "severity", "cmdline": "severity", "instrumentation": "severity"},
     "unreadable": {"severity": "severity"},
 }
 
@@ -43,6 +43,7 @@ class Policy:
     option_severity: str | None = "error"
     bitcode: str | None = "warning"
     cmdline: str | None = "warning"
+    instrumentation: str | None = "warning"
     unreadable: str | None = "warning"
     source: str = "(default policy)"
 
@@ -74,6 +75,7 @@ class Policy:
         return {"library-denied": self.library_severity, "library-not-allowed": self.library_severity,
                 "libpath-outside-roots": self.libpath_severity, "option-denied": self.option_severity,
                 "embedded-bitcode": self.bitcode, "embedded-cmdline": self.cmdline,
+                "embedded-instrumentation": self.instrumentation,
                 "unreadable": self.unreadable}[rule]
 
     def to_dict(self) -> dict:
@@ -83,7 +85,8 @@ class Policy:
                               "severity": sev(self.library_severity)},
                 "libpath": {"roots": self.libpath_roots, "severity": sev(self.libpath_severity)},
                 "options": {"deny": self.option_deny, "severity": sev(self.option_severity)},
-                "embedded": {"bitcode": sev(self.bitcode), "cmdline": sev(self.cmdline)},
+                "embedded": {"bitcode": sev(self.bitcode), "cmdline": sev(self.cmdline),
+                             "instrumentation": sev(self.instrumentation)},
                 "unreadable": {"severity": sev(self.unreadable)}}
 
 
@@ -190,7 +193,8 @@ def parse_policy(text: str, name: str = "(policy)", base: Policy | None = None) 
                     ("libraries", "severity"): "library_severity", ("libpath", "roots"): "libpath_roots",
                     ("libpath", "severity"): "libpath_severity", ("options", "deny"): "option_deny",
                     ("options", "severity"): "option_severity", ("embedded", "bitcode"): "bitcode",
-                    ("embedded", "cmdline"): "cmdline", ("unreadable", "severity"): "unreadable"}[(table, key)]
+                    ("embedded", "cmdline"): "cmdline", ("embedded", "instrumentation"): "instrumentation",
+                    ("unreadable", "severity"): "unreadable"}[(table, key)]
             setattr(p, attr, v)
     return p
 

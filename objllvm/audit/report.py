@@ -47,9 +47,9 @@ def report_to_text(report) -> list:
         items.append(Heading("Search paths and other options"))
         items.append(Table(["kind", "option", "value", "requested by"],
                            [[r.kind, r.key, r.value, _label(r)] for r in others]))
-    emb = [r for r in report.requests if r.kind in ("bitcode", "cmdline")]
+    emb = [r for r in report.requests if r.kind in ("bitcode", "cmdline", "instrumentation")]
     if emb:
-        items.append(Heading("Embedded bitcode and command lines"))
+        items.append(Heading("Embedded bitcode, command lines and instrumentation"))
         items.append(Table(["kind", "section", "bytes", "object"],
                            [[r.kind, r.section, r.size, _label(r)] for r in emb]))
     items.append(Heading("Findings"))

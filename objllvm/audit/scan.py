@@ -12,6 +12,7 @@ import re
 import stat
 
 from ..sections import registry
+from ..sections.support.instrprof import section_role
 from ..formats import sniff
 from ..errors import ObjllvmError
 
@@ -21,6 +22,7 @@ HEAD = 64                        # bytes read to decide whether a file is an obj
 # Request kinds
 LIBRARY, LIBPATH, OPTION, BITCODE, CMDLINE, UNREADABLE = "library", "libpath", "option", "bitcode", "cmdline", \
     "unreadable"
+INSTRUMENTATION = "instrumentation"     # one request per object: value = its profile/coverage section names
 
 # A request: (kind, file, member, section, key, value, library, size, format)
 #   kind     one of the above
@@ -213,10 +215,15 @@ def scan_object(obj, out) -> None:
     """Append the requests of one object (an ObjectFile) to ``out``."""
     fmt = obj.format
     path, member = obj.path, obj.member
+    instr = {}
     for s in obj.sections:
         name = s.name
         what = _ELF_TYPES.get(s.type) if fmt == "elf" else None
         if what is None and name not in _INTERESTING_NAMES:
+            role = section_role(s, obj)
+            if role is not None:
+                n, size = instr.get(role, (0, 0))
+                instr[role] = (n + 1, size + s.size)
             continue
         if what == "bitcode" or name in _BITCODE_NAMES:
             if s.size >= MIN_BITCODE:      # smaller: a -fembed-bitcode=marker placeholder, no IR in it
@@ -229,6 +236,12 @@ def scan_object(obj, out) -> None:
             out.append(_unreadable(d.error, path, member))
         if d.model is not None:
             _requests(d.codec.kind, d.model, fmt, path, member, name, s.size, out)
+    if instr:
+        count = sum(n for n, _ in instr.values())
+        roles = ", ".join(r for r in ("covmap", "covfun", "data", "cnts", "names", "bits", "vals", "vnds", "vtab",
+                                      "vns", "covnames") if r in instr)
+        out.append((INSTRUMENTATION, path, member, f"{count} profile/coverage sections", "", roles, None,
+                    sum(sz for _, sz in instr.values()), fmt))
 
 
 def _requests(kind, model, fmt, path, member, sec, size, out):

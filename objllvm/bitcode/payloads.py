@@ -126,8 +126,55 @@ def payloads_of_object(obj, errors: list) -> list:
     return out
 
 
-def collect_payloads(paths) -> tuple:
-    """(payloads, errors) of every input; payload names are made unique and deterministic."""
+def coverage_payloads(obj, errors: list) -> list:
+    """``extract --coverage``: the object's coverage mapping and names as one file llvm-cov reads in place of the
+    binary (LLVM's coverage-mapping testing format), and the instrumented functions' names, one a line."""
+    from ..sections.support.instrprof import NameList, decode_name_list, linked_pe_names, section_role
+    from ..sections.coverage_map import decode_covfun, testing_format
+    out = []
+    prefix = _stem_of(obj.path) + (f"-{_stem_of(obj.member)}" if obj.member else "")
+    common = dict(file=obj.path, member=obj.member)
+    try:
+        blob = testing_format(obj)
+    except ObjllvmError as exc:
+        errors.append(exc.located(file=obj.path, member=obj.member))
+        blob = None
+    if blob is not None:
+        first = next(s for s in obj.sections if section_role(s, obj) == "covmap")
+        nfun = 0
+        for s in obj.sections:
+            if section_role(s, obj) == "covfun":
+                try:
+                    nfun += len(decode_covfun(s.data(), obj.endian).records)
+                except ObjllvmError as exc:
+                    errors.append(exc.located(file=obj.path, member=obj.member, section_index=s.index,
+                                              section_name=s.name))
+        out.append(Payload("coverage-mapping", blob, section=first.name, section_index=first.index, offset=0,
+                           file_offset=None, ext=".covmapping", stem=f"{prefix}-coverage",
+                           info={"format": "llvm-cov testing format, version 2", "functions": nfun}, **common))
+    names = []
+    first = None
+    for s in obj.sections:
+        if section_role(s, obj) in ("names", "covnames"):
+            first = first or s
+            try:
+                nl = decode_name_list(s.data(), linked_pe_names(s, obj))
+            except ObjllvmError as exc:
+                errors.append(exc.located(file=obj.path, member=obj.member, section_index=s.index,
+                                          section_name=s.name))
+                nl = exc.partial or NameList()
+            names.extend(nl.all_names())
+    if first is not None:
+        text = "".join(n + "\n" for n in names).encode("utf-8", "surrogateescape")
+        out.append(Payload("profile-names", text, section=first.name, section_index=first.index, offset=0,
+                           file_offset=None, ext=".txt", stem=f"{prefix}-profile-names",
+                           info={"names": len(names)}, **common))
+    return out
+
+
+def collect_payloads(paths, coverage: bool = False) -> tuple:
+    """(payloads, errors) of every input; payload names are made unique and deterministic.  ``coverage``:
+    also each object's coverage mapping and profile names (see :func:`coverage_payloads`)."""
     from ..formats import iter_objects
     payloads, errors = [], []
     for p in paths:
@@ -136,6 +183,8 @@ def collect_payloads(paths) -> tuple:
                 errors.append(o)
                 continue
             payloads.extend(payloads_of_object(o, errors))
+            if coverage:
+                payloads.extend(coverage_payloads(o, errors))
     used = {MANIFEST}
     for pl in payloads:
         stem = _safe(pl.stem)
@@ -161,7 +210,7 @@ def manifest(payloads, errors) -> dict:
     return {"schema": "objllvm-extract", "version": 1, "payloads": items, "errors": [str(e) for e in errors]}
 
 
-def extract(paths, outdir: str, *, force: bool = False) -> tuple:
+def extract(paths, outdir: str, *, force: bool = False, coverage: bool = False) -> tuple:
     """Write every payload of ``paths`` to its own file in ``outdir`` plus ``manifest.json``.
 
     All target names are checked first: without ``force`` nothing is written when any exists.  Each file is
@@ -171,7 +220,7 @@ def extract(paths, outdir: str, *, force: bool = False) -> tuple:
     import os
 
     from ..atomicio import atomic_write
-    payloads, errors = collect_payloads(paths)
+    payloads, errors = collect_payloads(paths, coverage=coverage)
     doc = manifest(payloads, errors)
     targets = [os.path.join(outdir, pl.name) for pl in payloads] + [os.path.join(outdir, MANIFEST)]
     if not force:

@@ -6,7 +6,9 @@ from ..render import report_error
 
 
 def add_json_flag(p):
-    p.add_argument("--json", action="store_true", help="print JSON (schema in README.md) instead of tables")
+    name = p.prog.rsplit(" ", 1)[-1]
+    p.add_argument("--json", action="store_true",
+                   help=f"print JSON instead of tables (its JSON Schema: objllvm schema {name})")
 
 
 def report_errors(errors) -> int:

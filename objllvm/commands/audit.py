@@ -9,7 +9,7 @@ HELP = ("walk files, directories and archives; list every library, search path a
 def add_arguments(p):
     from ._common import add_json_flag
     p.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (directories are walked)")
-    p.add_argument("--policy", metavar="FILE", help="TOML policy (on top of the default policy; see README.md)")
+    p.add_argument("--policy", metavar="FILE", help="TOML policy, applied on top of the default policy (--print-default-policy shows it, with every key explained)")
     add_json_flag(p)
     p.add_argument("--sarif", metavar="OUT", help="also write the findings as SARIF 2.1.0 to OUT")
     p.add_argument("--fail-on", choices=("error", "warning", "note", "never"), default="error",

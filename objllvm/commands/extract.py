@@ -9,8 +9,10 @@ def add_arguments(p):
     from ._common import add_json_flag
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument("-o", "--output-dir", required=True, metavar="DIR", help="directory for the files and "
-                   "manifest.json (created if missing)")
+                   "manifest.json (created if missing; its JSON Schema: objllvm schema extract)")
     p.add_argument("--force", action="store_true", help="overwrite existing files")
+    p.add_argument("--coverage", action="store_true", help="also write each object's coverage mapping and names as "
+                   "a .covmapping file llvm-cov reads in place of the binary, and its profile names as text")
     add_json_flag(p)
 
 
@@ -18,7 +20,7 @@ def run(args) -> int:
     from .. import bitcode
     from ..render import Table, Text, render_json, render_text
     from ._common import report_errors
-    doc, errors = bitcode.extract(args.files, args.output_dir, force=args.force)
+    doc, errors = bitcode.extract(args.files, args.output_dir, force=args.force, coverage=args.coverage)
     if args.json:
         render_json(doc)
     else:

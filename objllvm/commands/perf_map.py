@@ -2,14 +2,17 @@
 from __future__ import annotations
 
 NAME = "perf-map"
-HELP = ("map the samples of a perf.data file (or perf script text) to the functions and basic blocks of a binary "
-        "with its basic-block address map; optionally write a layout cluster file for clang")
+HELP = ("map the samples of perf.data files (or perf script text) to the functions and basic blocks of a binary "
+        "with its basic-block address map; merge many recordings; carry a profile to the next build; optionally "
+        "write a layout cluster file for clang")
 
 
 def add_arguments(p):
     from ._common import add_json_flag
     p.add_argument("binary", metavar="BINARY", help="the profiled executable or shared object (with a bb map)")
-    p.add_argument("perf_data", metavar="PERF.DATA", nargs="?", help="perf.data file (read directly, no perf needed)")
+    p.add_argument("perf_data", metavar="PERF.DATA", nargs="*",
+                   help="perf.data files (read directly, no perf needed; several: merged by build-id) and profiles "
+                        "saved by --save-profile (merged with them)")
     p.add_argument("--perf-script", metavar="FILE",
                    help="read the text of `perf script -F comm,pid,ip --show-mmap-events` instead ('-': stdin)")
     p.add_argument("--top", type=int, default=20, metavar="N", help="rows in the function and block tables (20)")
@@ -31,19 +34,57 @@ def add_arguments(p):
     p.add_argument("--order", choices=("c3", "hotness"), default="c3",
                    help="function order algorithm for --function-order (c3)")
     p.add_argument("--no-branches", action="store_true", help="ignore branch stacks (LBR)")
+    g = p.add_argument_group("many recordings")
+    g.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
+                   help="read the recordings in N processes (1); with --fleet: the local cluster's workers")
+    g.add_argument("--fleet", action="store_true",
+                   help="read them on a Dask cluster (a local one of --jobs workers unless --scheduler is given)")
+    g.add_argument("--scheduler", metavar="ADDR", help="address of a running Dask scheduler (implies --fleet)")
+    g.add_argument("--save-profile", metavar="OUT.json",
+                   help="write the merged profile (JSON, every object sampled; its JSON Schema: objllvm schema perf-profile) "
+                   "to merge again later")
+    p.add_argument("--recorded-on", metavar="OLD_BINARY",
+                   help="the recordings are of OLD_BINARY, an earlier build: map them there, then carry the samples "
+                        "to BINARY by function name and block hash (both need bb-addr-map block hashes)")
     add_json_flag(p)
 
 
 def run(args) -> int:
-    from ..errors import UsageError
+    from ..atomicio import atomic_write
+    from ..errors import ObjllvmError, UsageError
     from ..perf import clusters as cl
-    from ..perf.mapping import UNMAPPED_REASONS, profile
+    from ..perf.mapping import UNMAPPED_REASONS, map_profile, open_binary
     from ..render import Heading, Table, Text, render_json, render_text, report_warning
-    if (args.perf_data is None) == (args.perf_script is None):
-        raise UsageError("give either PERF.DATA or --perf-script FILE")
+    if bool(args.perf_data) == (args.perf_script is not None):
+        raise UsageError("give either PERF.DATA files or --perf-script FILE")
     if args.top < 0:
         raise UsageError("--top must be >= 0")
-    prof = profile(args.binary, args.perf_data, perf_script=args.perf_script, with_branches=not args.no_branches)
+    if not 0.0 <= args.min_share <= 1.0:
+        raise UsageError(f"--min-share must be between 0 and 1 (a share of the samples), not {args.min_share}")
+    if args.jobs < 1:
+        raise UsageError("--jobs must be >= 1")
+    if args.perf_script is not None and (args.save_profile or args.fleet or args.scheduler):
+        raise UsageError("--save-profile, --fleet and --scheduler read perf.data files, not --perf-script text")
+    target = args.recorded_on or args.binary
+    obj, index = open_binary(target)
+    raw = _collect(args)
+    prof = map_profile(raw, target, obj, index)
+    reason = prof.no_sample_reason()
+    if reason:
+        raise ObjllvmError(reason + ("; no cluster file written" if args.clusters else ""))
+    stale = None
+    if args.recorded_on:
+        from ..perf.stale import carry
+        new_obj, new_index = open_binary(args.binary)
+        from ..perf.mapping import elf_build_id
+        nb = elf_build_id(new_obj)
+        prof, stale = carry(prof, index, args.binary, new_index, nb.hex() if nb else None)
+        if not stale.matched:
+            raise ObjllvmError(f"none of the {stale.total} samples of {args.recorded_on} matches a block of "
+                               f"{args.binary} (by function name and block hash): is it the same program?"
+                               + ("; no cluster file written" if args.clusters else ""))
+    if args.save_profile:
+        atomic_write(args.save_profile, raw.dumps().encode())
     clusters = None
     if (args.cfg or args.clone_paths) and not args.clusters:
         raise UsageError("--cfg and --clone-paths add to the cluster file: give --clusters OUT.txt too")
@@ -56,7 +97,6 @@ def run(args) -> int:
                                   f"{args.clusters}")
     order = None
     if args.function_order:
-        from ..atomicio import atomic_write
         from ..perf import layout as lay
         order, arcs, relocated = lay.order_for_binary(prof, args.binary, algorithm=args.order)
         if args.order == "c3" and not relocated:
@@ -70,6 +110,8 @@ def run(args) -> int:
         report_warning(w)
     if args.json:
         d = prof.to_dict(args.top)
+        if stale is not None:
+            d["stale"] = stale.to_dict()
         if clusters is not None:
             d["clusters"] = {"file": args.clusters, "functions": [
                 {"function": c.function, "blocks": c.block_ids, "samples": c.samples, "edges": c.edge_source}
@@ -79,12 +121,15 @@ def run(args) -> int:
         render_json(d)
         return 0
     pct = lambda n: f"{100 * prof.share(n):.2f}%"  # noqa: E731
-    items = [Heading(f"{args.binary}: {prof.total_samples} samples in {prof.source}"
+    src = prof.source if len(prof.recordings) <= 1 else f"{len(prof.recordings)} recordings"
+    items = [Heading(f"{args.binary}: {prof.total_samples} samples in {src}"
                      + (f" (build-id {prof.build_id})" if prof.build_id else ""))]
     rows = [["total", prof.total_samples, "100.00%" if prof.total_samples else "-"],
             ["in the binary", prof.binary_samples, pct(prof.binary_samples)],
-            ["mapped to blocks", prof.mapped_samples, pct(prof.mapped_samples)]]
-    rows += [[f"unmapped: {r}", prof.unmapped.get(r, 0), pct(prof.unmapped.get(r, 0))] for r in UNMAPPED_REASONS]
+            ["mapped to blocks", prof.mapped_samples, pct(prof.mapped_samples)],
+            ["mapped, on alignment padding", prof.padding_samples, pct(prof.padding_samples)]]
+    rows += [[f"unmapped: {r}", prof.unmapped.get(r, 0), pct(prof.unmapped.get(r, 0))] for r in UNMAPPED_REASONS
+             if r != "not carried to the new build" or stale is not None]
     items.append(Table(["samples", "count", "share"], rows))
     for i, ev in enumerate(prof.events):
         items.append(Text(f"event {i}: type {ev['type']} config {ev['config']}, sample_type "
@@ -109,6 +154,23 @@ def run(args) -> int:
         items.append(Heading(f"Clusters written to {args.clusters}: {len(clusters)} functions", 2))
         items.append(Table(["function", "samples", "hot blocks", "edges from"],
                            [[c.function, c.samples, len(c.block_ids), c.edge_source] for c in clusters[:args.top]]))
+    if stale is not None:
+        items.append(Heading(f"Carried from {stale.old_binary} (build-id {stale.old_build_id}) to {args.binary}: "
+                             f"{stale.matched} of {stale.total} samples matched "
+                             f"({100 * stale.matched / stale.total if stale.total else 0:.2f}%)", 2))
+        items.append(Table(["match", "samples", "blocks"],
+                           [[k, stale.samples.get(k, 0), stale.blocks.get(k, 0)] for k in STALE_OUTCOMES]))
+        items.append(Table(["function", "samples", "exact hash", "nearest hash", "lost"],
+                           [[r["function"], r["samples"], r["exact"], r["nearest"], r["lost"]]
+                            for r in stale.functions[:args.top]]))
+    if len(prof.recordings) > 1:
+        items.append(Text(f"merged {len(prof.recordings)} recordings: "
+                          + ", ".join(f"{r['source']} ({r['samples']})" for r in prof.recordings[:args.top or 1])
+                          + (", ..." if len(prof.recordings) > (args.top or 1) else "")))
+    skipped = prof.skipped_records
+    if skipped:
+        items.append(Text("records read past (not needed for the mapping): "
+                          + ", ".join(f"{k} {v}" for k, v in skipped.items())))
     if order is not None:
         items.append(Text(f"Function order ({args.order}) written to {args.function_order}: {len(order)} "
                           f"functions, first: {', '.join(order[:5])}"))
@@ -116,3 +178,20 @@ def run(args) -> int:
         items.append(Text(f"skipped {prof.unknown_records} records of unknown type"))
     render_text(items)
     return 0
+
+
+STALE_OUTCOMES = ("exact hash", "same opcodes, nearest hash", "block not matched", "function not in the new build")
+
+
+def _collect(args):
+    """The recordings of the command line, merged (MergedProfile), or the RawProfile of --perf-script text."""
+    with_branches = not args.no_branches
+    if args.perf_script is not None:
+        from ..perf.merge import reduce_raw
+        from ..perf.perfscript import collect_perfscript
+        return reduce_raw(collect_perfscript(args.perf_script, with_branches=with_branches))
+    if args.fleet or args.scheduler:
+        from ..perf import fleet
+        return fleet.collect(args.perf_data, scheduler=args.scheduler, workers=args.jobs, with_branches=with_branches)
+    from ..perf.merge import collect
+    return collect(args.perf_data, jobs=args.jobs, with_branches=with_branches)

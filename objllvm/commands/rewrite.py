@@ -43,7 +43,7 @@ def add_arguments(p):
     p.add_argument("--dry-run", "-n", action="store_true",
                    help="print what would change (sections and decoded differences); write nothing")
     p.add_argument("--no-clobber", action="store_true", help="refuse to replace an existing OUT")
-    p.add_argument("--json", action="store_true", help="print the changes as JSON")
+    p.add_argument("--json", action="store_true", help="print the changes as JSON (its JSON Schema: objllvm schema rewrite)")
     p.set_defaults(operations=[])
     g = p.add_argument_group("operations (repeatable, applied in order)")
     for opt, metavar, cls, hlp in _OPS:

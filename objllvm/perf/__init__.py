@@ -2,12 +2,15 @@
 
     >>> from objllvm.perf import profile
     >>> prof = profile("zdrv", "perf.data")          # or profile("zdrv", perf_script="script.txt")
+    >>> prof = profile("zdrv", ["a.data", "b.data"], jobs=2)      # merged by build-id
     >>> prof.functions[0].name, prof.functions[0].samples
     >>> for fn, block, n in prof.hottest_blocks(5): ...
 
-Modules: ``perfdata`` (perf.data reader), ``perfscript`` (perf script text), ``mapping`` (runtime address ->
-file address -> block), ``clusters`` (clang basic-block cluster files), ``cfg`` (DOT/SVG pictures), ``writer``
-(small synthetic perf.data files for tests).
+Modules: ``raw`` (samples per runtime address), ``perfdata`` (perf.data reader, zstd-compressed records
+included), ``perfscript`` (perf script text), ``merge`` (per build-id and file offset: merged, saved, merged again),
+``fleet`` (the same on a Dask cluster), ``mapping`` (file offset -> block), ``stale`` (a profile carried to the next
+build by block hash), ``clusters`` (clang basic-block cluster files), ``cfg`` (DOT/SVG pictures), ``writer``
+(small synthetic perf.data files for tests).  See docs/perf-map.md.
 """
 from __future__ import annotations
 

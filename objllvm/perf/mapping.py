@@ -15,16 +15,19 @@ from __future__ import annotations
 
 import os
 import struct
-import sys
+from bisect import bisect_right
 from collections import Counter
 
 from .._model import dataclass, field
 from ..errors import ObjllvmError
-from . import perfdata as pdm
-from .raw import RawProfile
+from .merge import MergedProfile, collect, reduce_raw
+from .perfdata import collect_perfdata, skipped_records
+from .raw import RawProfile  # noqa: F401  (re-exported)
+
+CAN_FALL_THROUGH = 1 << 3      # bb-addr-map block metadata bit
 
 UNMAPPED_REASONS = ("other object", "build-id mismatch", "outside the loaded segments",
-                    "no map for the function", "between blocks")
+                    "no map for the function", "between blocks", "not carried to the new build")
 
 
 # -- the binary ----------------------------------------------------------------------------------------------
@@ -71,192 +74,13 @@ class LoadSegments:
         return None
 
 
-# -- aggregated raw samples ----------------------------------------------------------------------------------
-class _SampleRuns:
-    """Count runs of fixed-size samples at C speed.
-
-    ``Counter(struct.iter_unpack(...))`` counts the distinct ``(type, misc, size, ip, pid)`` tuples of a run of
-    records read at a fixed stride (the other fields are padding in the format, so time and period do not make
-    every tuple unique).  The run is valid when every tuple is a SAMPLE header of the expected size: then each
-    record's header says the next one starts one stride later, so the stride walk is the real record chain.
-    Otherwise the valid prefix is found, counted, and the run length halves (it doubles again on success).
-    """
-
-    MAX = 4096
-
-    def __init__(self, pd, lay, counts):
-        self.size = -1
-        self.pd, self.counts = pd, counts
-        self.samples = 0
-        ip_off, tid_off = lay.ip_off, lay.tid_off
-        if ip_off is None or tid_off is None or lay.st & (pdm.SAMPLE_CALLCHAIN | pdm.SAMPLE_RAW
-                                                         | pdm.SAMPLE_BRANCH_STACK | (1 << 12) | (1 << 13)):
-            return
-        if lay.st & pdm.SAMPLE_READ and lay.attr.read_format & pdm.READ_GROUP:
-            return
-        size = self._fixed_size(lay)
-        if size < 0:
-            return
-        fmt = pd.endian + "IHH" + (f"{ip_off - 8}x" if ip_off > 8 else "") + "Q"
-        fmt += (f"{tid_off - ip_off - 8}x" if tid_off > ip_off + 8 else "") + "i"
-        rest = size - tid_off - 4
-        fmt += f"{rest}x" if rest else ""
-        self.st = struct.Struct(fmt)
-        assert self.st.size == size
-        self.size = size
-        self.n = 64
-        self.native = (pd.endian == "<") == (sys.byteorder == "little") and size % 8 == 0 and ip_off % 8 == 0 \
-            and tid_off % 8 == 0
-        self.ip_col, self.pid_col = ip_off // 8, tid_off // 4
-        head = struct.pack("=IHH", 9, 0, size)
-        self.head_bytes = [head[j:j + 1] for j in range(8)]
-
-    @staticmethod
-    def _fixed_size(lay) -> int:
-        st, n = lay.st, 8
-        for bit in (pdm.SAMPLE_IDENTIFIER, pdm.SAMPLE_IP, pdm.SAMPLE_TID, pdm.SAMPLE_TIME, pdm.SAMPLE_ADDR,
-                    pdm.SAMPLE_ID, pdm.SAMPLE_STREAM_ID, pdm.SAMPLE_CPU, pdm.SAMPLE_PERIOD):
-            if st & bit:
-                n += 8
-        if st & pdm.SAMPLE_READ:
-            n += lay.read_single
-        known = (pdm.SAMPLE_IDENTIFIER | pdm.SAMPLE_IP | pdm.SAMPLE_TID | pdm.SAMPLE_TIME | pdm.SAMPLE_ADDR
-                 | pdm.SAMPLE_ID | pdm.SAMPLE_STREAM_ID | pdm.SAMPLE_CPU | pdm.SAMPLE_PERIOD | pdm.SAMPLE_READ)
-        return n if not st & ~known else -1      # later fields (weight, data_src, ...): no fixed size known
-
-    def __call__(self, off: int, end: int) -> int:
-        if self.native:
-            return self._columns(off, end)
-        return self._tuples(off, end)
-
-    def _columns(self, off: int, end: int) -> int:
-        """Native byte order: check the run's headers with strided byte slices (no Python object per record),
-        then count the IP column through a memoryview cast."""
-        size = self.size
-        n = min(self.n, (end - off) // size)
-        if n <= 0:
-            return 0
-        chunk = self.pd.buf[off:off + n * size]          # a copy: no export of the mmap outlives this call
-        if not all(chunk[j::size] == self.head_bytes[j] * n for j in (0, 1, 2, 3, 6, 7)):
-            good = 0
-            for h in memoryview(chunk).cast("Q")[0::size // 8]:
-                if h & 0xFFFFFFFF != 9 or h >> 48 != size:
-                    break
-                good += 1
-            self.n = max(self.n // 2, 16)
-            if not good:
-                return 0
-            n = good
-            chunk = chunk[:n * size]
-        else:
-            self.n = min(self.n * 2, self.MAX)
-        q = memoryview(chunk).cast("Q")
-        ips = q[self.ip_col::size // 8]
-        p = self.pid_col * 4
-        counts = self.counts
-        if all(chunk[p + j::size] == chunk[p + j:p + j + 1] * n for j in range(4)):
-            pid = struct.unpack_from("=i", chunk, p)[0]
-            for ip, k in Counter(ips).items():
-                key = (pid, ip)
-                counts[key] = counts.get(key, 0) + k
-        else:
-            pids = memoryview(chunk).cast("i")[self.pid_col::size // 4]
-            for key, k in Counter(zip(pids, ips)).items():
-                counts[key] = counts.get(key, 0) + k
-        self.samples += n
-        return n
-
-    def _tuples(self, off: int, end: int) -> int:
-        size, buf = self.size, self.pd.buf
-        n = min(self.n, (end - off) // size)
-        if n <= 0:
-            return 0
-        c = Counter(self.st.iter_unpack(buf[off:off + n * size]))
-        if not all(k[0] == 9 and k[2] == size for k in c):
-            good = 0
-            for t in self.st.iter_unpack(buf[off:off + n * size]):
-                if t[0] != 9 or t[2] != size:
-                    break
-                good += 1
-            self.n = max(self.n // 2, 16)
-            if not good:
-                return 0
-            n = good
-            c = Counter(self.st.iter_unpack(buf[off:off + n * size]))
-        else:
-            self.n = min(self.n * 2, self.MAX)
-        counts = self.counts
-        for (_t, _m, _s, ip, pid), k in c.items():
-            key = (pid, ip)
-            counts[key] = counts.get(key, 0) + k
-        self.samples += n
-        return n
-
-
-def collect_perfdata(path: str, *, with_branches: bool = True) -> RawProfile:
-    """Read a perf.data file and aggregate its samples (one pass, streaming)."""
-    with pdm.PerfData(path) as pd:
-        raw = RawProfile(source=os.fspath(path))
-        for b in pd.build_ids:
-            raw.build_ids.setdefault(b.filename, b.build_id)
-        counts = raw.ip_counts
-        taken, ranges = raw.taken, raw.ranges
-        nsamples = nbranch = 0
-        runs = None
-        single = None
-        if pd.attrs:                       # file mode: the layout is known before the data
-            single, _ = pd.layouts()
-            if single is not None and not (with_branches and single.st & pdm.SAMPLE_BRANCH_STACK):
-                runs = _SampleRuns(pd, single, counts)
-        for typ, misc, off, size in pd.records(runs):
-            if typ == 9:
-                nsamples += 1
-                s = pd.parse_sample(off, size, misc, single)
-                if s.ip is None:
-                    continue
-                pid = s.pid if s.pid is not None else -1
-                key = (pid, s.ip)
-                counts[key] = counts.get(key, 0) + 1
-                br = s.branches
-                if with_branches and br:
-                    nbranch += 1
-                    for i, (frm, to, _fl) in enumerate(br):
-                        k = (pid, frm, to)
-                        taken[k] = taken.get(k, 0) + 1
-                        if i + 1 < len(br):
-                            r = (pid, br[i + 1][1], frm)
-                            ranges[r] = ranges.get(r, 0) + 1
-            elif typ == pdm.RECORD_MMAP or typ == pdm.RECORD_MMAP2:
-                m = pd.parse_mmap(typ, misc, off, size)
-                if pd.mmap_is_exec(m, misc):
-                    raw.add_mmap(m)
-            elif typ == pdm.RECORD_COMM:
-                pid, _tid, comm = pd.parse_comm(off, size)
-                if misc & pdm.MISC_COMM_EXEC:
-                    raw.exec_(pid)
-                raw.comms[pid] = comm
-            elif typ == pdm.RECORD_FORK:
-                pid, ppid, _tid, _ptid = pd.parse_fork(off, size)
-                if pid != ppid and pid not in raw.mmaps:
-                    raw.parents[pid] = ppid
-            elif typ == pdm.RECORD_HEADER_ATTR:
-                single = None                  # pipe mode: layouts are known once the attributes came
-        raw.samples = nsamples + (runs.samples if runs is not None else 0)
-        raw.branch_samples = nbranch
-        raw.records = dict(pd.stats)
-        raw.unknown_records = pd.unknown_records
-        raw.attrs = [a.to_dict() for a in pd.attrs]
-        for b in pd.build_ids:               # pipe mode: HEADER_BUILD_ID records arrive with the data
-            raw.build_ids.setdefault(b.filename, b.build_id)
-    return raw
-
-
 # -- mapped profile ------------------------------------------------------------------------------------------
 @dataclass
 class FunctionProfile:
     function: object                 # FunctionMap
     samples: int = 0
-    blocks: dict = field(default_factory=dict)      # block id -> samples
+    blocks: dict = field(default_factory=dict)      # block id -> samples (alignment padding after it included)
+    padding: dict = field(default_factory=dict)     # block id -> samples on the padding after the block
 
     @property
     def name(self) -> str:
@@ -282,6 +106,29 @@ class Profile:
     unknown_records: int = 0
     matched_mappings: list = field(default_factory=list)
     events: list = field(default_factory=list)                 # the event attributes (EventAttr.to_dict)
+    padding_samples: int = 0          # on alignment padding, counted in the block that falls into it
+    recordings: list = field(default_factory=list)             # [{"source", "samples"}] merged
+    mismatched_build_ids: list = field(default_factory=list)   # hex, of files named like the binary
+    files: list = field(default_factory=list)       # [{"file", "build_id", "samples"}] objects sampled, most first
+
+    def no_sample_reason(self) -> str | None:
+        """Why no sample of the recordings fell in the binary (None when some did)."""
+        if self.binary_samples:
+            return None
+        src = f"{len(self.recordings)} recordings" if len(self.recordings) > 1 else self.source
+        if not self.total_samples:
+            return f"{src} holds no samples"
+        me = f"{self.binary} (build-id {self.build_id or 'none'})"
+        if self.mismatched_build_ids:
+            return (f"no sample of {me} in {src}: the file of that name there has build-id "
+                    f"{', '.join(self.mismatched_build_ids)}: the recording is of another build")
+        seen = ", ".join(f"{f['file']} ({f['samples']})" for f in self.files[:5]) or "no file mapping at all"
+        return f"no sample of {me} in {src}: its {self.total_samples} samples fell in {seen}: wrong binary?"
+
+    @property
+    def skipped_records(self) -> dict:
+        """Records read but not used for the mapping (type name -> count): see perfdata.USED_RECORDS."""
+        return skipped_records(self.records)
 
     @property
     def mapped_samples(self) -> int:
@@ -332,12 +179,15 @@ class Profile:
         return {
             "schema": "objllvm-perf-map", "version": 1,
             "binary": self.binary, "profile": self.source, "build_id": self.build_id,
+            "recordings": self.recordings,
             "samples": {"total": self.total_samples, "in_binary": self.binary_samples,
-                        "mapped": self.mapped_samples,
-                        "unmapped": {r: self.unmapped.get(r, 0) for r in UNMAPPED_REASONS}},
+                        "mapped": self.mapped_samples, "on_padding": self.padding_samples,
+                        # JSON keys are identifiers: "between blocks" -> "between_blocks" (schema perf-map)
+                        "unmapped": {r.replace(" ", "_").replace("-", "_"): self.unmapped.get(r, 0)
+                                     for r in UNMAPPED_REASONS}},
             "functions": [
                 {"name": fp.function.name, "address": fp.function.address, "samples": fp.samples,
-                 "share": round(self.share(fp.samples), 6),
+                 "share": round(self.share(fp.samples), 6), "on_padding": sum(fp.padding.values()),
                  "blocks": [blk(fp.function, b, fp.blocks[b.id]) for b in fp.function.blocks if b.id in fp.blocks]}
                 for fp in self.functions],
             "hottest_blocks": [blk(fn, b, c) for fn, b, c in self.hottest_blocks(top)],
@@ -349,7 +199,8 @@ class Profile:
                                       for (fa, a, b), c in sorted(self.fallthrough_edges.items(),
                                                                   key=lambda t: -t[1])]},
             "events": self.events, "records": self.records, "unknown_records": self.unknown_records,
-            "mappings": self.matched_mappings, "warnings": self.warnings,
+            "skipped_records": self.skipped_records,
+            "mappings": self.matched_mappings, "files": self.files, "warnings": self.warnings,
         }
 
     def _fname(self, address: int) -> str:
@@ -358,170 +209,179 @@ class Profile:
 
 
 class _Resolver:
-    """Runtime address in a process -> (function, block) | reason, with caches per unique address."""
+    """(object, file offset) -> (function, block) | reason, with caches per object and per address."""
 
-    def __init__(self, raw: RawProfile, binary_path: str, obj, index):
-        self.raw = raw
+    def __init__(self, binary_path: str, obj, index):
         self.index = index
         self.segments = LoadSegments.from_object(obj)
         self.build_id = elf_build_id(obj)
+        self.build_id_hex = self.build_id.hex() if self.build_id else None
         self.binary_path = os.path.realpath(binary_path)
         self.binary_base = os.path.basename(binary_path)
         self.mismatches = {}          # filename -> build-id seen
-        self.matched = {}             # (filename, start, len, pgoff) -> info
-        self._match_cache = {}
-        self._pid_maps = {}
         self._vaddr_cache = {}
+        self._order = {}              # function address -> ([block starts], [blocks]) in address order
 
-    def matches(self, m) -> str:
-        """'yes', 'mismatch' or 'no' for a mapping."""
-        key = (m.filename, m.build_id)
-        r = self._match_cache.get(key)
-        if r is not None:
-            return r
-        bid = m.build_id or self.raw.build_ids.get(m.filename)
-        path_match = m.filename == self.binary_path or os.path.realpath(m.filename) == self.binary_path \
-            or os.path.basename(m.filename) == self.binary_base
-        if self.build_id and bid:
-            if same_build_id(bid, self.build_id):
-                r = "yes"
-            elif path_match:
-                r = "mismatch"
-                self.mismatches[m.filename] = bid
-            else:
-                r = "no"
-        else:
-            r = "yes" if path_match else "no"
-        self._match_cache[key] = r
-        return r
+    def matches(self, o) -> str:
+        """'yes', 'mismatch' or 'no' for an object of a merged profile."""
+        path_match = any(n == self.binary_path or os.path.basename(n) == self.binary_base
+                         or os.path.realpath(n) == self.binary_path for n in o.names)
+        if self.build_id and o.build_id:
+            if same_build_id(bytes.fromhex(o.build_id), self.build_id):
+                return "yes"
+            if path_match:
+                for n in o.names:
+                    self.mismatches[n] = bytes.fromhex(o.build_id)
+                return "mismatch"
+            return "no"
+        return "yes" if path_match else "no"
 
-    def maps(self, pid):
-        ms = self._pid_maps.get(pid)
-        if ms is None:
-            if pid == -1:      # samples without PERF_SAMPLE_TID: any process's mappings
-                found = [m for p in sorted(self.raw.mmaps) for m in reversed(self.raw.mmaps[p])]
-            else:
-                found = self.raw.mappings_of(pid)
-            ms = [(m.start, m.start + m.length, m) for m in found]
-            self._pid_maps[pid] = ms
-        return ms
-
-    def vaddr(self, pid, ip):
-        """File virtual address of runtime ``ip`` in ``pid``, or (None, reason)."""
-        for start, end, m in self.maps(pid):
-            if start <= ip < end:
-                r = self.matches(m)
-                if r == "no":
-                    return None, "other object"
-                if r == "mismatch":
-                    return None, "build-id mismatch"
-                k = (m.filename, m.start, m.length, m.pgoff)
-                if k not in self.matched:
-                    self.matched[k] = {"file": m.filename, "pid": m.pid, "start": m.start, "length": m.length,
-                                       "pgoff": m.pgoff,
-                                       "build_id": (m.build_id or self.raw.build_ids.get(m.filename) or b"").hex()
-                                       or None}
-                va = self.segments.file_offset_to_vaddr(ip - start + m.pgoff)
-                if va is None:
-                    return None, "outside the loaded segments"
-                return va, None
-        return None, "other object"
-
-    def block(self, va):
-        r = self._vaddr_cache.get(va)
+    def block(self, off):
+        """(function, block, padding?) for a file offset of the binary, or a reason string."""
+        r = self._vaddr_cache.get(off)
         if r is None:
-            hit = self.index.lookup(va)
-            if hit is not None:
-                r = hit
-            elif self.index.function_at(va) is not None:
-                r = "between blocks"
+            va = self.segments.file_offset_to_vaddr(off)
+            if va is None:
+                r = "outside the loaded segments"
             else:
-                r = "no map for the function"
-            self._vaddr_cache[va] = r
+                hit = self.index.lookup(va)
+                if hit is not None:
+                    r = (hit[0], hit[1], False)
+                else:
+                    fn = self.index.function_at(va)
+                    r = "no map for the function" if fn is None else self._padding(fn, va)
+            self._vaddr_cache[off] = r
         return r
 
-    def resolve(self, pid, ip):
-        va, reason = self.vaddr(pid, ip)
-        if va is None:
-            return reason
-        return self.block(va)
+    def _padding(self, fn, va):
+        """A sample between two blocks of ``fn``: on the alignment padding (NOPs) before a block.  Execution
+        reaches those bytes only by falling through from the block before them (nothing jumps to padding), so
+        the sample belongs to that block when the map says it can fall through (metadata CanFallThrough);
+        otherwise it stays unattributed ("between blocks")."""
+        order = self._order.get(fn.address)
+        if order is None:
+            blocks = sorted((b for b in fn.blocks if b.size), key=lambda b: b.address)
+            order = self._order[fn.address] = ([b.address for b in blocks], blocks)
+        starts, blocks = order
+        i = bisect_right(starts, va) - 1
+        if i >= 0 and blocks[i].metadata & CAN_FALL_THROUGH:
+            return (fn, blocks[i], True)
+        return "between blocks"
 
 
-def map_profile(raw: RawProfile, binary_path: str, obj=None, index=None) -> Profile:
-    """Map aggregated samples to the blocks of ``binary_path`` (its ObjectFile and BBIndex may be given)."""
+def map_profile(raw, binary_path: str, obj=None, index=None) -> Profile:
+    """Map samples to the blocks of ``binary_path`` (its ObjectFile and BBIndex may be given).
+
+    ``raw`` is a :class:`RawProfile` (one recording) or a :class:`~objllvm.perf.merge.MergedProfile` (any number).
+    """
     from ..formats import open_object
     if obj is None:
         obj = open_object(binary_path)
     if index is None:
         index = load_index(obj, binary_path)
-    res = _Resolver(raw, binary_path, obj, index)
+    merged = raw if isinstance(raw, MergedProfile) else reduce_raw(raw)
+    res = _Resolver(binary_path, obj, index)
     per_fn = {}
-    unmapped = Counter()
-    in_binary = 0
-    for (pid, ip), c in raw.ip_counts.items():
-        r = res.resolve(pid, ip)
-        if isinstance(r, str):
-            unmapped[r] += c
-            if r in ("no map for the function", "between blocks", "outside the loaded segments"):
-                in_binary += c
-            continue
-        fn, blk = r
-        in_binary += c
-        fp = per_fn.get(fn.address)
-        if fp is None:
-            fp = per_fn[fn.address] = FunctionProfile(fn)
-        fp.samples += c
-        fp.blocks[blk.id] = fp.blocks.get(blk.id, 0) + c
-    # Branch stacks.
-    taken, fall = Counter(), Counter()
+    unmapped = Counter({"other object": merged.unattributed}) if merged.unattributed else Counter()
+    in_binary = padding = 0
     bstats = Counter()
-    for (pid, frm, to), c in raw.taken.items():
-        a, b = res.resolve(pid, frm), res.resolve(pid, to)
-        if isinstance(a, str) or isinstance(b, str):
+    if merged.branches_outside:
+        bstats["taken_unmapped"] += merged.branches_outside
+    if merged.ranges_outside:
+        bstats["ranges_unmapped"] += merged.ranges_outside
+    taken, fall = Counter(), Counter()
+    matched = []
+    for o in merged.objects.values():
+        status = res.matches(o)
+        if status != "yes":
+            unmapped["other object" if status == "no" else "build-id mismatch"] += o.samples
+            bstats["taken_unmapped"] += sum(o.taken.values())
+            bstats["ranges_unmapped"] += sum(o.ranges.values())
+            continue
+        matched.extend(o.mappings)
+        for off, c in o.offsets.items():
+            r = res.block(off)
+            in_binary += c
+            if isinstance(r, str):
+                unmapped[r] += c
+                continue
+            fn, blk, pad = r
+            fp = per_fn.get(fn.address)
+            if fp is None:
+                fp = per_fn[fn.address] = FunctionProfile(fn)
+            fp.samples += c
+            fp.blocks[blk.id] = fp.blocks.get(blk.id, 0) + c
+            if pad:
+                fp.padding[blk.id] = fp.padding.get(blk.id, 0) + c
+                padding += c
+        _map_branches(res, o, taken, fall, bstats)
+    warnings = list(merged.warnings)
+    for fname, bid in res.mismatches.items():
+        warnings.append(f"{fname}: build-id {bid.hex()} in the profile does not match {binary_path} "
+                        f"(build-id {res.build_id.hex()}); its samples are not counted")
+    if merged.unknown_records:
+        warnings.append(f"{', '.join(merged.sources[:3])}: skipped {merged.unknown_records} records of unknown "
+                        f"type")
+    if merged.samples and not matched and not res.mismatches:
+        names = sorted({n for o in merged.objects.values() for n in o.names})
+        warnings.append(f"no mapping of {binary_path} in {', '.join(merged.sources[:3])} (mapped files: "
+                        f"{', '.join(names[:6]) or 'none'}{', ...' if len(names) > 6 else ''})")
+    fns = sorted(per_fn.values(), key=lambda f: (-f.samples, f.function.address))
+    srcs = merged.sources
+    source = ", ".join(srcs) if len(srcs) <= 3 else f"{len(srcs)} recordings ({', '.join(srcs[:3])}, ...)"
+    return Profile(binary=binary_path, source=source, build_id=res.build_id_hex,
+                   total_samples=merged.samples, binary_samples=in_binary, functions=fns, unmapped=dict(unmapped),
+                   taken_edges=dict(taken), fallthrough_edges=dict(fall), branch_samples=merged.branch_samples,
+                   branch_stats=dict(bstats), warnings=warnings, records=dict(merged.records),
+                   unknown_records=merged.unknown_records, matched_mappings=matched, events=list(merged.attrs),
+                   padding_samples=padding, recordings=list(merged.recordings), files=_files(merged),
+                   mismatched_build_ids=sorted({b.hex() for b in res.mismatches.values()}))
+
+
+def _files(merged) -> list:
+    out = [{"file": sorted(o.names)[0] if o.names else o.key, "build_id": o.build_id, "samples": o.samples}
+           for o in merged.objects.values()]
+    out.sort(key=lambda d: (-d["samples"], d["file"]))
+    if merged.unattributed:
+        out.append({"file": "[kernel or anonymous memory]", "build_id": None, "samples": merged.unattributed})
+    return out[:20]
+
+
+def _map_branches(res, o, taken, fall, bstats):
+    """Taken branches and fall-through runs of one matched object -> block edges."""
+    def blk(off):
+        r = res.block(off)
+        return None if isinstance(r, str) else r
+
+    for (a, b), c in o.taken.items():
+        x, y = blk(a), blk(b)
+        if x is None or y is None:
             bstats["taken_unmapped"] += c
             continue
-        if a[0] is not b[0] and a[0].address != b[0].address:
+        if x[0].address != y[0].address:
             bstats["taken_between_functions"] += c
             continue
-        taken[(a[0].address, a[1].id, b[1].id)] += c
+        taken[(x[0].address, x[1].id, y[1].id)] += c
         bstats["taken_mapped"] += c
     order_cache = {}
-    for (pid, start, end), c in raw.ranges.items():
-        a, b = res.resolve(pid, start), res.resolve(pid, end)
-        if isinstance(a, str) or isinstance(b, str) or a[0].address != b[0].address:
+    for (a, b), c in o.ranges.items():
+        x, y = blk(a), blk(b)
+        if x is None or y is None or x[0].address != y[0].address:
             bstats["ranges_unmapped"] += c
             continue
-        fn = a[0]
+        fn = x[0]
         order = order_cache.get(fn.address)
         if order is None:
-            blocks = sorted(fn.blocks, key=lambda x: x.address)
-            order = order_cache[fn.address] = (blocks, {x.id: i for i, x in enumerate(blocks)})
+            blocks = sorted(fn.blocks, key=lambda q: q.address)
+            order = order_cache[fn.address] = (blocks, {q.id: i for i, q in enumerate(blocks)})
         blocks, pos = order
-        i, j = pos[a[1].id], pos[b[1].id]
+        i, j = pos[x[1].id], pos[y[1].id]
         if i > j:
             bstats["ranges_backwards"] += c
             continue
         bstats["ranges_mapped"] += c
         for k in range(i, j):
             fall[(fn.address, blocks[k].id, blocks[k + 1].id)] += c
-    warnings = list(raw.warnings)
-    for fname, bid in res.mismatches.items():
-        warnings.append(f"{fname}: build-id {bid.hex()} in the profile does not match {binary_path} "
-                        f"(build-id {res.build_id.hex()}); its samples are not counted")
-    if raw.unknown_records:
-        warnings.append(f"{raw.source}: skipped {raw.unknown_records} records of unknown type")
-    if raw.samples and not res.matched and not res.mismatches:
-        names = sorted({m.filename for ms in raw.mmaps.values() for m in ms})
-        warnings.append(f"no mapping of {binary_path} in {raw.source} (mapped files: "
-                        f"{', '.join(names[:6]) or 'none'}{', ...' if len(names) > 6 else ''})")
-    fns = sorted(per_fn.values(), key=lambda f: (-f.samples, f.function.address))
-    return Profile(binary=binary_path, source=raw.source,
-                   build_id=res.build_id.hex() if res.build_id else None,
-                   total_samples=raw.samples, binary_samples=in_binary, functions=fns, unmapped=dict(unmapped),
-                   taken_edges=dict(taken), fallthrough_edges=dict(fall), branch_samples=raw.branch_samples,
-                   branch_stats=dict(bstats), warnings=warnings, records=raw.records,
-                   unknown_records=raw.unknown_records, matched_mappings=list(res.matched.values()),
-                   events=list(raw.attrs))
 
 
 NO_MAP_HINT = ("rebuild it with clang -fbasic-block-sections=labels (clang <= 19) or -fbasic-block-address-map "
@@ -563,18 +423,30 @@ def load_index(obj, path: str):
     return index
 
 
-def profile(binary: str, perf_data: str | None = None, *, perf_script: str | None = None,
-            with_branches: bool = True) -> Profile:
-    """The Python API: map a perf.data file (or ``perf script`` text) to the blocks of ``binary``."""
+def open_binary(binary: str):
+    """``(ObjectFile, BBIndex)`` of a linked ELF file with a basic-block map, or an ObjllvmError saying why not."""
     from ..formats import open_object
     obj = open_object(binary)
     if obj.is_relocatable or obj.format != "elf":
         raise ObjllvmError(f"{obj.describe()}: samples map to a linked ELF executable or shared object, not to "
                            f"this file", file=binary)
-    index = load_index(obj, binary)
+    return obj, load_index(obj, binary)
+
+
+def profile(binary: str, perf_data=None, *, perf_script: str | None = None, with_branches: bool = True,
+            jobs: int = 1) -> Profile:
+    """The Python API: map a perf.data file (or ``perf script`` text) to the blocks of ``binary``.
+
+    ``perf_data`` may also be a list of perf.data files and saved profiles (merged, read in ``jobs`` processes),
+    or a :class:`~objllvm.perf.merge.MergedProfile`."""
+    obj, index = open_binary(binary)
     if perf_script is not None:
-        from .perfscript import collect_perfscript
+        from .perfscript import collect_perfscript      # (it imports re: only when text is read)
         raw = collect_perfscript(perf_script)
+    elif isinstance(perf_data, (list, tuple)):
+        raw = collect(perf_data, jobs=jobs, with_branches=with_branches)
+    elif isinstance(perf_data, MergedProfile):
+        raw = perf_data
     elif perf_data is not None:
         raw = collect_perfdata(perf_data, with_branches=with_branches)
     else:

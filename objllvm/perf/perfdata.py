@@ -18,9 +18,12 @@ from __future__ import annotations
 import mmap
 import os
 import struct
+import sys
+from collections import Counter
 
 from .._model import dataclass, field
 from ..errors import DecodeError, ObjllvmError
+from .raw import RawProfile
 
 MAGIC = b"PERFILE2"
 
@@ -29,6 +32,7 @@ RECORD_MMAP, RECORD_LOST, RECORD_COMM, RECORD_EXIT = 1, 2, 3, 4
 RECORD_THROTTLE, RECORD_UNTHROTTLE, RECORD_FORK, RECORD_READ, RECORD_SAMPLE, RECORD_MMAP2 = 5, 6, 7, 8, 9, 10
 RECORD_HEADER_ATTR, RECORD_HEADER_BUILD_ID, RECORD_FINISHED_ROUND = 64, 67, 68
 RECORD_AUXTRACE, RECORD_COMPRESSED, RECORD_COMPRESSED2 = 71, 81, 83
+RECORD_LOST_SAMPLES = 13
 RECORD_NAMES = {
     1: "MMAP", 2: "LOST", 3: "COMM", 4: "EXIT", 5: "THROTTLE", 6: "UNTHROTTLE", 7: "FORK", 8: "READ",
     9: "SAMPLE", 10: "MMAP2", 11: "AUX", 12: "ITRACE_START", 13: "LOST_SAMPLES", 14: "SWITCH",
@@ -40,6 +44,15 @@ RECORD_NAMES = {
     79: "TIME_CONV", 80: "HEADER_FEATURE", 81: "COMPRESSED", 82: "FINISHED_INIT", 83: "COMPRESSED2",
 }
 KNOWN_RECORD_TYPES = frozenset(RECORD_NAMES)
+# Records whose content perf-map uses (the rest is read past and counted as skipped); FINISHED_ROUND and
+# FINISHED_INIT are markers with no content; COMPRESSED(2) are decompressed and their records counted instead.
+USED_RECORDS = frozenset({"SAMPLE", "MMAP", "MMAP2", "COMM", "FORK", "HEADER_ATTR", "HEADER_BUILD_ID", "LOST",
+                          "LOST_SAMPLES", "FINISHED_ROUND", "FINISHED_INIT", "COMPRESSED", "COMPRESSED2"})
+
+
+def skipped_records(stats: dict) -> dict:
+    """``{record type name: count}`` of the records in ``stats`` that perf-map reads past without using."""
+    return {k: v for k, v in sorted(stats.items()) if k not in USED_RECORDS and k != "other"}
 
 # perf_event_attr.sample_type bits
 SAMPLE_IP, SAMPLE_TID, SAMPLE_TIME, SAMPLE_ADDR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
@@ -69,6 +82,28 @@ RELEASE = 4 << 20         # give back read pages of the mapping every 4 MB
 ATTR_MIN_SIZE = 64        # PERF_ATTR_SIZE_VER0
 FILE_HEADER_SIZE = 104
 PIPE_HEADER_SIZE = 16
+MAX_DECOMPRESSED = 64 << 20   # bytes out of one COMPRESSED record (perf writes at most its mmap size, <= a few MB)
+
+
+class _TooBig(Exception):
+    pass
+
+
+class _Sink:
+    """Output of the zstd stream for one record, bounded: a corrupt record cannot make it allocate gigabytes."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.data = bytearray()
+
+    def reset(self):
+        self.data = bytearray()
+
+    def write(self, b) -> int:
+        if len(self.data) + len(b) > self.limit:
+            raise _TooBig
+        self.data += b
+        return len(b)
 
 
 @dataclass
@@ -196,10 +231,18 @@ class PerfData:
         self.features: set[int] = set()
         self.stats: dict[str, int] = {}
         self.unknown_records = 0
+        self.compressed_records = 0
+        self.decompressed_bytes = 0
+        self._zstd = None
+        self._in_compressed = None
         self._parse_header()
 
     # -- errors ---------------------------------------------------------------------------------------------
     def _err(self, message: str, offset: int) -> DecodeError:
+        if self._in_compressed is not None:       # an offset in decompressed data: locate its record
+            message += (f" (byte {offset} of the data decompressed from the COMPRESSED record at "
+                        f"{self._in_compressed:#x})")
+            offset = self._in_compressed
         return DecodeError(message, file=self.path, offset=offset)
 
     def close(self):
@@ -318,49 +361,131 @@ class PerfData:
         ``sample_run`` (optional) takes runs of same-size samples off the loop: when a SAMPLE record of
         ``sample_run.size`` bytes comes, ``sample_run(offset, end)`` consumes as many consecutive such samples as it
         can verify and returns how many (0: yield the record as usual).
+
+        PERF_RECORD_COMPRESSED / COMPRESSED2 records (``perf record -z``) are decompressed (zstd, one stream over
+        the whole file, as perf writes it) and the records they hold are yielded in their place; while they are,
+        ``self.buf`` is the decompressed chunk and the offsets point into it (the parse methods read
+        ``self.buf``, so they work unchanged).  ``stats`` counts the inner records by type;
+        ``compressed_records`` / ``decompressed_bytes`` say how much came out of compressed records.
         """
-        b, hdr = self.buf, self._hdr.unpack_from
+        hdr = self._hdr.unpack_from
+        file_buf = self.buf
         off, end = self.data_offset, self.data_offset + self.data_size
         stats = {}
-        unknown = 0
+        self._unknown = 0
         run_size = sample_run.size if sample_run is not None else -1
         # Pages already read are given back (MADV_DONTNEED) every RELEASE bytes, so the resident memory of a
         # pass does not grow with the size of the file.
         released = 0
         next_release = off + RELEASE
-        while off < end:
-            if off >= next_release:
-                released = self._release(released, off)
-                next_release = off + RELEASE
-            if off + 8 > end:
-                raise self._err(f"truncated record header ({end - off} bytes left, expected 8)", off)
+        pending = b""                      # decompressed bytes of an inner record cut at the end of a chunk
+        try:
+            while off < end:
+                if off >= next_release:
+                    released = self._release(released, off)
+                    next_release = off + RELEASE
+                if off + 8 > end:
+                    raise self._err(f"truncated record header ({end - off} bytes left, expected 8)", off)
+                typ, misc, size = hdr(file_buf, off)
+                if size < 8:
+                    raise self._err(f"bad record size {size} (expected at least 8)", off + 6)
+                if typ == RECORD_SAMPLE and size == run_size:
+                    n = sample_run(off, end)
+                    if n:
+                        stats[typ] = stats.get(typ, 0) + n
+                        off += n * size
+                        continue
+                step = size
+                if typ == RECORD_AUXTRACE and size >= 16:        # the AUX data follows the record
+                    step += self._u64.unpack_from(file_buf, off + 8)[0]
+                if off + step > end:
+                    raise self._err(f"record of type {RECORD_NAMES.get(typ, typ)} ({step} bytes) runs past the "
+                                    f"end of the data section: truncated perf.data?", off)
+                if typ == RECORD_COMPRESSED or typ == RECORD_COMPRESSED2:
+                    chunk = pending + self._decompress(typ, off, size)
+                    self.compressed_records += 1
+                    stats[typ] = stats.get(typ, 0) + 1
+                    self._in_compressed = off
+                    self.buf = chunk
+                    try:
+                        used = yield from self._walk(chunk, 0, len(chunk), stats, sample_run, run_size, partial=True)
+                    finally:
+                        self.buf = file_buf
+                        self._in_compressed = None
+                    pending = chunk[used:]
+                    off += step
+                    continue
+                self._count(typ, off, size, misc, stats)
+                yield typ, misc, off, size
+                off += step
+            if pending:
+                raise self._err(f"the compressed records end inside a record ({len(pending)} decompressed bytes "
+                                f"left over): truncated perf.data?", end)
+        finally:
+            self.unknown_records = self._unknown
+            self.stats = {RECORD_NAMES.get(t, f"unknown({t})"): n for t, n in sorted(stats.items())}
+
+    def _count(self, typ, off, size, misc, stats):
+        stats[typ] = stats.get(typ, 0) + 1
+        if typ not in KNOWN_RECORD_TYPES:
+            self._unknown += 1
+        elif typ == RECORD_HEADER_ATTR:
+            self._pipe_attr(off, size)
+        elif typ == RECORD_HEADER_BUILD_ID:
+            if size >= 36:
+                self.build_ids.append(self._build_id_entry(off, size, misc))
+
+    def _walk(self, b, off, end, stats, sample_run, run_size, partial):
+        """Records of ``b[off:end]`` (decompressed data); returns where the last complete record ends."""
+        hdr = self._hdr.unpack_from
+        while off + 8 <= end:
             typ, misc, size = hdr(b, off)
             if size < 8:
                 raise self._err(f"bad record size {size} (expected at least 8)", off + 6)
+            if off + size > end:
+                break                        # continues in the next compressed record
             if typ == RECORD_SAMPLE and size == run_size:
                 n = sample_run(off, end)
                 if n:
                     stats[typ] = stats.get(typ, 0) + n
                     off += n * size
                     continue
-            step = size
-            if typ == RECORD_AUXTRACE and size >= 16:        # the AUX data follows the record
-                step += self._u64.unpack_from(b, off + 8)[0]
-            if off + step > end:
-                raise self._err(f"record of type {RECORD_NAMES.get(typ, typ)} ({step} bytes) runs past the end "
-                                f"of the data section: truncated perf.data?", off)
-            stats[typ] = stats.get(typ, 0) + 1
-            if typ not in KNOWN_RECORD_TYPES:
-                unknown += 1
-            elif typ == RECORD_HEADER_ATTR:
-                self._pipe_attr(off, size)
-            elif typ == RECORD_HEADER_BUILD_ID:
-                if size >= 36:
-                    self.build_ids.append(self._build_id_entry(off, size, misc))
+            if typ in (RECORD_COMPRESSED, RECORD_COMPRESSED2, RECORD_AUXTRACE):
+                raise self._err(f"a {RECORD_NAMES[typ]} record inside compressed data", off)
+            self._count(typ, off, size, misc, stats)
             yield typ, misc, off, size
-            off += step
-        self.unknown_records = unknown
-        self.stats = {RECORD_NAMES.get(t, f"unknown({t})"): n for t, n in sorted(stats.items())}
+            off += size
+        return off
+
+    def _decompress(self, typ: int, off: int, size: int) -> bytes:
+        """The bytes of one COMPRESSED(2) record, decompressed by the file's zstd stream (frames may span records)."""
+        if typ == RECORD_COMPRESSED2:
+            if size < 16:
+                raise self._err(f"COMPRESSED2 record too short ({size} bytes, expected at least 16)", off)
+            n = self._u64.unpack_from(self.buf, off + 8)[0]
+            if n > size - 16:
+                raise self._err(f"COMPRESSED2 data size {n} does not fit in the record ({size - 16} bytes)", off + 8)
+            payload = self.buf[off + 16:off + 16 + n]
+        else:
+            payload = self.buf[off + 8:off + size]
+        if self._zstd is None:
+            try:
+                import zstandard
+            except ImportError:
+                raise ObjllvmError("this perf.data holds zstd-compressed records (perf record -z): install the "
+                                   "zstandard module to read it", file=self.path) from None
+            self._sink = _Sink(MAX_DECOMPRESSED)
+            self._zstd = zstandard.ZstdDecompressor().stream_writer(self._sink, write_return_read=True)
+            self._zstd_error = zstandard.ZstdError
+        self._sink.reset()
+        try:
+            self._zstd.write(payload)
+        except _TooBig:
+            raise self._err(f"COMPRESSED record decompresses to more than {MAX_DECOMPRESSED} bytes", off) from None
+        except self._zstd_error as exc:
+            raise self._err(f"bad zstd data in a COMPRESSED record: {exc}", off) from None
+        self.decompressed_bytes += len(self._sink.data)
+        return bytes(self._sink.data)
 
     def _release(self, start: int, upto: int) -> int:
         """Drop the mapped pages in [start, upto) (page aligned) from memory; return the new start."""
@@ -406,7 +531,7 @@ class PerfData:
         if single is not None:
             return single
         # Different layouts: PERF_SAMPLE_IDENTIFIER (first u64 after the header) names the event.
-        if off + 16 > self.size:
+        if off + 16 > len(self.buf):
             raise self._err("truncated sample (expected an identifier)", off)
         ident = self._u64.unpack_from(self.buf, off + 8)[0]
         lay = by_id.get(ident)
@@ -548,3 +673,190 @@ class PerfData:
         if size < 24:
             raise self._err(f"FORK record too short ({size} bytes)", off)
         return struct.unpack_from(self.endian + "iiii", self.buf, off + 8)    # pid, ppid, tid, ptid
+
+
+# -- aggregation: one pass over a file -> RawProfile ----------------------------------------------------------
+class _SampleRuns:
+    """Count runs of fixed-size samples at C speed.
+
+    ``Counter(struct.iter_unpack(...))`` counts the distinct ``(type, misc, size, ip, pid)`` tuples of a run of
+    records read at a fixed stride (the other fields are padding in the format, so time and period do not make
+    every tuple unique).  The run is valid when every tuple is a SAMPLE header of the expected size: then each
+    record's header says the next one starts one stride later, so the stride walk is the real record chain.
+    Otherwise the valid prefix is found, counted, and the run length halves (it doubles again on success).
+    """
+
+    MAX = 4096
+
+    def __init__(self, pd, lay, counts):
+        self.size = -1
+        self.pd, self.counts = pd, counts
+        self.samples = 0
+        ip_off, tid_off = lay.ip_off, lay.tid_off
+        if ip_off is None or tid_off is None or lay.st & (SAMPLE_CALLCHAIN | SAMPLE_RAW
+                                                         | SAMPLE_BRANCH_STACK | (1 << 12) | (1 << 13)):
+            return
+        if lay.st & SAMPLE_READ and lay.attr.read_format & READ_GROUP:
+            return
+        size = self._fixed_size(lay)
+        if size < 0:
+            return
+        fmt = pd.endian + "IHH" + (f"{ip_off - 8}x" if ip_off > 8 else "") + "Q"
+        fmt += (f"{tid_off - ip_off - 8}x" if tid_off > ip_off + 8 else "") + "i"
+        rest = size - tid_off - 4
+        fmt += f"{rest}x" if rest else ""
+        self.st = struct.Struct(fmt)
+        assert self.st.size == size
+        self.size = size
+        self.n = 64
+        self.native = (pd.endian == "<") == (sys.byteorder == "little") and size % 8 == 0 and ip_off % 8 == 0 \
+            and tid_off % 8 == 0
+        self.ip_col, self.pid_col = ip_off // 8, tid_off // 4
+        head = struct.pack("=IHH", 9, 0, size)
+        self.head_bytes = [head[j:j + 1] for j in range(8)]
+
+    @staticmethod
+    def _fixed_size(lay) -> int:
+        st, n = lay.st, 8
+        for bit in (SAMPLE_IDENTIFIER, SAMPLE_IP, SAMPLE_TID, SAMPLE_TIME, SAMPLE_ADDR,
+                    SAMPLE_ID, SAMPLE_STREAM_ID, SAMPLE_CPU, SAMPLE_PERIOD):
+            if st & bit:
+                n += 8
+        if st & SAMPLE_READ:
+            n += lay.read_single
+        known = (SAMPLE_IDENTIFIER | SAMPLE_IP | SAMPLE_TID | SAMPLE_TIME | SAMPLE_ADDR
+                 | SAMPLE_ID | SAMPLE_STREAM_ID | SAMPLE_CPU | SAMPLE_PERIOD | SAMPLE_READ)
+        return n if not st & ~known else -1      # later fields (weight, data_src, ...): no fixed size known
+
+    def __call__(self, off: int, end: int) -> int:
+        if self.native:
+            return self._columns(off, end)
+        return self._tuples(off, end)
+
+    def _columns(self, off: int, end: int) -> int:
+        """Native byte order: check the run's headers with strided byte slices (no Python object per record),
+        then count the IP column through a memoryview cast."""
+        size = self.size
+        n = min(self.n, (end - off) // size)
+        if n <= 0:
+            return 0
+        chunk = self.pd.buf[off:off + n * size]          # a copy: no export of the mmap outlives this call
+        if not all(chunk[j::size] == self.head_bytes[j] * n for j in (0, 1, 2, 3, 6, 7)):
+            good = 0
+            for h in memoryview(chunk).cast("Q")[0::size // 8]:
+                if h & 0xFFFFFFFF != 9 or h >> 48 != size:
+                    break
+                good += 1
+            self.n = max(self.n // 2, 16)
+            if not good:
+                return 0
+            n = good
+            chunk = chunk[:n * size]
+        else:
+            self.n = min(self.n * 2, self.MAX)
+        q = memoryview(chunk).cast("Q")
+        ips = q[self.ip_col::size // 8]
+        p = self.pid_col * 4
+        counts = self.counts
+        if all(chunk[p + j::size] == chunk[p + j:p + j + 1] * n for j in range(4)):
+            pid = struct.unpack_from("=i", chunk, p)[0]
+            for ip, k in Counter(ips).items():
+                key = (pid, ip)
+                counts[key] = counts.get(key, 0) + k
+        else:
+            pids = memoryview(chunk).cast("i")[self.pid_col::size // 4]
+            for key, k in Counter(zip(pids, ips)).items():
+                counts[key] = counts.get(key, 0) + k
+        self.samples += n
+        return n
+
+    def _tuples(self, off: int, end: int) -> int:
+        size, buf = self.size, self.pd.buf
+        n = min(self.n, (end - off) // size)
+        if n <= 0:
+            return 0
+        c = Counter(self.st.iter_unpack(buf[off:off + n * size]))
+        if not all(k[0] == 9 and k[2] == size for k in c):
+            good = 0
+            for t in self.st.iter_unpack(buf[off:off + n * size]):
+                if t[0] != 9 or t[2] != size:
+                    break
+                good += 1
+            self.n = max(self.n // 2, 16)
+            if not good:
+                return 0
+            n = good
+            c = Counter(self.st.iter_unpack(buf[off:off + n * size]))
+        else:
+            self.n = min(self.n * 2, self.MAX)
+        counts = self.counts
+        for (_t, _m, _s, ip, pid), k in c.items():
+            key = (pid, ip)
+            counts[key] = counts.get(key, 0) + k
+        self.samples += n
+        return n
+
+
+def collect_perfdata(path: str, *, with_branches: bool = True) -> RawProfile:
+    """Read a perf.data file and aggregate its samples (one pass, streaming)."""
+    with PerfData(path) as pd:
+        raw = RawProfile(source=os.fspath(path))
+        for b in pd.build_ids:
+            raw.build_ids.setdefault(b.filename, b.build_id)
+        counts = raw.ip_counts
+        taken, ranges = raw.taken, raw.ranges
+        nsamples = nbranch = lost = 0
+        runs = None
+        single = None
+        if pd.attrs:                       # file mode: the layout is known before the data
+            single, _ = pd.layouts()
+            if single is not None and not (with_branches and single.st & SAMPLE_BRANCH_STACK):
+                runs = _SampleRuns(pd, single, counts)
+        for typ, misc, off, size in pd.records(runs):
+            if typ == 9:
+                nsamples += 1
+                s = pd.parse_sample(off, size, misc, single)
+                if s.ip is None:
+                    continue
+                pid = s.pid if s.pid is not None else -1
+                key = (pid, s.ip)
+                counts[key] = counts.get(key, 0) + 1
+                br = s.branches
+                if with_branches and br:
+                    nbranch += 1
+                    for i, (frm, to, _fl) in enumerate(br):
+                        k = (pid, frm, to)
+                        taken[k] = taken.get(k, 0) + 1
+                        if i + 1 < len(br):
+                            r = (pid, br[i + 1][1], frm)
+                            ranges[r] = ranges.get(r, 0) + 1
+            elif typ == RECORD_MMAP or typ == RECORD_MMAP2:
+                m = pd.parse_mmap(typ, misc, off, size)
+                if pd.mmap_is_exec(m, misc):
+                    raw.add_mmap(m)
+            elif typ == RECORD_COMM:
+                pid, _tid, comm = pd.parse_comm(off, size)
+                if misc & MISC_COMM_EXEC:
+                    raw.exec_(pid)
+                raw.comms[pid] = comm
+            elif typ == RECORD_FORK:
+                pid, ppid, _tid, _ptid = pd.parse_fork(off, size)
+                if pid != ppid and pid not in raw.mmaps:
+                    raw.parents[pid] = ppid
+            elif typ == RECORD_HEADER_ATTR:
+                single = None                  # pipe mode: layouts are known once the attributes came
+            elif typ == RECORD_LOST and size >= 24:
+                lost += pd._u64.unpack_from(pd.buf, off + 16)[0]
+            elif typ == RECORD_LOST_SAMPLES and size >= 16:
+                lost += pd._u64.unpack_from(pd.buf, off + 8)[0]
+        if lost:
+            raw.warnings.append(f"{raw.source}: perf lost {lost} samples while recording (LOST records): the "
+                                f"counts cover the samples it kept")
+        raw.samples = nsamples + (runs.samples if runs is not None else 0)
+        raw.branch_samples = nbranch
+        raw.records = dict(pd.stats)
+        raw.unknown_records = pd.unknown_records
+        raw.attrs = [a.to_dict() for a in pd.attrs]
+        for b in pd.build_ids:               # pipe mode: HEADER_BUILD_ID records arrive with the data
+            raw.build_ids.setdefault(b.filename, b.build_id)
+    return raw

@@ -53,9 +53,10 @@ def collect_perfscript(path: str, *, with_branches: bool = True):
                 if m:
                     prot = m["prot"]
                     bid = _BUILD_ID.search(m["extra"])
+                    build_id = bytes.fromhex(bid[1]) if bid and len(bid[1]) % 2 == 0 else None
                     mm = Mmap(int(m["pid"]), int(m["tid"]), int(m["start"], 16), int(m["len"], 16),
-                              int(m["pgoff"], 16 if m["pgoff"].startswith("0x") else 10), m["file"], bytes.fromhex(bid[1]) if bid and len(bid[1]) % 2 == 0
-                              else None, None, m["rec"])
+                              int(m["pgoff"], 16 if m["pgoff"].startswith("0x") else 10), m["file"], build_id,
+                              None, m["rec"])
                     records[m["rec"]] = records.get(m["rec"], 0) + 1
                     if "x" in prot:
                         raw.add_mmap(mm)

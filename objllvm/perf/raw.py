@@ -1,5 +1,6 @@
-"""The raw profile: samples of perf.data or perf script text aggregated per address, before they are mapped to
-a binary.  Below both readers (:mod:`.mapping`'s perf.data reader and :mod:`.perfscript`)."""
+"""The raw profile: samples aggregated per unique runtime address, with the mappings of every process, before
+they are reduced (:mod:`.merge`) and mapped to a binary (:mod:`.mapping`).  Below both readers
+(:func:`objllvm.perf.perfdata.collect_perfdata` and :mod:`.perfscript`), so neither imports the other."""
 from __future__ import annotations
 
 from collections import Counter

@@ -215,6 +215,11 @@ def codec_contexts(obj, section, codec):
             alt.section = copy.copy(sec)
             alt.section.type = t
             yield f"type-{t:#x}", alt
+    for n in codec.names[1:]:            # a codec for several sections told apart by name (profile, coverage)
+        alt = copy.copy(real)
+        alt.section = copy.copy(sec)
+        alt.section.name = n
+        yield f"name-{n}", alt
 
 
 def _codec_round(codec, data: bytes, ctx) -> list:

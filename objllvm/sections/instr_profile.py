@@ -1,0 +1,384 @@
+"""Instrumentation-profile sections (``-fprofile-instr-generate``; rustc ``-C instrument-coverage``).
+
+One codec, kind ``profile``, for every ``__llvm_prf_*`` section (COFF ``.lprf*$M``, Mach-O ``__DATA,__llvm_prf_*``):
+
+* ``__llvm_prf_data``: one record per instrumented function: ``u64 name hash, u64 structural hash,
+  ptr counters, ptr bitmap, ptr function, ptr value-profile data, u32 counter count, u16 value sites[3],
+  u32 bitmap bytes``, padded to 8 (64 bytes with 8-byte pointers, 48 with 4-byte ones).  The counter and bitmap
+  pointers are relative to the record: in an ELF object a PC-relative relocation gives them (resolved here to a
+  section and offset), in a linked file the field holds the distance (resolved through the section addresses).
+  This is raw-profile version 10's record, which LLVM 19 and LLVM 22 both write; the version itself is not in
+  the file (the runtime writes it into the .profraw), so the layout is checked instead: whole records, the
+  relocations on the pointer fields, and the counters inside ``__llvm_prf_cnts``.
+* ``__llvm_prf_names`` / ``__llvm_prf_vns`` / ``__llvm_covnames``: name lists (zlib-compressed or not);
+* ``__llvm_prf_cnts``: the counters (u64 each; zero in the file);
+* ``__llvm_prf_bits`` (MC/DC bitmaps), ``__llvm_prf_vals``, ``__llvm_prf_vnds``: bytes (zero in the file);
+* ``__llvm_prf_vtab``: ``u64 name hash, ptr vtable, u32 size`` records, padded to 8.
+
+Function names are joined from the object's name lists by hash (LLVM's names, not demangled: objllvm has no
+demangler of its own).
+"""
+from __future__ import annotations
+
+from .._model import dataclass, field
+from ..binary import Reader, pack_uint
+from ..errors import DecodeError
+from .support.instrprof import RAW_VERSION_SYMBOL
+from .registry import Codec, Table, register
+from .support.instrprof import (PROFILE_ROLES, NameList, decode_name_list, encode_name_list, linked_pe_names,
+                                name_list_from_dict, name_list_to_dict, names_by_hash, raw_version, role_for,
+                                section_role)
+
+VALUE_KINDS = ("indirect-call", "memop-size", "vtable")
+RAW_VERSION = 10
+
+
+def record_size(ptr: int) -> int:
+    return (_bitmap_count_offset(ptr) + 4 + 7) & ~7
+
+
+def _bitmap_count_offset(ptr: int) -> int:
+    return (16 + 4 * ptr + 4 + 6 + 3) & ~3     # the u32 after the u16 sites sits on a 4-byte boundary
+
+
+@dataclass(slots=True)
+class Location:
+    """Where a pointer field of a record points: a section and an offset in it."""
+    section_index: int
+    section_name: str
+    offset: int
+    via: str                        # 'relocation' (object) or 'address' (linked file)
+
+    def text(self) -> str:
+        return f"[{self.section_index}] {self.section_name}+{self.offset:#x}"
+
+    def to_dict(self):
+        return {"section_index": self.section_index, "section": self.section_name, "offset": self.offset,
+                "via": self.via}
+
+
+@dataclass(slots=True)
+class DataRecord:
+    name_hash: int
+    func_hash: int
+    counter_ptr: int                # the fields as stored (unsigned)
+    bitmap_ptr: int
+    function_ptr: int
+    values_ptr: int
+    num_counters: int
+    value_sites: tuple              # (indirect-call, memop-size, vtable)
+    num_bitmap_bytes: int
+    padding: bytes = b""            # the bytes before the bitmap byte count (2), then any after the record
+    # derived, not encoded:
+    name: str | None = None
+    counters: Location | None = None
+    bitmap: Location | None = None
+    function: str | None = None     # the symbol a relocation on the function pointer names (objects)
+
+
+@dataclass
+class ProfileData:
+    role: str
+    pointer_size: int
+    records: list = field(default_factory=list)
+    raw_version: int | None = None   # __llvm_profile_raw_version's value when the file defines it (IR-level PGO)
+    variants: list = field(default_factory=list)
+
+
+@dataclass
+class ProfileNames:
+    role: str
+    names: NameList = field(default_factory=NameList)
+
+
+@dataclass
+class ProfileCounters:
+    role: str
+    width: int                      # 8 (u64 counters) or 1 (single-byte coverage, or a size not a multiple of 8)
+    values: list = field(default_factory=list)
+
+
+@dataclass
+class ProfileBytes:
+    role: str                       # 'bits', 'vals', 'vnds'
+    size: int
+    data: bytes | None = None       # None: all zero
+
+
+@dataclass(slots=True)
+class VTableRecord:
+    name_hash: int
+    pointer: int
+    size: int
+    padding: bytes = b""
+    name: str | None = None
+    symbol: str | None = None       # derived: the vtable a relocation on the pointer names (objects)
+
+
+@dataclass
+class ProfileVTables:
+    role: str
+    pointer_size: int
+    records: list = field(default_factory=list)
+
+
+def _signed(v: int, size: int) -> int:
+    return v - (1 << (8 * size)) if v >> (8 * size - 1) else v
+
+
+def _layout_error(msg, offset, partial):
+    return DecodeError(f"{msg} (raw-profile version {RAW_VERSION} layout, the one LLVM 19 and 22 write)",
+                       offset=offset, partial=partial)
+
+
+def decode_data(data, ctx) -> ProfileData:
+    ptr = ctx.addr_size
+    e = ctx.endian
+    size = record_size(ptr)
+    out = ProfileData("data", ptr)
+    obj = ctx.obj
+    rv = raw_version(obj)
+    unit = 1 if rv is not None and "byte-coverage" in rv.variants else 8     # counter size
+    if rv is not None:
+        out.raw_version, out.variants = rv.version, rv.variants
+        if rv.version != RAW_VERSION:
+            raise DecodeError(f"{RAW_VERSION_SYMBOL} (symbol {rv.symbol_index}) says raw-profile version "
+                              f"{rv.version}: expected {RAW_VERSION} (the record layout LLVM 19 and 22 write)",
+                              offset=0, partial=out)
+    names = names_by_hash(obj)
+    n = len(data) // size
+    if len(data) % size:
+        # a record layout we do not know, or a cut section: say so, with the whole records read first
+        out.records = []
+    r = Reader(data, e)
+    nb_off = _bitmap_count_offset(ptr)
+    ptr_fields = {16: "counter", 16 + ptr: "bitmap", 16 + 2 * ptr: "function", 16 + 3 * ptr: "values"}
+    relocs = {}
+    for rel in ctx.relocations or ():
+        within = rel.offset % size
+        if within not in ptr_fields:
+            raise _layout_error(f"a relocation at offset {rel.offset:#x} is not on a pointer field of a "
+                                f"{size}-byte record", rel.offset, out)
+        relocs.setdefault(rel.offset, rel)
+    sections = {s.index: s for s in obj.sections} if obj is not None else {}
+    cnts = [s for s in obj.sections if section_role(s, obj) == "cnts"] if obj is not None else []
+    bits = [s for s in obj.sections if section_role(s, obj) == "bits"] if obj is not None else []
+    linked = not ctx.is_relocatable
+    base_addr = ctx.section.addr if ctx.section is not None else 0
+
+    def locate(rec_off, field_off, raw, candidates, what, count, unit):
+        rel = relocs.get(rec_off + field_off)
+        if rel is not None:
+            sym = rel.symbol
+            if sym is None:
+                return None
+            addend = rel.addend if rel.addend is not None else _signed(raw, ptr)
+            sec = sections.get(sym.shndx)
+            if sec is None:
+                return None
+            return Location(sec.index, sec.name, sym.value + addend - field_off, "relocation")
+        if not linked or not candidates:
+            return None
+        target = (base_addr + rec_off + _signed(raw, ptr)) & ((1 << (8 * ptr)) - 1)
+        for s in candidates:
+            if s.addr <= target and target + count * unit <= s.addr + s.size:
+                return Location(s.index, s.name, target - s.addr, "address")
+        if count == 0:
+            return None
+        raise _layout_error(f"record {rec_off // size}: its {count} {what} at {target:#x} are not inside "
+                            f"{candidates[0].name}", rec_off + field_off, out)
+
+    for i in range(n):
+        off = i * size
+        r.pos = off
+        nh = r.u64()
+        fh = r.u64()
+        cp = r.uint(ptr)
+        bp = r.uint(ptr)
+        fp = r.uint(ptr)
+        vp = r.uint(ptr)
+        nc = r.u32()
+        sites = (r.u16(), r.u16(), r.u16())
+        pad = r.bytes(nb_off - (r.pos - off), "padding")
+        nb = r.u32()
+        pad += bytes(data[r.pos:off + size])
+        rec = DataRecord(nh, fh, cp, bp, fp, vp, nc, sites, nb, pad, names.get(nh))
+        rec.counters = locate(off, 16, cp, cnts, "counters", nc, unit)
+        rec.bitmap = locate(off, 16 + ptr, bp, bits, "bitmap bytes", nb, 1) if nb else None
+        frel = relocs.get(off + 16 + 2 * ptr)
+        if frel is not None and frel.symbol is not None:
+            rec.function = frel.symbol.name
+        out.records.append(rec)
+    if len(data) % size:
+        raise _layout_error(f"{len(data) % size} bytes left after {n} whole {size}-byte records", n * size, out)
+    return out
+
+
+def encode_data(m: ProfileData, ctx) -> bytes:
+    e, ptr = ctx.endian if ctx is not None else "<", m.pointer_size
+    gap = _bitmap_count_offset(ptr) - (16 + 4 * ptr + 10)
+    parts = []
+    for x in m.records:
+        parts.append(b"".join((pack_uint(x.name_hash, 8, e), pack_uint(x.func_hash, 8, e),
+                               pack_uint(x.counter_ptr, ptr, e), pack_uint(x.bitmap_ptr, ptr, e),
+                               pack_uint(x.function_ptr, ptr, e), pack_uint(x.values_ptr, ptr, e),
+                               pack_uint(x.num_counters, 4, e),
+                               b"".join(pack_uint(v, 2, e) for v in x.value_sites), x.padding[:gap],
+                               pack_uint(x.num_bitmap_bytes, 4, e), x.padding[gap:])))
+    return b"".join(parts)
+
+
+def decode_vtab(data, ctx) -> ProfileVTables:
+    ptr, e = ctx.addr_size, ctx.endian
+    size = (8 + ptr + 4 + 7) & ~7
+    out = ProfileVTables("vtab", ptr)
+    names = names_by_hash(ctx.obj)
+    relocs = {rel.offset: rel for rel in ctx.relocations or ()}
+    r = Reader(data, e)
+    for i in range(len(data) // size):
+        r.pos = i * size
+        h = r.u64()
+        p = r.uint(ptr)
+        s = r.u32()
+        rec = VTableRecord(h, p, s, bytes(data[r.pos:(i + 1) * size]), names.get(h))
+        rel = relocs.get(i * size + 8)
+        if rel is not None and rel.symbol is not None:
+            rec.symbol = rel.symbol.name
+        out.records.append(rec)
+    if len(data) % size:
+        raise DecodeError(f"{len(data) % size} bytes left after whole {size}-byte vtable records",
+                          offset=len(data) - len(data) % size, partial=out)
+    return out
+
+
+@register
+class ProfileCodec(Codec):
+    kind = "profile"
+    description = ("instrumentation profile (-fprofile-instr-generate): per-function records with names, "
+                   "counters, bitmaps, value sites")
+    formats = ("elf", "coff", "macho")
+    # recognised by section_role (ELF, COFF and Mach-O names); listed for the fuzz harness, data first
+    names = ("__llvm_prf_data", "__llvm_prf_names", "__llvm_prf_cnts", "__llvm_prf_vtab", "__llvm_prf_bits",
+             "__llvm_prf_vns")
+
+    def matches_name(self, section, obj, options=None) -> bool:
+        return section_role(section, obj) in PROFILE_ROLES
+
+    def decode(self, data, ctx):
+        role = role_for(ctx, "data")
+        if role not in PROFILE_ROLES:
+            role = "data"
+        if role == "data":
+            return decode_data(data, ctx)
+        if role in ("names", "vns", "covnames"):
+            try:
+                return ProfileNames(role, decode_name_list(data, linked_pe_names(ctx.section, ctx.obj)))
+            except DecodeError as exc:
+                exc.partial = ProfileNames(role, exc.partial or NameList())
+                raise
+        if role == "cnts":
+            rv = raw_version(ctx.obj) if ctx is not None else None
+            # u64 counters; one byte each under single-byte coverage (the raw-version variable says so)
+            width = 1 if len(data) % 8 or rv is not None and "byte-coverage" in rv.variants else 8
+            if width == 8:
+                import struct
+                vals = list(struct.unpack(f"{ctx.endian}{len(data) // 8}Q", bytes(data)))
+            else:
+                vals = list(bytes(data))
+            return ProfileCounters(role, width, vals)
+        if role == "vtab":
+            return decode_vtab(data, ctx)
+        b = bytes(data)
+        return ProfileBytes(role, len(b), None if not b.strip(b"\0") else b)
+
+    def encode(self, model, ctx):
+        e = ctx.endian if ctx is not None else "<"
+        if isinstance(model, ProfileData):
+            return encode_data(model, ctx)
+        if isinstance(model, ProfileNames):
+            return encode_name_list(model.names)
+        if isinstance(model, ProfileCounters):
+            if model.width == 8:
+                import struct
+                return struct.pack(f"{e}{len(model.values)}Q", *model.values)
+            return bytes(model.values)
+        if isinstance(model, ProfileVTables):
+            ptr = model.pointer_size
+            return b"".join(pack_uint(x.name_hash, 8, e) + pack_uint(x.pointer, ptr, e) + pack_uint(x.size, 4, e)
+                            + x.padding for x in model.records)
+        return model.data if model.data is not None else bytes(model.size)
+
+    def to_dict(self, model):
+        if isinstance(model, ProfileData):
+            return {"role": "data", "layout": f"raw-profile-v{RAW_VERSION}", "pointer_size": model.pointer_size,
+                    "raw_version": model.raw_version, "variants": list(model.variants),
+                    "functions": [{
+                        "name": x.name, "name_hash": f"{x.name_hash:#018x}", "structural_hash": f"{x.func_hash:#018x}",
+                        "counter_count": x.num_counters,
+                        "counters": x.counters.to_dict() if x.counters else None,
+                        "bitmap_bytes": x.num_bitmap_bytes,
+                        "bitmap": x.bitmap.to_dict() if x.bitmap else None,
+                        "value_sites": dict(zip(VALUE_KINDS, x.value_sites)),
+                        "function": x.function,
+                        "fields": {"counter_ptr": x.counter_ptr, "bitmap_ptr": x.bitmap_ptr,
+                                   "function_ptr": x.function_ptr, "values_ptr": x.values_ptr,
+                                   "padding": x.padding.hex()}} for x in model.records]}
+        if isinstance(model, ProfileNames):
+            return {"role": model.role, **name_list_to_dict(model.names)}
+        if isinstance(model, ProfileCounters):
+            return {"role": "cnts", "width": model.width, "count": len(model.values), "values": model.values}
+        if isinstance(model, ProfileVTables):
+            return {"role": "vtab", "pointer_size": model.pointer_size,
+                    "vtables": [{"name": x.name, "symbol": x.symbol, "name_hash": f"{x.name_hash:#018x}",
+                                 "pointer": x.pointer,
+                                 "size": x.size, "padding": x.padding.hex()} for x in model.records]}
+        return {"role": model.role, "size": model.size, "data": model.data.hex() if model.data is not None else None}
+
+    def from_dict(self, d, ctx):
+        role = d.get("role")
+        if role == "data":
+            recs = []
+            for f in d["functions"]:
+                flds = f.get("fields", {})
+                vs = f.get("value_sites", {})
+                recs.append(DataRecord(int(f["name_hash"], 0), int(f["structural_hash"], 0),
+                                       int(flds.get("counter_ptr", 0)), int(flds.get("bitmap_ptr", 0)),
+                                       int(flds.get("function_ptr", 0)), int(flds.get("values_ptr", 0)),
+                                       int(f["counter_count"]), tuple(int(vs.get(k, 0)) for k in VALUE_KINDS),
+                                       int(f.get("bitmap_bytes", 0)), bytes.fromhex(flds.get("padding", "0000")),
+                                       f.get("name")))
+            return ProfileData("data", int(d.get("pointer_size", ctx.addr_size if ctx else 8)), recs)
+        if role in ("names", "vns", "covnames"):
+            return ProfileNames(role, name_list_from_dict(d))
+        if role == "cnts":
+            return ProfileCounters("cnts", int(d.get("width", 8)), [int(v) for v in d["values"]])
+        if role == "vtab":
+            return ProfileVTables("vtab", int(d.get("pointer_size", 8)), [
+                VTableRecord(int(x["name_hash"], 0), int(x["pointer"]), int(x["size"]),
+                             bytes.fromhex(x.get("padding", "")), x.get("name")) for x in d["vtables"]])
+        if role in ("bits", "vals", "vnds"):
+            data = d.get("data")
+            return ProfileBytes(role, int(d["size"]), bytes.fromhex(data) if data is not None else None)
+        raise DecodeError(f"unknown profile section role {role!r}")
+
+    def tables(self, model, options):
+        if isinstance(model, ProfileData):
+            rows = [[x.name if x.name is not None else "?", f"{x.name_hash:#018x}", f"{x.func_hash:#018x}",
+                     x.num_counters, x.counters.text() if x.counters else f"field {x.counter_ptr:#x}",
+                     x.num_bitmap_bytes, "/".join(str(v) for v in x.value_sites)] for x in model.records]
+            return [Table(["function", "name hash", "structural hash", "counters", "counters at", "bitmap bytes",
+                           "value sites (icall/memop/vtable)"], rows)]
+        if isinstance(model, ProfileNames):
+            rows = [[i, "zlib" if c.compressed is not None else "none", n]
+                    for i, c in enumerate(model.names.chunks) for n in c.names]
+            return [Table(["chunk", "compression", "name"], rows)]
+        if isinstance(model, ProfileCounters):
+            return [Table(["counters", "width", "non-zero"],
+                          [[len(model.values), model.width, sum(1 for v in model.values if v)]])]
+        if isinstance(model, ProfileVTables):
+            return [Table(["vtable", "name hash", "pointer", "size"],
+                          [[x.name or "?", f"{x.name_hash:#018x}", x.symbol or f"{x.pointer:#x}", x.size]
+                           for x in model.records])]
+        return [Table(["role", "size", "content"],
+                      [[model.role, model.size, "zero" if model.data is None else f"{len(model.data.strip(bytes(1)))} "
+                        "non-zero bytes"]])]
