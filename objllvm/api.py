@@ -71,6 +71,21 @@ class ObjectDump:
         """The decoding errors of its sections."""
         return [d.error for d in self.sections if d.error is not None]
 
+    @property
+    def warnings(self) -> list:
+        """What cost a value but not a section (an unnamed symbol, an unpaired weight), in section order."""
+        return [w for d in self.sections for w in d.warnings]
+
+    @property
+    def problems(self) -> list:
+        """``("warning" | "error", ObjllvmError)`` in section order: each section's warnings, then its error."""
+        out = []
+        for d in self.sections:
+            out.extend(("warning", w) for w in d.warnings)
+            if d.error is not None:
+                out.append(("error", d.error))
+        return out
+
 
 def llvm_sections(obj: ObjectFile, options: Options | None = None) -> list[Section]:
     """The LLVM-specific sections of an object, in section order."""
@@ -102,11 +117,18 @@ def dump(path: str, kinds: Iterable[str] | None = None, options: Options | None 
     Parts that cannot be read at all are :class:`~objllvm.errors.ObjllvmError` values in the list; errors
     inside one section stay in that section's :class:`~objllvm.sections.registry.Decoded`."""
     out: list[DumpItem] = []
+    last = None
     for o in iter_objects(path):
         if isinstance(o, ObjllvmError):
+            # a broken section header of the object just dumped: said once, by that section's entry when it
+            # is one of the dumped sections
+            if last is not None and o.section_index is not None and any(
+                    d.section.index == o.section_index and d.error is not None for d in last.sections):
+                continue
             out.append(o)
         else:
-            out.append(dump_object(o, kinds, options))
+            last = dump_object(o, kinds, options)
+            out.append(last)
     return out
 
 
@@ -173,6 +195,7 @@ def _dump_doc(items: Iterable[DumpItem], raw: bool) -> JSONDict:
     from .render import RawJSON
     files: list[JSONDict] = []
     errors: list[str] = []
+    warnings: list[str] = []
     for it in items:
         if isinstance(it, ObjllvmError):
             errors.append(str(it))
@@ -184,6 +207,8 @@ def _dump_doc(items: Iterable[DumpItem], raw: bool) -> JSONDict:
             e["kind"] = d.codec.kind if d.codec else None
             e["status"] = d.status
             e["error"] = str(d.error) if d.error else None
+            e["warnings"] = [str(w) for w in d.warnings]
+            warnings.extend(e["warnings"])
             content: Any = None
             if d.codec and d.model is not None:
                 text = d.codec.to_json(d.model) if raw else None
@@ -197,7 +222,8 @@ def _dump_doc(items: Iterable[DumpItem], raw: bool) -> JSONDict:
                 errors.append(str(d.error))
             secs.append(e)
         files.append({**object_header(it.obj), "sections": secs})
-    return {"schema": "objllvm-dump", "version": JSON_SCHEMA_VERSION, "files": files, "errors": errors}
+    return {"schema": "objllvm-dump", "version": JSON_SCHEMA_VERSION, "files": files,
+            "errors": list(dict.fromkeys(errors)), "warnings": warnings}
 
 
 def dump_to_text(items: Iterable[DumpItem], options: Options | None = None) -> list[Any]:
@@ -220,11 +246,14 @@ def dump_to_text(items: Iterable[DumpItem], options: Options | None = None) -> l
             out.append(Heading(f"[{s.index}] {s.name} {tname} ({kind}, {s.size} bytes)".replace("  ", " "), 2))
             if d.model is not None and d.codec is not None:
                 out.extend(d.codec.tables(d.model, dict(options)))
+            for w in d.warnings:
+                at = f" at offset {w.offset:#x}" if w.offset is not None else ""
+                out.append(Text(f"warning{at}: {w.message}"))
             if d.error is not None:
                 at = f" at offset {d.error.offset:#x}" if d.error.offset is not None else ""
                 out.append(Text(f"error{at}: {d.error.message}"))
             elif d.status == "undecoded":
-                out.append(Text("known LLVM section type, not decoded"))
+                out.append(Text(d.note or "known LLVM section type, not decoded"))
             elif d.status == "unknown":
                 out.append(Text("unknown LLVM section type"))
     return out

@@ -1,11 +1,22 @@
-"""Write files atomically: a temporary file in the target directory, then rename.
+"""Write files atomically: the data goes to a temporary file in the target directory, then takes the target's name.
 
-A failure at any point leaves the target as it was (absent or old) and no temporary file behind.
+A failure at any point leaves the target as it was (absent or old) and no temporary file behind:
+
+* On Linux the temporary file is unnamed (``O_TMPFILE``): until its data is written and synced it has no name
+  at all, so even a SIGKILL leaves nothing behind.  It is then given a name with ``linkat`` through
+  ``/proc/self/fd`` -- straight to the target when it must not be replaced (the link fails if the target
+  exists), else to a fresh temporary name that is renamed over the target at once.
+* Elsewhere, or where the file system refuses ``O_TMPFILE`` (or ``/proc`` is not mounted), a named temporary
+  file ``.objllvm-RANDOM.tmp`` is used, as before, and removed on any error.
+* SIGTERM (and SIGHUP) while a file is being written: the temporary file is removed, as for Ctrl-C
+  (:func:`signals_raise` turns those signals into :class:`Terminated` in the main thread).
 """
 from __future__ import annotations
 
 import errno
 import os
+import signal
+import threading
 
 from .errors import ObjllvmError
 
@@ -14,7 +25,81 @@ from .errors import ObjllvmError
 # importing tempfile (its imports, shutil, random, bz2 and lzma among them, take about 2.5 ms at start-up).
 _TMP_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
               | getattr(os, "O_BINARY", 0))
+_O_TMPFILE = getattr(os, "O_TMPFILE", 0)
 _TMP_ATTEMPTS = 100
+_unnamed_ok = bool(_O_TMPFILE) and os.path.isdir("/proc/self/fd")   # cleared when linking it fails once
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP arrived while objllvm was writing a file (a KeyboardInterrupt, so every cleanup that
+    Ctrl-C runs runs for it too)."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_terminated(signum, frame):
+    raise Terminated(signum)
+
+
+class signals_raise:
+    """Context manager: in the main thread, SIGTERM and SIGHUP raise :class:`Terminated` instead of ending the
+    process at once (so ``finally`` blocks remove temporary files); the previous handlers come back on exit.
+    Does nothing in other threads or where a handler other than the default one is installed."""
+
+    _SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n))
+
+    def __enter__(self):
+        self.saved = []
+        if threading.current_thread() is not threading.main_thread():
+            return self
+        for s in self._SIGNALS:
+            try:
+                if signal.getsignal(s) is signal.SIG_DFL:
+                    self.saved.append((s, signal.signal(s, _raise_terminated)))
+            except (ValueError, OSError):   # pragma: no cover - not the main interpreter
+                pass
+        return self
+
+    def __exit__(self, *exc):
+        for s, old in self.saved:
+            signal.signal(s, old)
+        return False
+
+
+class signals_deferred(signals_raise):
+    """Context manager: in the main thread, SIGTERM and SIGHUP are noted, not acted on, until :meth:`check` (or
+    the end of the block) raises :class:`Terminated` -- for code that must not be interrupted half way (waiting
+    on worker threads that write files: an exception there could leave a worker running past the clean-up)."""
+
+    def __enter__(self):
+        self.pending = None
+        self.saved = []
+        if threading.current_thread() is not threading.main_thread():
+            return self
+
+        def note(signum, frame):
+            if self.pending is None:
+                self.pending = signum
+        for s in self._SIGNALS:
+            try:
+                if signal.getsignal(s) is signal.SIG_DFL:
+                    self.saved.append((s, signal.signal(s, note)))
+            except (ValueError, OSError):   # pragma: no cover
+                pass
+        return self
+
+    def check(self) -> None:
+        if self.pending is not None:
+            signum, self.pending = self.pending, None
+            raise Terminated(signum)
+
+    def __exit__(self, *exc):
+        super().__exit__(*exc)
+        if exc[0] is None:
+            self.check()
+        return False
 
 
 def _create_temporary(directory: str):
@@ -28,11 +113,75 @@ def _create_temporary(directory: str):
     raise FileExistsError(errno.EEXIST, f"no unused temporary file name after {_TMP_ATTEMPTS} attempts")
 
 
-def atomic_write(path: str, data, *, force: bool = True, mode: int | None = None) -> None:
+def _create_unnamed(directory: str):
+    """An fd of a new unnamed file in ``directory`` (O_TMPFILE), or None where the system refuses it."""
+    if not _unnamed_ok:
+        return None
+    try:
+        return os.open(directory, _O_TMPFILE | os.O_WRONLY | getattr(os, "O_CLOEXEC", 0), 0o600)
+    except OSError as exc:
+        if exc.errno in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOTSUP):
+            return None             # the file system (or kernel) has no O_TMPFILE: use a named file
+        raise
+
+
+def _write_all(fd: int, data) -> None:
+    with os.fdopen(fd, "wb", closefd=False) as f:
+        if isinstance(data, (bytes, bytearray, memoryview)):
+            f.write(data)
+        else:
+            for chunk in data:
+                f.write(chunk)
+        f.flush()
+    os.fsync(fd)
+
+
+def _link_unnamed(fd: int, directory: str, path: str, force: bool) -> bool:
+    """Give the unnamed file ``fd`` the name ``path``; False when the system cannot link it (the caller falls
+    back to a named temporary file)."""
+    global _unnamed_ok
+    src = f"/proc/self/fd/{fd}"
+    if not force:
+        try:
+            os.link(src, path)          # linkat(..., AT_SYMLINK_FOLLOW): fails if ``path`` exists
+            return True
+        except FileExistsError:
+            raise ObjllvmError(f"{path}: exists (use --force to overwrite)") from None
+        except OSError as exc:
+            if exc.errno in (errno.ENOENT, errno.EXDEV, errno.EPERM, errno.EOPNOTSUPP):
+                _unnamed_ok = False
+                return False
+            raise
+    for _ in range(_TMP_ATTEMPTS):
+        tmp = os.path.join(directory, f".objllvm-{os.urandom(8).hex()}.tmp")
+        try:
+            os.link(src, tmp)
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            if exc.errno in (errno.ENOENT, errno.EXDEV, errno.EPERM, errno.EOPNOTSUPP):
+                _unnamed_ok = False
+                return False
+            raise
+        # Named only from here to the rename (a few microseconds); an error or a signal removes the name.
+        try:
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+        return True
+    raise FileExistsError(errno.EEXIST, f"no unused temporary file name after {_TMP_ATTEMPTS} attempts")
+
+
+def atomic_write(path: str, data, *, force: bool = True, mode: int | None = None, check=None) -> None:
     """Write ``data`` (bytes, or an iterable of bytes chunks) to ``path`` atomically.
 
     ``force=False`` refuses to replace an existing file.  ``mode`` sets the permissions (default: those of the
-    file being replaced, else 0o666 & ~umask).
+    file being replaced, else 0o666 & ~umask).  ``check(buf)``, when given, is called with the written bytes (a
+    read-only map of the temporary file) before the file takes its name; whatever it raises leaves nothing.
     """
     path = os.fspath(path)
     if not force and os.path.lexists(path):
@@ -45,19 +194,63 @@ def atomic_write(path: str, data, *, force: bool = True, mode: int | None = None
             umask = os.umask(0)
             os.umask(umask)
             mode = 0o666 & ~umask
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        data = list(data)           # (chunks: written a second time if linking the unnamed file fails)
+    with signals_raise():
+        try:
+            fd = _create_unnamed(directory)
+        except OSError as exc:
+            raise ObjllvmError(f"{path}: cannot create a temporary file in {directory}: {exc.strerror}") from None
+        if fd is not None:
+            try:
+                try:
+                    _write_all(fd, data)
+                    os.fchmod(fd, mode)
+                    _check(fd, check)
+                    if _link_unnamed(fd, directory, path, force):
+                        return
+                finally:
+                    os.close(fd)
+            except OSError as exc:
+                raise ObjllvmError(f"{path}: cannot write: {exc.strerror or exc}") from None
+        _atomic_write_named(path, directory, data, force, mode, check)
+
+
+def _check(fd: int, check, path: str | None = None) -> None:
+    """Run ``check`` on the bytes written to ``fd`` (mapped read-only through a new descriptor -- ``path``, else
+    /proc/self/fd -- so that nothing keeps the file open for writing, which would stop it from being run: the
+    bytes are read back from the page cache, not copied).  The map is closed afterwards unless ``check`` kept a
+    view of it (closing then would be refused: it goes with the last view)."""
+    if check is None:
+        return
+    import mmap
+    size = os.fstat(fd).st_size
+    if not size:
+        check(b"")
+        return
+    rfd = os.open(path or f"/proc/self/fd/{fd}", os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        m = mmap.mmap(rfd, size, access=mmap.ACCESS_READ)
+    finally:
+        os.close(rfd)
+    check(m)
+    try:
+        m.close()
+    except BufferError:
+        pass
+
+
+def _atomic_write_named(path, directory, data, force, mode, check=None) -> None:
     try:
         fd, tmp = _create_temporary(directory)
     except OSError as exc:
         raise ObjllvmError(f"{path}: cannot create a temporary file in {directory}: {exc.strerror}") from None
     try:
-        with os.fdopen(fd, "wb") as f:
-            if isinstance(data, (bytes, bytearray, memoryview)):
-                f.write(data)
-            else:
-                for chunk in data:
-                    f.write(chunk)
-            f.flush()
-            os.fsync(f.fileno())
+        try:
+            _write_all(fd, data)
+            _check(fd, check, tmp)
+        finally:
+            os.close(fd)
         os.chmod(tmp, mode)
         if not force and os.path.lexists(path):
             raise ObjllvmError(f"{path}: exists (use --force to overwrite)")

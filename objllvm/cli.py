@@ -36,11 +36,78 @@ def _parser_class():
                 kwargs.setdefault("formatter_class", _Formatter)
                 super().__init__(*args, **kwargs)
 
-            def error(self, message):  # exit status 2, one line
-                report_error(f"{self.prog}: {message}")
+            def error(self, message):  # exit status 2: the usage line, then one error line naming the command
+                _write_stderr(f"usage: {_short_usage(self)}\n{self.prog}: error: {message}{_hint(self, message)}\n")
                 sys.exit(2)
+
+            def parse_args(self, args=None, namespace=None):
+                # unrecognised arguments are the chosen command's: its parser reports them (its usage, its name)
+                ns, extras = self.parse_known_args(args, namespace)
+                if extras:
+                    sub = _subparser(self, getattr(ns, "command", None)) or self
+                    sub.error("unrecognized arguments: " + " ".join(extras))
+                return ns
         _PARSER_CLASS = _Parser
     return _PARSER_CLASS
+
+
+def _write_stderr(text: str) -> None:
+    try:
+        if sys.stderr is not None:
+            sys.stderr.write(text)
+    except (OSError, ValueError):
+        pass
+
+
+def _subparser(parser, name):
+    """The parser of command ``name`` under ``parser`` (None when there is none)."""
+    for a in getattr(parser, "_actions", ()):
+        choices = getattr(a, "choices", None)
+        if isinstance(choices, dict) and name in choices:
+            return choices[name]
+    return None
+
+
+def _short_usage(parser) -> str:
+    """One usage line: the program, ``[options]`` when it has any, the positional arguments (argparse's own
+    usage of ``dump`` runs over a dozen lines: every codec adds options)."""
+    words = [parser.prog]
+    opts = [a for a in parser._actions if a.option_strings]
+    if opts:
+        words.append("[options]")
+    for a in parser._actions:
+        if a.option_strings:
+            continue
+        if isinstance(getattr(a, "choices", None), dict):
+            words.append("COMMAND ...")
+            continue
+        m = a.metavar or a.dest.upper()
+        words.append({"+": f"{m} [{m} ...]", "*": f"[{m} ...]", "?": f"[{m}]"}.get(a.nargs, m))
+    return " ".join(words) + f"  ('{parser.prog} -h' for help)"
+
+
+def _hint(parser, message: str) -> str:
+    """A close match for a misspelt option, command or choice (argparse gives none before Python 3.14)."""
+    import difflib
+    import re
+    m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+    if m:
+        choices = re.findall(r"'([^']*)'", m.group(2)) or [c.strip() for c in m.group(2).split(",")]
+        near = difflib.get_close_matches(m.group(1), choices, n=1)
+        return f" (did you mean '{near[0]}'?)" if near else ""
+    m = re.match(r"unrecognized arguments: (.*)$", message)
+    if m:
+        known = [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
+        hints = []
+        for word in m.group(1).split():
+            if word.startswith("--"):
+                near = difflib.get_close_matches(word.split("=", 1)[0], known, n=1)
+                if near:
+                    hints.append((near[0], word.split("=", 1)[0]))
+        if len(hints) == 1:
+            return f" (did you mean {hints[0][0]}?)"
+        return f" (did you mean {', '.join(f'{a} for {b}' for a, b in hints)}?)" if hints else ""
+    return ""
 
 
 def _command_modules(only=None) -> list:
@@ -92,7 +159,7 @@ def build_parser(argv=None) -> "argparse.ArgumentParser":
     for mod in mods:
         sp = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP)
         mod.add_arguments(sp)
-        sp.set_defaults(_run=mod.run)
+        sp.set_defaults(_run=mod.run, _inputs=getattr(mod, "INPUTS", ()))
     return p
 
 
@@ -124,7 +191,21 @@ def _version_only(argv) -> bool:
     return True
 
 
+def _missing_inputs(args) -> list:
+    """The input paths named on the command line (the command's INPUTS) that do not exist."""
+    out = []
+    for dest in getattr(args, "_inputs", ()):
+        v = getattr(args, dest, None)
+        for p in (v if isinstance(v, list) else [v]):
+            if isinstance(p, str) and p != "-" and not os.path.lexists(p):
+                out.append(p)
+    return out
+
+
 def main(argv=None) -> int:
+    """Exit statuses (docs/errors.md): 0 done, every input read in full; 1 bad input (an error or warning
+    about a file) or findings; 2 usage (bad arguments, an input path that does not exist); 3 internal error;
+    130 interrupted."""
     argv = sys.argv[1:] if argv is None else argv
     if _version_only(argv):
         sys.exit(0)          # as argparse's version action exits (no parser, no command module imported)
@@ -133,6 +214,14 @@ def main(argv=None) -> int:
     if not getattr(args, "_run", None):
         parser.print_help(sys.stderr)
         return 2
+    missing = _missing_inputs(args)
+    if missing:
+        for p in missing:
+            report_error(f"{args.command}: {p}: no such file or directory")
+        return 2
+    if sys.stdout is None:               # started with standard output closed (`objllvm dump x >&-`)
+        report_error("cannot write the output: standard output is closed")
+        return 1
     try:
         return args._run(args)
     except UsageError as exc:
@@ -149,7 +238,8 @@ def main(argv=None) -> int:
     except OSError as exc:    # the system refused something (readers turn bad input into ObjllvmError):
         if args.debug:        # most often the output cannot be written (a full disk, a closed terminal)
             raise
-        report_error((f"{exc.filename}: " if exc.filename else "") + (exc.strerror or str(exc)))
+        where = f"{exc.filename}: " if exc.filename else "cannot write the output: "
+        report_error(where + (exc.strerror or str(exc)))
         return 1
     except Exception as exc:  # an internal bug: short report, traceback with --debug
         if args.debug:
@@ -166,15 +256,19 @@ def run() -> None:
     60,000 sections leaves about a million objects, which take ~20 ms to free.  Nothing of objllvm's is
     left to do at exit: files are written and closed by then.  A failing flush is reported (exit status 1),
     a closed pipe is not.  (``main`` itself returns, for callers in Python.)"""
+    if sys.stderr is None:               # started with standard error closed: messages go nowhere
+        sys.stderr = open(os.devnull, "w")
     status = main()
     for stream in (sys.stdout, sys.stderr):
+        if stream is None:
+            continue
         try:
             stream.flush()
         except BrokenPipeError:
             pass
         except (OSError, ValueError) as exc:
             if stream is sys.stdout:
-                report_error(getattr(exc, "strerror", None) or str(exc))
+                report_error("cannot write the output: " + (getattr(exc, "strerror", None) or str(exc)))
                 status = status or 1
     os._exit(status if isinstance(status, int) else 1)
 

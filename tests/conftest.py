@@ -66,9 +66,9 @@ def check_json_doc(doc, name: str | None = None):
     return doc
 
 
-def corpus_files(exclude=("src", "malformed", "docs")):
+def corpus_files(exclude=("src", "malformed", "docs", "lit")):
     """Every committed object under testdata/ (not sources, not the malformed corpus, not the documentation's
-    perf.data)."""
+    perf.data, not the lit inputs: LLVM's malformed cases, tests/test_lit_readobj.py)."""
     out = []
     for p in sorted(TESTDATA.rglob("*")):
         rel = p.relative_to(TESTDATA)

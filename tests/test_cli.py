@@ -56,7 +56,7 @@ def test_json_schema(tmp_path):
         assert set(f) == {"file", "member", "format", "type", "sections"}
         for s in f["sections"]:
             assert set(s) == {"index", "name", "type", "type_value", "size", "flags", "kind", "status",
-                              "error", "content"}
+                              "error", "warnings", "content"}
             assert s["status"] in ("decoded", "error", "undecoded", "unknown")
     bad = [s for f in doc["files"] for s in f["sections"] if s["status"] == "error"]
     assert len(bad) == 1 and bad[0]["content"] is None and doc["errors"] == [bad[0]["error"]]
@@ -80,10 +80,26 @@ def test_sections_command():
 def test_bad_inputs_exit_1_with_one_line(tmp_path):
     junk = tmp_path / "junk.bin"
     junk.write_bytes(b"\x7fELF\x02\x01" + b"\xff" * 20)
-    for args in (["dump", tmp_path / "missing.o"], ["dump", junk], ["sections", junk], ["dump", TESTDATA / "src"]):
+    for args in (["dump", junk], ["sections", junk], ["dump", TESTDATA / "src"]):
         rc, out, err = run_objllvm(*args)
         assert rc == 1, args
         assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+
+
+def test_input_path_that_does_not_exist_is_usage_exit_2(tmp_path):
+    """The same failure, the same status in every command: a named input that does not exist is exit 2, one
+    line naming the command and the path, nothing done (no output file, no manifest)."""
+    missing = str(tmp_path / "missing.o")
+    for args in (["dump", missing], ["sections", missing], ["dump", ELF / "deplibs.o", missing],
+                 ["extract", missing, "-o", tmp_path / "x"], ["rewrite", missing, "-o", tmp_path / "r.o"],
+                 ["audit", missing], ["perf-map", missing, "--perf-script", missing],
+                 ["cfg", missing, "--function", "f", "-o", tmp_path / "c.dot"]):
+        rc, out, err = run_objllvm(*args)
+        assert rc == 2, (args, err)
+        assert err.splitlines() == [f"objllvm: error: {args[0]}: {missing}: no such file or directory"] \
+            * err.count(missing), err
+        assert out == ""
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_bad_usage_exits_2():
@@ -197,7 +213,7 @@ def test_output_that_cannot_be_written_is_an_error_not_silence():
         p = subprocess.run([sys.executable, "-m", "objllvm", "sections", str(TESTDATA / "elf" / "deplibs.o")],
                            stdout=full, stderr=subprocess.PIPE, text=True, env=_objllvm_env())
     assert p.returncode == 1
-    assert p.stderr.strip().splitlines() == ["objllvm: error: No space left on device"]
+    assert p.stderr.strip().splitlines() == ["objllvm: error: cannot write the output: No space left on device"]
 
 
 def test_a_closed_pipe_ends_quietly():
@@ -219,4 +235,4 @@ def test_unbuffered_output_that_cannot_be_written_is_an_error_not_a_bug_report()
         p = subprocess.run([sys.executable, "-m", "objllvm", "sections", str(TESTDATA / "elf" / "deplibs.o")],
                            stdout=full, stderr=subprocess.PIPE, text=True, env=_objllvm_env(PYTHONUNBUFFERED="1"))
     assert p.returncode == 1
-    assert p.stderr.strip().splitlines() == ["objllvm: error: No space left on device"]
+    assert p.stderr.strip().splitlines() == ["objllvm: error: cannot write the output: No space left on device"]

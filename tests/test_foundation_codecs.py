@@ -99,12 +99,14 @@ def test_addrsig_names_the_address_taken_functions():
         assert obj.symbols[s.index].name == s.name
 
 
-def test_addrsig_index_past_symbol_table():
-    data = uleb_encode(1) + uleb_encode(300)
-    with pytest.raises(DecodeError) as ei:
-        registry.get("addrsig").decode(data, ctx(syms("a", "b")))
-    assert ei.value.offset == 1 and "past the symbol table" in ei.value.message
-    assert [s.name for s in ei.value.partial.symbols] == ["a"]
+def test_addrsig_index_past_symbol_table_costs_the_name():
+    data = uleb_encode(1) + uleb_encode(300) + uleb_encode(2)
+    c = ctx(syms("a", "b"))
+    m = registry.get("addrsig").decode(data, c)
+    assert [(s.index, s.name) for s in m.symbols] == [(1, "a"), (300, None), (2, "b")]
+    assert registry.get("addrsig").encode(m, c) == data
+    (w,) = c.warnings
+    assert w.offset == 1 and "past the end of the symbol table (3 symbols)" in w.message
 
 
 def test_addrsig_truncated_uleb():
@@ -143,12 +145,15 @@ def test_cg_profile_from_a_real_pgo_build_has_the_hot_edge():
     assert ("main", "step") in edges
 
 
-def test_cg_profile_relocation_count_mismatch():
+def test_cg_profile_relocation_count_mismatch_keeps_what_pairs():
     c = registry.get("cg-profile")
-    rel = [Relocation(0, 0, 1, 0, Symbol(1, "a", 0))]
-    with pytest.raises(DecodeError) as ei:
-        c.decode(struct.pack("<Q", 5), ctx(syms("a"), rel, 0x6FFF4C09))
-    assert "need 2 relocations" in ei.value.message
+    a, b = Symbol(1, "a", 0), Symbol(2, "b", 0)
+    rel = [Relocation(0, 0, 1, 0, a), Relocation(0, 0, 2, 0, b), Relocation(8, 0, 1, 0, a)]
+    cx = ctx(syms("a", "b"), rel, 0x6FFF4C09)
+    m = c.decode(struct.pack("<QQ", 5, 6), cx)
+    assert [(e.source.name, e.target.name, e.weight) for e in m.edges] == [("a", "b", 5), (None, None, 6)]
+    (w,) = cx.warnings
+    assert "2 weights need 4 relocations, the relocation section has 3: 1 edges paired" in w.message
 
 
 def test_cg_profile_size_not_multiple_of_8():

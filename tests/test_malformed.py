@@ -26,8 +26,14 @@ CRASHERS = json.loads((MAL / "crashers.json").read_text()) if (MAL / "crashers.j
 BY_NAME = {m["name"]: m for m in MANIFEST + CRASHERS}
 
 
-def _expected(m, path):
-    return [e.replace("{path}", str(path)).replace("{dir}", os.path.dirname(str(path))) for e in m["errors"]]
+def _expected(m, path, key="errors"):
+    return [e.replace("{path}", str(path)).replace("{dir}", os.path.dirname(str(path))) for e in m.get(key, ())]
+
+
+def _lines(m, path):
+    """The stderr lines of ``objllvm dump`` on one file: warnings and errors (each section's warnings first)."""
+    return [f"objllvm: warning: {e}" for e in _expected(m, path, "warnings")] + \
+        [f"objllvm: error: {e}" for e in _expected(m, path)]
 
 
 def _errors(path):
@@ -50,7 +56,8 @@ def test_manifest_lists_every_file():
     assert len(MANIFEST) >= 20
     for m in MANIFEST:
         # a file whose defect only the rewrite path meets decodes cleanly: its lines are in "rewrite"
-        assert m["level"] in ("container", "section") and (m["errors"] or m.get("rewrite")), m["name"]
+        assert m["level"] in ("container", "section") and (m["errors"] or m.get("rewrite") or m.get("warnings")), \
+            m["name"]
     for m in CRASHERS:
         assert m["xfail"]["module"] and m["xfail"]["why"], m["name"]
 
@@ -73,12 +80,16 @@ def test_crasher_fixed(m):
 
 @pytest.mark.parametrize("m", _params())
 def test_exact_errors(m):
-    """The API gives exactly the manifest's error lines, each an ObjllvmError with file, section and offset."""
+    """The API gives exactly the manifest's error and warning lines, each an ObjllvmError with file, section
+    and offset."""
     path = MAL / m["name"]
     errs = _errors(path)
     assert [str(e) for e in errs] == _expected(m, path)
-    for e in errs:
-        assert e.file == str(path) and e.offset is not None
+    warns = [w for it in api.dump(str(path)) if not isinstance(it, ObjllvmError) for w in it.warnings]
+    assert [str(w) for w in warns] == _expected(m, path, "warnings")
+    for e in errs + warns:
+        # (a warning about the section header, e.g. its type, has no offset in the contents)
+        assert e.file == str(path) and (e.offset is not None or "section type" in e.message)
         if m["level"] == "section":
             assert e.section_index is not None and e.section_name
 
@@ -182,7 +193,7 @@ def test_command_on_malformed(cmd, m, tmp_path, capsys):
     if m.get("xfail"):
         assert rc in (0, 1), err
     elif cmd == "dump":
-        want = [f"objllvm: error: {e}" for e in _expected(m, path)]
+        want = _lines(m, path)
         assert rc == (1 if want else 0) and lines == want, err
     elif cmd == "sections":
         assert rc == (1 if m["level"] == "container" else 0), err
@@ -239,7 +250,7 @@ def test_real_process_over_the_whole_corpus():
     files = [MAL / m["name"] for m in MANIFEST if not m.get("xfail")]
     rc, out, err = run_objllvm("dump", *files)
     assert rc == 1 and "Traceback" not in err
-    want = [f"objllvm: error: {e}" for m in MANIFEST if not m.get("xfail") for e in _expected(m, MAL / m["name"])]
+    want = [ln for m in MANIFEST if not m.get("xfail") for ln in _lines(m, MAL / m["name"])]
     assert sorted(err.splitlines()) == sorted(want)     # unreadable files are reported first, then sections
     rc, out, err = run_objllvm("sections", "--json", *files)
     doc = json.loads(out)

@@ -304,7 +304,8 @@ def test_section_context_still_a_record():
     a, b = SectionContext(), SectionContext(symbols=[1])
     assert a != b and a == SectionContext() and b.symbols == [1]
     assert repr(a) == ("SectionContext(endian='<', addr_size=8, is_relocatable=False, file_type='ET_REL', "
-                       "machine='x86-64', format='elf', section=None, obj=None, symbols=[], relocations=[], options={})")
+                       "machine='x86-64', format='elf', section=None, obj=None, symbols=[], relocations=[], options={}, "
+                       "warnings=[], symbols_error=None, relocations_error=None)")
 
 
 def test_registry_loads_without_dataclasses_inspect_typing():

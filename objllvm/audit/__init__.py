@@ -19,8 +19,8 @@ from collections import deque
 
 from .._model import dataclass, field
 from .policy import Policy, default_policy, load_policy, parse_policy, severity_rank  # noqa: F401
-from .scan import (BITCODE, CMDLINE, INSTRUMENTATION, LIBPATH, LIBRARY, OPTION, UNREADABLE, library_name,  # noqa
-                   scan_chunk, walk)
+from .scan import (BITCODE, CMDLINE, IGNORED, INSTRUMENTATION, LIBPATH, LIBRARY, OPTION, UNREADABLE,  # noqa
+                   library_name, scan_chunk, walk)
 
 RULES = {
     "library-denied": "A library the policy denies is requested",
@@ -32,6 +32,7 @@ RULES = {
     "embedded-instrumentation": "Profile instrumentation or coverage mapping (-fprofile-instr-generate, "
                                 "-fcoverage-mapping, -C instrument-coverage) is built into the artifact",
     "unreadable": "A file, archive member or section could not be read",
+    "mistyped-section": "A section named as linker requests has another type: linkers ignore it",
 }
 
 
@@ -98,6 +99,10 @@ class AuditReport:
     libraries: dict = field(default_factory=dict)   # name -> LibraryUse
 
     def add(self, req: Request) -> None:
+        if req.kind == IGNORED and self.policy.mistyped_count and ":" in req.key:
+            kind, key = req.key.split(":", 1)        # the policy counts them as what they would be
+            req = Request(kind, req.file, req.member, req.section, key, req.value, req.library, req.size,
+                          req.format)
         self.requests.append(req)
         if req.kind == LIBRARY:
             use = self.libraries.get(req.library)
@@ -126,6 +131,10 @@ class AuditReport:
                                              f"({req.value})")
         elif req.kind == CMDLINE:
             v = ("embedded-cmdline", f"embedded compiler command line in {req.section}: {_shorten(req.value)}")
+        elif req.kind == IGNORED:
+            what = f" '{req.value}'" if req.value else ""
+            v = ("mistyped-section", f"{req.section}: its section type contradicts its name, so linkers ignore "
+                 f"it: request{what} not counted ([mistyped] count = true counts it)")
         else:
             v = ("unreadable", req.value)
         return [v] if v else []
@@ -180,9 +189,35 @@ def audit(paths, policy: Policy | None = None, jobs: int | None = None, progress
     from concurrent.futures import ProcessPoolExecutor
     import multiprocessing
     ctx = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as ex:
+    ex = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init)
+    try:
         _fold(report, _bounded_map(ex, _prepend([first, second], chunks), 4 * jobs), progress)
+    except BaseException:
+        # interrupted (KeyboardInterrupt) or failed: do not wait for the chunks in flight, stop the workers
+        _stop(ex)
+        raise
+    ex.shutdown(wait=True)
     return report
+
+
+def _worker_init():
+    """Workers leave SIGINT to the parent (a terminal's Ctrl-C reaches the whole group): the parent stops
+    them, so an interrupt prints one line, not a traceback per worker."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop(ex) -> None:
+    """Cancel what has not started and end the workers now (an interrupted audit stops within a second)."""
+    procs = list((getattr(ex, "_processes", None) or {}).values())
+    ex.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        try:
+            p.terminate()
+        except Exception:       # noqa: BLE001  (already gone)
+            pass
+    for p in procs:
+        p.join(1)
 
 
 def _prepend(items, it):

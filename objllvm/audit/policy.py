@@ -25,6 +25,7 @@ _SCHEMA = {
     "options": {"deny": "globs", "severity": "severity"},
     "embedded": {"bitcode": "severity", "cmdline": "severity", "instrumentation": "severity"},
     "unreadable": {"severity": "severity"},
+    "mistyped": {"count": "bool", "severity": "severity"},
 }
 
 
@@ -45,6 +46,8 @@ class Policy:
     cmdline: str | None = "warning"
     instrumentation: str | None = "warning"
     unreadable: str | None = "warning"
+    mistyped_count: bool = False       # count requests of sections linkers ignore (type contradicts name)
+    mistyped_severity: str | None = "warning"
     source: str = "(default policy)"
 
     # -- rules -------------------------------------------------------------------------------------
@@ -76,7 +79,7 @@ class Policy:
                 "libpath-outside-roots": self.libpath_severity, "option-denied": self.option_severity,
                 "embedded-bitcode": self.bitcode, "embedded-cmdline": self.cmdline,
                 "embedded-instrumentation": self.instrumentation,
-                "unreadable": self.unreadable}[rule]
+                "unreadable": self.unreadable, "mistyped-section": self.mistyped_severity}[rule]
 
     def to_dict(self) -> dict:
         def sev(s):
@@ -87,7 +90,8 @@ class Policy:
                 "options": {"deny": self.option_deny, "severity": sev(self.option_severity)},
                 "embedded": {"bitcode": sev(self.bitcode), "cmdline": sev(self.cmdline),
                              "instrumentation": sev(self.instrumentation)},
-                "unreadable": {"severity": sev(self.unreadable)}}
+                "unreadable": {"severity": sev(self.unreadable)},
+                "mistyped": {"count": self.mistyped_count, "severity": sev(self.mistyped_severity)}}
 
 
 def option_key(key: str) -> str:
@@ -194,7 +198,9 @@ def parse_policy(text: str, name: str = "(policy)", base: Policy | None = None) 
                     ("libpath", "severity"): "libpath_severity", ("options", "deny"): "option_deny",
                     ("options", "severity"): "option_severity", ("embedded", "bitcode"): "bitcode",
                     ("embedded", "cmdline"): "cmdline", ("embedded", "instrumentation"): "instrumentation",
-                    ("unreadable", "severity"): "unreadable"}[(table, key)]
+                    ("unreadable", "severity"): "unreadable",
+                    ("mistyped", "count"): "mistyped_count",
+                    ("mistyped", "severity"): "mistyped_severity"}[(table, key)]
             setattr(p, attr, v)
     return p
 
@@ -218,6 +224,10 @@ def _line_of(text: str, table: str | None, key: str) -> str:
 
 
 def _check(name, key, kind, value):
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise UsageError(f"{name}: '{key}' must be true or false, not {value!r}")
+        return value
     if kind == "severity":
         if not isinstance(value, str) or value.lower() not in SEVERITIES + OFF:
             raise UsageError(f"{name}: '{key}' = {value!r} is not a severity (expected one of "

@@ -23,6 +23,9 @@ HEAD = 64                        # bytes read to decide whether a file is an obj
 LIBRARY, LIBPATH, OPTION, BITCODE, CMDLINE, UNREADABLE = "library", "libpath", "option", "bitcode", "cmdline", \
     "unreadable"
 INSTRUMENTATION = "instrumentation"     # one request per object: value = its profile/coverage section names
+# A request in a section linkers ignore (its ELF type contradicts its name, e.g. an SHT_PROGBITS .deplibs):
+# key "KIND:KEY" (KIND what it would be); counted as KIND only when the policy says so ([mistyped] count)
+IGNORED = "ignored"
 
 # A request: (kind, file, member, section, key, value, library, size, format)
 #   kind     one of the above
@@ -235,7 +238,16 @@ def scan_object(obj, out) -> None:
         if d.error is not None:
             out.append(_unreadable(d.error, path, member))
         if d.model is not None:
-            _requests(d.codec.kind, d.model, fmt, path, member, name, s.size, out)
+            if d.mistyped:
+                # linkers ignore it (its type is not the one its name calls for): its requests are IGNORED,
+                # counted as requests only when the policy says so ([mistyped] count = true)
+                start = len(out)
+                _requests(d.codec.kind, d.model, fmt, path, member, name, s.size, out)
+                out[start:] = [(IGNORED, *r[1:4], f"{r[0]}:{r[4]}", *r[5:]) for r in out[start:]]
+                if len(out) == start:
+                    out.append((IGNORED, path, member, name, "", "", None, s.size, fmt))
+            else:
+                _requests(d.codec.kind, d.model, fmt, path, member, name, s.size, out)
     if instr:
         count = sum(n for n, _ in instr.values())
         roles = ", ".join(r for r in ("covmap", "covfun", "data", "cnts", "names", "bits", "vals", "vnds", "vtab",

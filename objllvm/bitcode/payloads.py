@@ -172,9 +172,11 @@ def coverage_payloads(obj, errors: list) -> list:
     return out
 
 
-def collect_payloads(paths, coverage: bool = False) -> tuple:
-    """(payloads, errors) of every input; payload names are made unique and deterministic.  ``coverage``:
-    also each object's coverage mapping and profile names (see :func:`coverage_payloads`)."""
+def collect_payloads(paths, skipped: list | None = None, coverage: bool = False) -> tuple:
+    """(payloads, errors) of every input; payload names are made unique and deterministic.  An empty payload
+    (a command line with no arguments, a zero-byte image) is not a file: it goes to ``skipped`` (manifest
+    entries saying why) instead.  ``coverage``: also each object's coverage mapping and profile names (see
+    :func:`coverage_payloads`)."""
     from ..formats import iter_objects
     payloads, errors = [], []
     for p in paths:
@@ -182,9 +184,15 @@ def collect_payloads(paths, coverage: bool = False) -> tuple:
             if isinstance(o, ObjllvmError):
                 errors.append(o)
                 continue
-            payloads.extend(payloads_of_object(o, errors))
+            found = payloads_of_object(o, errors)
             if coverage:
-                payloads.extend(coverage_payloads(o, errors))
+                found += coverage_payloads(o, errors)
+            for pl in found:
+                if pl.data:
+                    payloads.append(pl)
+                elif skipped is not None:
+                    skipped.append({"kind": pl.kind, "file": pl.file, "member": pl.member, "section": pl.section,
+                                    "section_index": pl.section_index, "reason": "empty: nothing to write"})
     used = {MANIFEST}
     for pl in payloads:
         stem = _safe(pl.stem)
@@ -198,7 +206,7 @@ def collect_payloads(paths, coverage: bool = False) -> tuple:
     return payloads, errors
 
 
-def manifest(payloads, errors) -> dict:
+def manifest(payloads, errors, skipped=()) -> dict:
     import hashlib
     items = []
     for pl in payloads:
@@ -207,27 +215,67 @@ def manifest(payloads, errors) -> dict:
              "size": len(pl.data), "sha256": hashlib.sha256(pl.data).hexdigest()}
         d.update(pl.info)
         items.append(d)
-    return {"schema": "objllvm-extract", "version": 1, "payloads": items, "errors": [str(e) for e in errors]}
+    return {"schema": "objllvm-extract", "version": 1, "payloads": items, "skipped": list(skipped),
+            "errors": [str(e) for e in errors]}
+
+
+def _earlier_manifest(path: str):
+    """The payload entries of the manifest an earlier extract left at ``path`` (None: none there; raises when
+    it is there but not one)."""
+    import json
+    import os
+    if not os.path.lexists(path):
+        return None
+    try:
+        with open(path, "rb") as f:
+            doc = json.loads(f.read())
+        if doc.get("schema") != "objllvm-extract" or not isinstance(doc.get("payloads"), list):
+            raise ValueError("not an objllvm-extract manifest")
+    except (OSError, ValueError, AttributeError) as exc:
+        raise ObjllvmError(f"{path}: exists but is not an objllvm extract manifest ({exc}); nothing written "
+                           f"(remove it or choose another directory)") from None
+    return [p for p in doc["payloads"] if isinstance(p, dict) and isinstance(p.get("path"), str)]
 
 
 def extract(paths, outdir: str, *, force: bool = False, coverage: bool = False) -> tuple:
     """Write every payload of ``paths`` to its own file in ``outdir`` plus ``manifest.json``.
 
-    All target names are checked first: without ``force`` nothing is written when any exists.  Each file is
-    written atomically; if a write fails, the files this call created are removed again.  Returns
-    (manifest dict, errors)."""
+    All target names are checked first: without ``force`` nothing is written when any exists (a manifest of
+    an earlier extract there is refused by name; with ``force`` the two manifests are merged: the earlier
+    entries whose files this run does not replace and which are still there stay listed).  Each file is
+    written atomically; if a write fails, the files this call created are removed again.  A run that found
+    nothing to write and had errors writes nothing, not even a manifest (``doc["written"]`` is False).
+    Empty payloads are listed under ``skipped``, never written as empty files.  Returns (manifest dict,
+    errors)."""
     import json
     import os
 
     from ..atomicio import atomic_write
-    payloads, errors = collect_payloads(paths, coverage=coverage)
-    doc = manifest(payloads, errors)
-    targets = [os.path.join(outdir, pl.name) for pl in payloads] + [os.path.join(outdir, MANIFEST)]
+    skipped = []
+    payloads, errors = collect_payloads(paths, skipped, coverage=coverage)
+    doc = manifest(payloads, errors, skipped)
+    mpath = os.path.join(outdir, MANIFEST)
+    if errors and not payloads:
+        doc["written"] = False
+        return doc, errors
+    earlier = _earlier_manifest(mpath)
+    if earlier is not None and not force:
+        raise ObjllvmError(f"{outdir} holds the manifest of an earlier extract ({len(earlier)} payloads): use "
+                           f"--force to replace its files and merge the two manifests, or another directory; "
+                           f"nothing written")
+    if earlier:
+        new = {pl.name for pl in payloads}
+        kept = [p for p in earlier if p["path"] not in new and os.path.lexists(os.path.join(outdir, p["path"]))]
+        doc["payloads"] = kept + doc["payloads"]
+        doc["merged"] = len(kept)
+    targets = [os.path.join(outdir, pl.name) for pl in payloads] + [mpath]
     if not force:
         existing = [t for t in targets if os.path.lexists(t)]
         if existing:
             more = f" and {len(existing) - 3} more" if len(existing) > 3 else ""
             raise ObjllvmError(f"{', '.join(existing[:3])}{more}: exist (use --force to overwrite); nothing written")
+    from ..atomicio import signals_deferred
+    made = not os.path.isdir(outdir)       # (removed again if nothing could be written into it)
     try:
         os.makedirs(outdir, exist_ok=True)
     except OSError as exc:
@@ -245,20 +293,31 @@ def extract(paths, outdir: str, *, force: bool = False, coverage: bool = False) 
         except BaseException as exc:       # noqa: BLE001  (re-raised below, after cleaning up)
             failures.append(exc)
     jobs = list(zip(payloads, targets))
-    if jobs:
-        with ThreadPoolExecutor(max_workers=min(16, len(jobs))) as pool:
-            list(pool.map(write, jobs))
-    if not failures:
+    # SIGTERM: noted while the worker threads write (an exception in the middle of the pool's bookkeeping could
+    # leave a worker writing past the clean-up), acted on after them: the same clean-up as a failed write
+    with signals_deferred() as sig:
         try:
-            atomic_write(targets[-1], (json.dumps(doc, indent=2) + "\n").encode(), force=force)
+            if jobs:
+                with ThreadPoolExecutor(max_workers=min(16, len(jobs))) as pool:
+                    list(pool.map(write, jobs))
+            sig.check()
+            if not failures:
+                atomic_write(targets[-1], (json.dumps(doc, indent=2) + "\n").encode(), force=force)
+            sig.check()
         except BaseException as exc:       # noqa: BLE001
             failures.append(exc)
-    if failures:
-        for t in targets:
-            if t not in existed:
+        if failures:
+            for t in targets:
+                if t not in existed:
+                    try:
+                        os.unlink(t)
+                    except OSError:
+                        pass
+            if made:
                 try:
-                    os.unlink(t)
+                    os.rmdir(outdir)       # only if empty: never anything that was there before
                 except OSError:
                     pass
-        raise failures[0]
+            raise failures[0]
+    doc["written"] = True
     return doc, errors

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..errors import ObjllvmError
-from ..render import report_error
+from ..render import report_error, report_warning
 
 
 def add_json_flag(p):
@@ -14,11 +14,23 @@ def add_json_flag(p):
 def report_errors(errors) -> int:
     """Print each error as one line; return the exit status (1 if any)."""
     n = 0
-    for e in errors:
-        report_error(str(e))
+    for e in dict.fromkeys(map(str, errors)):     # (a broken section is reported by its object and its decode)
+        report_error(e)
         n += 1
     return 1 if n else 0
 
 
 def split_items(items):
     return [i for i in items if not isinstance(i, ObjllvmError)], [i for i in items if isinstance(i, ObjllvmError)]
+
+
+def report_problems(errors, dumps) -> int:
+    """Unreadable inputs (``errors``), then each dump's section warnings and errors in section order, one
+    line each on standard error; the exit status: 1 when there was any (a warning is bad input too: a
+    value was lost), else 0."""
+    n = report_errors(errors)
+    for d in dumps:
+        for level, e in d.problems:
+            (report_warning if level == "warning" else report_error)(str(e))
+            n += 1
+    return 1 if n else 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 NAME = "audit"
 HELP = ("walk files, directories and archives; list every library, search path and option objects ask the "
         "linker for, plus embedded bitcode and command lines; check them against a policy")
+INPUTS = ("paths",)  # paths read: one that does not exist is a usage error (cli)
 
 
 def add_arguments(p):
@@ -56,4 +57,10 @@ def run(args) -> int:
         render_json(report_to_dict(report))
     else:
         render_text(report_to_text(report))
+    if report.objects == 0:
+        # nothing audited is not a clean audit (a wrong directory would pass silently)
+        from ..render import report_warning
+        report_warning(f"audit: no object file or archive among the {report.files} file(s) found: nothing was "
+                       f"audited")
+        return 1
     return report.exit_status(args.fail_on)

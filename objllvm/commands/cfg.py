@@ -4,6 +4,7 @@ from __future__ import annotations
 NAME = "cfg"
 HELP = ("draw a function's basic blocks (from the basic-block address map) as a graph, shaded by perf samples: "
         "SVG through Graphviz dot, or DOT text")
+INPUTS = ("binary", "perf", "perf_script")  # paths read: one that does not exist is a usage error (cli)
 
 
 def add_arguments(p):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 NAME = "dump"
 HELP = "decode the LLVM-specific sections of each object"
+INPUTS = ("files",)  # paths read: one that does not exist is a usage error (cli)
 
 
 def add_arguments(p):
@@ -20,7 +21,7 @@ def add_arguments(p):
 def run(args) -> int:
     from .. import api
     from ..render import render_json, render_text
-    from ._common import report_errors, split_items
+    from ._common import report_problems, split_items
     options = {k: v for k, v in vars(args).items() if k not in ("files", "section", "json", "_run", "command")}
     items = []
     for path in args.files:
@@ -30,4 +31,4 @@ def run(args) -> int:
     else:
         render_text(api.dump_to_text(items, options))
     dumps, errors = split_items(items)
-    return report_errors(errors + [e for d in dumps for e in d.errors])
+    return report_problems(errors, dumps)

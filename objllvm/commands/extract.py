@@ -3,6 +3,7 @@ from __future__ import annotations
 
 NAME = "extract"
 HELP = "write every embedded bitcode module, offloading image and command line to its own file"
+INPUTS = ("files",)  # paths read: one that does not exist is a usage error (cli)
 
 
 def add_arguments(p):
@@ -24,9 +25,20 @@ def run(args) -> int:
     if args.json:
         render_json(doc)
     else:
+        if not doc.get("written"):
+            render_text([Text(f"nothing extracted, nothing written to {args.output_dir}")])
+            return report_errors(errors)
+        merged = doc.get("merged", 0)
+        new = doc["payloads"][merged:]
         rows = [[d["path"], d["kind"], d["size"],
                  f"{d['file']}({d['member']})" if d["member"] else d["file"], d["section"]]
-                for d in doc["payloads"]]
-        render_text([Table(["written", "kind", "size", "from", "section"], rows),
-                     Text(f"{len(rows)} files and manifest.json in {args.output_dir}")])
+                for d in new]
+        items = [Table(["written", "kind", "size", "from", "section"], rows)]
+        if doc["skipped"]:
+            items.append(Table(["skipped", "from", "section"],
+                               [[d["reason"], f"{d['file']}({d['member']})" if d["member"] else d["file"],
+                                 d["section"]] for d in doc["skipped"]]))
+        more = f" (merged with {merged} listed by the earlier manifest)" if merged else ""
+        items.append(Text(f"{len(rows)} files and manifest.json in {args.output_dir}{more}"))
+        render_text(items)
     return report_errors(errors)

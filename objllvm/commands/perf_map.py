@@ -5,6 +5,7 @@ NAME = "perf-map"
 HELP = ("map the samples of perf.data files (or perf script text) to the functions and basic blocks of a binary "
         "with its basic-block address map; merge many recordings; carry a profile to the next build; optionally "
         "write a layout cluster file for clang")
+INPUTS = ("binary", "perf_data", "perf_script", "recorded_on")  # paths read: missing = usage error (cli)
 
 
 def add_arguments(p):

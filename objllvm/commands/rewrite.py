@@ -5,6 +5,7 @@ import argparse
 
 NAME = "rewrite"
 HELP = "remove or edit LLVM-specific sections of an ELF file (operations apply in command-line order)"
+INPUTS = ("input",)  # paths read: one that does not exist is a usage error (cli)
 
 # (option, metavar, operation class name, help)
 _OPS = [
@@ -64,7 +65,14 @@ def run(args) -> int:
                           force=not args.no_clobber)
     if args.json:
         render_json({"schema": "objllvm-rewrite", "version": 1, "input": res.input, "output": res.output,
-                     "written": res.written, "changes": [c.to_dict() for c in res.changes]})
+                     "written": res.written, "unchanged": not ops,
+                     "changes": [c.to_dict() for c in res.changes]})
     elif args.dry_run:
         render_text(rw.describe_changes(res))
+    elif not ops:
+        # no operation: a copy; say so rather than print nothing, as if something had been done
+        from ..render import Text
+        where = res.output or args.input
+        render_text([Text(f"no operation given: {args.input} copied to {where} unchanged"
+                          if res.written else f"no operation given: {args.input} unchanged, nothing written")])
     return 0

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 NAME = "sections"
 HELP = "list the LLVM-specific sections of each object (index, name, type, size, flags, codec)"
+INPUTS = ("files",)  # paths read: one that does not exist is a usage error (cli)
 
 
 def add_arguments(p):
@@ -26,10 +27,13 @@ def run(args) -> int:
                 continue
             secs = o.sections if args.all else api.llvm_sections(o)
             infos = [api.section_info(s, o) for s in secs]
+            for s, i in zip(secs, infos):
+                i["note"] = _note(s, o, i)
             files.append({**api.object_header(o), "sections": infos})
             items.append(Heading(f"{o.label}: {o.format_name} {o.file_type}"))
             items.append(Table(["index", "name", "type", "size", "flags", "codec"],
-                               [[i["index"], i["name"], i["type"] or "", i["size"], i["flags"], i["codec"] or "-"]
+                               [[i["index"], i["name"], i["type"] or "", i["size"], i["flags"],
+                                 i["codec"] or ("- (" + i["note"] + ")" if i["note"] else "-")]
                                 for i in infos]))
     if args.json:
         render_json({"schema": "objllvm-sections", "version": 1, "files": files,
@@ -37,3 +41,16 @@ def run(args) -> int:
     else:
         render_text(items)
     return report_errors(errors)
+
+
+def _note(s, o, info):
+    """Why an LLVM section has no codec (None when it has one, or is not an LLVM section)."""
+    if info["codec"]:
+        return None
+    from ..formats.elf import LLVM_SECTION_TYPES, is_llvm_type
+    from ..sections.registry import name_only_reason
+    why = name_only_reason(s, o)
+    if why is None and o.format == "elf" and is_llvm_type(s.type):
+        why = ("known LLVM section type, not decoded" if s.type in LLVM_SECTION_TYPES
+               else "LLVM section type unknown to this version")
+    return why

@@ -8,6 +8,7 @@ caller can report them and go on with the rest.
 from __future__ import annotations
 
 import importlib
+import os
 import struct
 
 from ..errors import DecodeError, ObjllvmError
@@ -60,7 +61,9 @@ def open_data(data: bytes, path: str, member: str | None = None, *, kind: str | 
     """Yield the objects in ``data`` (already read from ``path``)."""
     kind = kind or sniff(data)
     if kind == "elf":
-        yield ElfFile(data, path, member)
+        elf = ElfFile(data, path, member)
+        yield elf
+        yield from elf.section_errors.values()      # a broken section header costs that section only
     elif kind == "archive":
         if member is not None:
             raise DecodeError("nested archives are not supported", file=path, member=member, offset=0)
@@ -85,11 +88,36 @@ def open_data(data: bytes, path: str, member: str | None = None, *, kind: str | 
                           f"{data[:4].hex(' ') or '(empty file)'}", file=path, member=member, offset=0)
 
 
+def map_file(path: str):
+    """The bytes of the file at ``path``: a read-only memory map of an ELF file or archive (only the pages
+    that are read cost memory and time), the file's contents otherwise (small files, other containers, files
+    that cannot be mapped: pipes, empty files).
+
+    The map is never closed explicitly: it is closed when the last object referring to it goes (the ELF
+    reader, a section's bytes, a memoryview of it), so no view can outlive it.  OSError when unreadable."""
+    import mmap
+    with open(path, "rb") as f:
+        try:
+            size = os.fstat(f.fileno()).st_size
+            head = f.read(8)
+            if size >= _MAP_AT_LEAST and sniff(head + b"\0" * 24) in ("elf", "archive"):
+                try:        # (Python >= 3.13: the map holds no file descriptor of its own)
+                    return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ, trackfd=False)
+                except TypeError:
+                    return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError, OverflowError):
+            f.seek(0)
+            return f.read()
+        return head + f.read()
+
+
+_MAP_AT_LEAST = 1 << 16        # smaller files are read: a map costs more than it saves there
+
+
 def iter_objects(path: str):
     """Yield every object in the file at ``path``; unreadable parts come as ObjllvmError values."""
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        data = map_file(path)
     except OSError as exc:
         yield ObjllvmError(f"cannot read: {exc.strerror}", file=path)
         return

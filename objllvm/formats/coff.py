@@ -10,7 +10,7 @@ from __future__ import annotations
 import struct
 
 from ..errors import DecodeError
-from .base import ObjectFile, Section, Symbol
+from .base import ObjectFile, Relocation, Section, Symbol
 
 MACHINE_NAMES = {
     0x14C: "i386", 0x8664: "x86-64", 0xAA64: "arm64", 0x1C0: "arm", 0x1C4: "thumb",
@@ -205,3 +205,20 @@ class CoffFile(ObjectFile):
                     i += 1 + naux
             self._symbols = out
         return self._symbols
+
+    def relocations_for(self, section: Section) -> list:
+        """The section's relocations (10-byte records: offset, COFF symbol index, type); the addend is implicit
+        (in the section's bytes), so ``addend`` is None.  A table past the end of the file is an error."""
+        n = section.info
+        off = getattr(section, "relocations_offset", 0)
+        if not n or not off:
+            return []
+        if off + 10 * n > len(self.data):
+            raise self._err(f"section {section.index} {section.name}: {n} relocations at {off:#x} run past the "
+                            f"end of the file ({len(self.data):#x} bytes)", off)
+        by_index = {sym.index: sym for sym in self.symbols}
+        out = []
+        for i in range(n):
+            va, symi, typ = struct.unpack_from("<IIH", self.data, off + 10 * i)
+            out.append(Relocation(va, typ, symi, None, by_index.get(symi)))
+        return out

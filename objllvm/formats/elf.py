@@ -37,6 +37,8 @@ LLVM_SECTION_TYPES = {
     0x6FFF4C0B: "SHT_LLVM_OFFLOADING",
     0x6FFF4C0C: "SHT_LLVM_LTO",
     0x6FFF4C0D: "SHT_LLVM_JT_SIZES",
+    0x6FFF4C0E: "SHT_LLVM_CFI_JUMP_TABLE",
+    0x6FFF4C0F: "SHT_LLVM_CALL_GRAPH",
 }
 LLVM_TYPE_LO, LLVM_TYPE_HI = 0x6FFF4C00, 0x6FFF4CFF
 
@@ -115,6 +117,7 @@ class ElfFile(ObjectFile):
         self._symbols_checked = False
         self._relocs = None
         self._groups = None
+        self.section_errors = {}
         if self.e_shoff == 0:
             self.e_shnum = 0
             self.e_shstrndx = 0
@@ -147,24 +150,29 @@ class ElfFile(ObjectFile):
             if names_off + names_size > len(data):
                 names_off = names_size = 0
         self._names_at = (names_off, names_size)
-        # Every section's contents lie inside the file; every compressed one has a readable header.  Checked
-        # by columns; the first bad section (in index order) is reported, as a walk in index order would.
+        # A section whose contents run past the end of the file costs that section, not the file: it is kept in
+        # ``section_errors`` (index -> DecodeError, in index order), its data() raises that error, and the others
+        # read as usual.  Checked by columns; walked only when there is one.
         size_in = len(data)
-        past = None
+        self.section_errors = {}
         if max(map(add, offs, sizes), default=0) > size_in:
-            past = next((i for i in range(shnum)
-                         if types[i] != SHT_NOBITS and sizes[i] and offs[i] + sizes[i] > size_in), None)
-        comp = []
+            row = self._shdr.size
+            for i in range(shnum):
+                if types[i] != SHT_NOBITS and sizes[i] and offs[i] + sizes[i] > size_in:
+                    self.section_errors[i] = DecodeError(
+                        f"section header: contents ({sizes[i]:#x} bytes at {offs[i]:#x}) run past the end of the file "
+                        f"({size_in:#x} bytes)", file=path, member=member, section_index=i,
+                        section_name=self.section_name(i), offset=self.e_shoff + i * row)
+        bad = self.section_errors
         if any(map(and_, flags, repeat(SHF_COMPRESSED))):
-            comp = [i for i in range(shnum) if flags[i] & SHF_COMPRESSED and types[i] != SHT_NOBITS]
-        for i in comp:
-            if past is not None and past <= i:
-                break
-            self._compression[i] = self._compression_type(i)
-        if past is not None:
-            raise DecodeError(f"section [{past}] {self.section_name(past)}: contents ({sizes[past]:#x} bytes at "
-                              f"{offs[past]:#x}) run past the end of the file ({len(data):#x} bytes)", file=path,
-                              member=member, offset=self.e_shoff + past * self._shdr.size)
+            for i in range(shnum):
+                if flags[i] & SHF_COMPRESSED and types[i] != SHT_NOBITS and i not in bad:
+                    try:
+                        self._compression[i] = self._compression_type(i)
+                    except DecodeError as exc:
+                        bad[i] = exc
+            if len(bad) > 1:
+                self.section_errors = dict(sorted(bad.items()))
         self._read_phdrs()
 
     def _read_columns(self, table) -> list:
@@ -277,6 +285,9 @@ class ElfFile(ObjectFile):
     def _load(self, sec: Section) -> bytes:
         if sec.type == SHT_NOBITS:
             return b""
+        bad = self.section_errors.get(sec.index)
+        if bad is not None:
+            raise bad
         raw = self.data[sec.offset:sec.offset + sec.size]
         if not sec.flags & SHF_COMPRESSED:
             return raw
@@ -366,6 +377,7 @@ class ElfFile(ObjectFile):
         for s in self._shndx_sections(symtab.index):
             shndx_data = s.data()
         out = []
+        bad = {}
         find = strdata.find
         for i, v in enumerate(st.iter_unpack(data[:n * st.size])):
             if self.is64:
@@ -374,8 +386,11 @@ class ElfFile(ObjectFile):
                 nm, value, size, info, other, shndx = v
             if nm:
                 if nm >= len(strdata):
-                    raise DecodeError(f"symbol {i} name offset {nm:#x} is past the string table "
-                                      f"({len(strdata):#x} bytes)", offset=i * st.size, **loc)
+                    # costs the name, not the table: the symbol has none, symbol_name_errors says why
+                    bad[i] = (f"the name offset {nm:#x} of symbol {i} is past the end of the string table "
+                              f"[{symtab.link}] ({len(strdata):#x} bytes)")
+                    out.append(Symbol(i, "", value, size, info & 0xF, info >> 4, other, shndx))
+                    continue
                 e = find(b"\0", nm)
                 name = strdata[nm:e if e >= 0 else len(strdata)].decode("utf-8", "surrogateescape")
             else:
@@ -387,7 +402,17 @@ class ElfFile(ObjectFile):
         for s in out:
             if s.type == 3 and not s.name and 0 < s.shndx < self.section_count:
                 s.name = self.section_name(s.shndx)
+        if bad:
+            self.symbol_name_errors.setdefault(symtab.index, {}).update(bad)
         return out
+
+    @property
+    def symbol_name_errors(self) -> dict:
+        """symbol table index -> {symbol index: why its name cannot be read} (names read as "")."""
+        d = self.__dict__.get("_symbol_name_errors")
+        if d is None:
+            d = self.__dict__["_symbol_name_errors"] = {}
+        return d
 
     def check_symbols(self) -> None:
         """Raise what reading ``symbols`` would raise, without making a Symbol per symbol (for a reader
@@ -552,10 +577,8 @@ class ElfFile(ObjectFile):
         for i, v in enumerate(st.iter_unpack(data)):
             off, info = v[0], v[1]
             sym, typ = info >> shift, info & mask
-            if sym >= nsyms and sym:
-                raise DecodeError(f"relocation {i} refers to symbol {sym}, past the symbol table "
-                                  f"({nsyms} symbols)", offset=i * st.size, **loc)
-            out.append(Relocation(off, typ, sym, v[2] if rela else None, syms[sym] if sym else None))
+            # a symbol index past the table costs the symbol (None), not the relocation section
+            out.append(Relocation(off, typ, sym, v[2] if rela else None, syms[sym] if 0 < sym < nsyms else None))
         return out
 
     def _symbols_for(self, rs: Section) -> list:
@@ -596,12 +619,9 @@ class ElfFile(ObjectFile):
                     typ = (typ + r.sleb("CREL type delta")) & 0xFFFFFFFF
                 if b & 4 and explicit:
                     addend = (addend + r.sleb("CREL addend delta")) & umask
-                if sym >= nsyms and sym:
-                    raise DecodeError(f"relocation {i} refers to symbol {sym}, past the symbol table "
-                                      f"({nsyms} symbols)", offset=start)
                 signed = addend - (umask + 1) if addend > umask >> 1 else addend
                 out.append(Relocation(((offset & umask) << shift) & umask, typ, sym, signed if explicit else None,
-                                      syms[sym] if sym else None))
+                                      syms[sym] if 0 < sym < nsyms else None))
         except DecodeError as exc:
             raise exc.located(**loc) from None
         return out

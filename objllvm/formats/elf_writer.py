@@ -178,6 +178,7 @@ class ElfWriter:
         self._rel_by_target = None
         self._rel_count = 0
         self._kinds_key = None
+        self.moves: list = []     # after write(): (section index or what, input offset, output offset, size)
 
     # -- queries -------------------------------------------------------------------------------
     def _of_types(self, wanted, first: int = 0) -> list:
@@ -393,9 +394,16 @@ class ElfWriter:
         return [self._u32.unpack_from(b, 4 * k)[0] for k in range(1, n)]
 
     def write(self) -> bytes:
+        """The new file's bytes."""
+        return b"".join(self.write_parts())
+
+    def write_parts(self) -> list:
+        """The new file as a list of buffers to write one after the other (slices of the input are views of it,
+        not copies): what :meth:`write` joins."""
         cols = self.cols
         if not self._removed:
-            return bytes(self.data)       # no section header table: nothing this writer can change
+            self.out_size, self.out_shoff = len(self.data), 0
+            return [memoryview(self.data)]      # no section header table: nothing this writer can change
         removed = self._closure(cols[_TYPE], cols[_INFO])
         rm = self._removed
         if rm[0]:
@@ -613,6 +621,7 @@ class ElfWriter:
         types, flags, offs, sizes, aligns = cols[_TYPE], cols[_FLAGS], cols[_OFFSET], cols[_SIZE], cols[_ALIGN]
         fixed = self._fixed_ranges(cols)
         has_segments = len(fixed) > 1 or bool(elf.e_phnum)
+        mv = memoryview(data)
 
         low = fixed[0][1] if len(fixed) == 1 and fixed[0][0] == 0 else None
 
@@ -657,10 +666,9 @@ class ElfWriter:
                     if newsize != sizes[i]:
                         raise self._err(f"section lies inside a segment or is allocated: its size cannot change "
                                         f"({sizes[i]} -> {newsize} bytes)", i)
-        mv = memoryview(data)
         chunks, late = [], []        # (offset, bytes); ``late`` ones win (the fixed ranges)
         for fa, fb in fixed:
-            late.append((fa, data[fa:fb]))
+            late.append((fa, mv[fa:fb]))
         pos = prev_end = fixed[0][1]     # just after the ELF header
         new_off = list(offs)      # each section's offset in the output (unless it moves: its input offset)
         shoff = None
@@ -773,6 +781,26 @@ class ElfWriter:
         chunks.append((shoff, self._header_table(new, new_off, shnum)))
         allc = chunks + late
         total = max(map(add, map(itemgetter(0), allc), map(len, map(itemgetter(1), allc))))
+        # Bytes past everything the headers describe (a signature, an appended archive, padding) are data: kept,
+        # at their offset when the output reaches exactly there, else right after the output (a move, reported).
+        self.moves = []
+        # (A relocatable object's sections and header table are packed after any change: that is its layout, not
+        # reported.  In a linked file, offsets are something other tools may rely on: every move is.)
+        if has_segments and elf.e_shoff and shoff != elf.e_shoff:
+            self.moves.append(("(section header table)", elf.e_shoff, shoff, shsize))
+        covered = self._covered_end(cols, fixed, sh_in, sh_in_size)
+        if covered < size_in:
+            tail = mv[covered:]
+            at = covered if total == covered else total
+            if at != covered:
+                self.moves.append(("(data after the last section)", covered, at, len(tail)))
+            allc.append((at, tail))
+            total = at + len(tail)
+            bound += len(tail)
+        if has_segments:
+            for i in range(1, n_orig):
+                if not rm[i] and eff[i] and new_off[i] != offs[i] and offs[i] <= size_in:
+                    self.moves.append((i, offs[i], new_off[i], eff[i]))
         self._check_end(total, bound, None)
         e = elf.endian
         raw_shnum, raw_shstrndx = struct.unpack_from(e + "HH", data, 0x3C if self.is64 else 0x30)
@@ -783,42 +811,106 @@ class ElfWriter:
             head = ((e + "Q", 0x28, shoff), (e + "HH", 0x3C, e_shnum, e_shstrndx))
         else:
             head = ((e + "I", 0x20, shoff), (e + "HH", 0x30, e_shnum, e_shstrndx))
-        return self._assemble(allc, total, head)
+        self.out_size, self.out_shoff = total, shoff
+        self._out_parts = self._parts(allc, total, head)
+        return self._out_parts
+
+    def _covered_end(self, cols, fixed, sh_in, sh_in_size) -> int:
+        """Where the last byte that a header describes ends in the input: the ELF header, the program header
+        table and segments (``fixed``), every section's contents (to the end of the file at most), the section
+        header table."""
+        size_in = len(self.data)
+        types, offs, sizes = cols[_TYPE], cols[_OFFSET], cols[_SIZE]
+        n = self._n_orig
+        end = max(fixed[-1][1], sh_in + sh_in_size if self.elf.e_shoff else 0)
+        if SHT_NOBITS in types or max(offs[:n], default=0) >= size_in:
+            ends = [o + z for o, z, t in zip(offs[:n], sizes[:n], types[:n]) if z and t != SHT_NOBITS and o < size_in]
+        else:
+            ends = list(map(add, offs[:n], sizes[:n]))
+        if ends:
+            end = max(end, max(ends))
+        return min(end, size_in)
 
     @staticmethod
     def _assemble(chunks, total: int, head) -> bytes:
         """The output: ``total`` bytes, zero but where ``chunks`` ((offset, bytes), later ones winning where
-        they overlap) put bytes, with the ELF header fields ``head`` ((format, offset, values...)) packed in.
-        Chunks that do not overlap (a relocatable object's), the first of them holding the ELF header, are
-        joined in offset order with zeros between: one copy of the bytes."""
-        order = sorted(chunks, key=itemgetter(0))
+        they overlap) put bytes, with the ELF header fields ``head`` ((format, offset, values...)) packed in."""
+        return b"".join(ElfWriter._parts(chunks, total, head))
+
+    @staticmethod
+    def _parts(chunks, total: int, head) -> list:
+        """:meth:`_assemble` as a list of buffers to be written one after the other (no copy of the input's
+        bytes: slices of it stay views).  Chunks that do not overlap (a relocatable object's) are taken in
+        offset order with zeros between; overlapping ones are painted in priority order (later ones win)."""
+        order = sorted(((o, b) for o, b in chunks if len(b)), key=itemgetter(0))
+        pos, ok = 0, True
+        for o, b in order:
+            if o < pos:
+                ok = False
+                break
+            pos = o + len(b)
+        if not ok:
+            order = ElfWriter._paint(chunks)
         need = max(off + struct.calcsize(fmt) for fmt, off, *_ in head)
-        if order and order[0][0] == 0 and len(order[0][1]) >= need:
-            first = bytearray(order[0][1])
-            for fmt, off, *values in head:
-                struct.pack_into(fmt, first, off, *values)
-            pieces, pos = [first], len(first)
-            zeros = bytes(4096)
-            for o, b in order[1:]:
-                if o < pos and b:
-                    break           # overlapping chunks: placed one after the other below
-                if not b:
-                    continue
-                if o > pos:
-                    gap = o - pos
-                    pieces.append(zeros[:gap] if gap <= 4096 else bytes(gap))
-                pieces.append(b)
-                pos = o + len(b)
-            else:
-                if pos < total:
-                    pieces.append(bytes(total - pos))
-                return b"".join(pieces)
-        out = bytearray(total)
-        for o, b in chunks:
-            out[o:o + len(b)] = b
+        # the ELF header fields: the first ``need`` bytes made as a small buffer of their own
+        pieces, pos = [], 0
+        zeros = bytes(4096)
+        for o, b in order:
+            if o > pos:
+                gap = o - pos
+                pieces.append(zeros[:gap] if gap <= 4096 else bytes(gap))
+            pieces.append(b)
+            pos = o + len(b)
+        if pos < total:
+            pieces.append(bytes(total - pos))
+        # split off and patch the first ``need`` bytes
+        first = bytearray()
+        while pieces and len(first) < need:
+            p = pieces.pop(0)
+            take = need - len(first)
+            first += p[:take]
+            if len(p) > take:
+                pieces.insert(0, memoryview(p)[take:] if not isinstance(p, memoryview) else p[take:])
+        if len(first) < need:
+            first += bytes(need - len(first))
         for fmt, off, *values in head:
-            struct.pack_into(fmt, out, off, *values)
-        return bytes(out)
+            struct.pack_into(fmt, first, off, *values)
+        return [bytes(first)] + pieces
+
+    @staticmethod
+    def _paint(chunks) -> list:
+        """Non-overlapping (offset, buffer) pieces, in offset order, of ``chunks`` where later ones win."""
+        import bisect
+        starts, items = [], []          # sorted, non-overlapping: items[k] = (start, end, buffer, base)
+        for o, b in chunks:
+            n = len(b)
+            if not n:
+                continue
+            e = o + n
+            k = bisect.bisect_right(starts, o) - 1
+            if k >= 0 and items[k][1] <= o:
+                k += 1
+            k = max(k, 0)
+            keep_left = keep_right = None
+            j = k
+            while j < len(items) and items[j][0] < e:
+                a0, e0, b0, base0 = items[j]
+                if a0 < o:
+                    keep_left = (a0, o, b0, base0)
+                if e0 > e:
+                    keep_right = (e, e0, b0, base0)
+                j += 1
+            repl = [x for x in (keep_left, (o, e, b, o), keep_right) if x is not None]
+            items[k:j] = repl
+            starts[k:j] = [x[0] for x in repl]
+        out = []
+        for a0, e0, b0, base0 in items:
+            if a0 == base0 and e0 - a0 == len(b0):
+                out.append((a0, b0))
+            else:
+                mv = b0 if isinstance(b0, memoryview) else memoryview(b0)
+                out.append((a0, mv[a0 - base0:e0 - base0]))
+        return out
 
     def _header_table(self, new, new_off, shnum) -> bytes:
         """The new section header table: kept sections in index order, with new offsets, sizes and the

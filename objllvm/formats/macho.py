@@ -13,7 +13,7 @@ import struct
 
 from .._model import dataclass
 from ..errors import DecodeError, ObjllvmError
-from .base import ObjectFile, Section, Symbol
+from .base import ObjectFile, Relocation, Section, Symbol
 
 LC_SEGMENT = 0x1
 LC_SYMTAB = 0x2
@@ -185,6 +185,7 @@ class MachOFile(ObjectFile):
             s.segment = segname.rstrip(b"\0").decode("utf-8", "surrogateescape")
             s.sectname = sectname.rstrip(b"\0").decode("utf-8", "surrogateescape")
             s.align_log2 = align
+            s.relocations_offset = reloff
             s.memory_size = size
             s.relocations_offset = reloff
             s.reserved = v[9:]
@@ -221,3 +222,33 @@ class MachOFile(ObjectFile):
                     out.append(Symbol(i, name, value, 0, ntype, 0, ndesc, nsect))
             self._symbols = out
         return self._symbols
+
+    def relocations_for(self, section: Section) -> list:
+        """The section's relocation_info records (8 bytes: r_address, then r_symbolnum:24, r_pcrel:1, r_length:2,
+        r_extern:1, r_type:4).  An external relocation names a symbol; a local one a section (1-based ordinal),
+        given as a section symbol (type 3) of that section.  Scattered relocations (32-bit) are skipped.  The
+        addend is in the section's bytes (``addend`` None)."""
+        n = section.info
+        off = getattr(section, "relocations_offset", 0)
+        if not n or not off:
+            return []
+        if off + 8 * n > len(self.data):
+            raise self._err(f"section {section.index} {section.name}: {n} relocations at {off:#x} run past the "
+                            f"end of the file ({len(self.data):#x} bytes)", off)
+        syms = self.symbols
+        out = []
+        for i in range(n):
+            addr, word = struct.unpack_from(self.endian + "iI", self.data, off + 8 * i)
+            if addr < 0:                      # R_SCATTERED
+                continue
+            if self.endian == "<":
+                num, ext, typ = word & 0xFFFFFF, (word >> 27) & 1, word >> 28
+            else:
+                num, ext, typ = word >> 8, (word >> 4) & 1, word & 0xF
+            if ext:
+                sym = syms[num] if num < len(syms) else None
+            else:
+                sec = self.sections[num - 1] if 0 < num <= len(self.sections) else None
+                sym = Symbol(-1, sec.name if sec else "", sec.addr if sec else 0, 0, 3, 0, 0, num - 1) if sec else None
+            out.append(Relocation(addr, typ, num if ext else -1, None, sym))
+        return out

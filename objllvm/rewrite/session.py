@@ -45,7 +45,7 @@ class Change:
                  kind: str | None = None, before=None, after=None):
         self.index = index          # index in the input (None: added)
         self.name = name
-        self.action = action        # 'removed', 'changed', 'resized', 'added'
+        self.action = action        # 'removed', 'changed', 'resized', 'added', 'moved' (before/after: offsets)
         self.old_size = old_size
         self.new_size = new_size
         self.kind = kind
@@ -71,12 +71,23 @@ class RewriteResult:
     """What :func:`rewrite_file` did: ``changes`` (a list of :class:`Change`, worked out when first asked
     for), ``data`` (the new file's bytes), ``output`` (None for a dry run) and whether it was ``written``."""
 
-    def __init__(self, input: str, output: str | None, changes=None, data: bytes = b"", written: bool = False):
+    def __init__(self, input: str, output: str | None, changes=None, data=b"", written: bool = False):
         self.input = input
         self.output = output        # None for a dry run
         self._changes = changes     # a list, or a function that makes it
-        self.data = data            # the new file's bytes
+        self._data = data           # the new file's bytes, or a function that makes them
         self.written = written
+
+    @property
+    def data(self) -> bytes:
+        """The new file's bytes."""
+        if callable(self._data):
+            self._data = self._data()
+        return self._data
+
+    @data.setter
+    def data(self, value) -> None:
+        self._data = value
 
     @property
     def changes(self) -> list:
@@ -196,8 +207,11 @@ class Session:
                 del self.models[i]
 
     # -- finish --------------------------------------------------------------------------------
-    def finish(self):
-        """Encode the edited models, fix the relocations that depend on them, write, verify."""
+    def finish(self, defer_verify: bool = False):
+        """Encode the edited models, fix the relocations that depend on them, write, verify.  Returns the new
+        file as parts (buffers to write one after the other).  ``defer_verify``: the read-back of changed
+        sections is left to :meth:`verify_written`, called on the written file (so the output is never
+        joined in memory)."""
         w = self.writer
         changed = []
         self._finishing = True
@@ -233,25 +247,33 @@ class Session:
                 except ObjllvmError as exc:
                     raise exc.located(file=self.elf.path, member=self.elf.member)
                 changed.append(idx)
-        out = w.write()
-        self.verify(out, changed)
+        parts = w.write_parts()
+        added = any(not w.is_removed(i) for i in range(self.elf.section_count, len(w.sections)))
         self.changed = changed
-        return out
+        self.needs_read_back = bool(changed or added)
+        if self.needs_read_back and defer_verify:
+            return parts
+        if self.needs_read_back:
+            parts = [b"".join(parts)]       # read back below: one buffer
+        self.verify(parts, changed, added)
+        return parts
 
-    def verify(self, out: bytes, changed):
+    def verify_written(self, buf) -> None:
+        """:meth:`verify` of the file as written (``buf``: its bytes, a map of the written file)."""
+        if self.needs_read_back:
+            self.verify([buf], self.changed, True)
+
+    def verify(self, parts, changed, added=False):
         """Read the new file back; every changed section must decode again."""
         w = self.writer
-        added = any(not w.is_removed(i) for i in range(self.elf.section_count, len(w.sections)))
         if not changed and not added:
             # Only removals: the writer's own bookkeeping; check the header table is where it says.
-            import struct
-            e = self.elf.endian
-            shoff = struct.unpack_from(e + ("Q" if self.elf.is64 else "I"), out, 0x28 if self.elf.is64 else 0x20)[0]
             shnum = len(w.sections) - sum(w.removed_flags)
-            if shoff + shnum * self.writer._shdr.size > len(out):
+            if w.out_shoff + shnum * self.writer._shdr.size > w.out_size or sum(map(len, parts)) != w.out_size:
                 raise self.err("internal check failed: the section header table would be past the end of the "
                                "file; nothing written")
             return
+        out = parts[0]
         try:
             new = ElfFile(out, self.elf.path, self.elf.member)
             _ = new.symbols
@@ -320,6 +342,14 @@ class Session:
                 out.append(Change(i, sec.name, "changed" if len(content) == sec.size else "resized", sec.size,
                                   len(content)))
         out.sort(key=lambda c: (c.index is None, c.index or 0))
+        # what the writer had to move: the section header table, bytes past the last section, and sections of
+        # a linked file (offsets there are something other tools may rely on)
+        for what, old_off, new_off, size in getattr(w, "moves", ()):
+            if isinstance(what, int):
+                name, index, kind = elf.section_name(what), what, (c.kind if (c := self.codec_at(what)) else None)
+            else:
+                name, index, kind = what, None, None
+            out.append(Change(index, name, "moved", size, size, kind, {"offset": old_off}, {"offset": new_off}))
         return out
 
 
@@ -465,19 +495,23 @@ class _no_gc:
             gc.enable()
 
 
-def _run(elf: ElfFile, operations, options=None):
-    """Apply ``operations`` to an opened ELF file: (new bytes, the finished Session)."""
+def _run(elf: ElfFile, operations, options=None, defer_verify: bool = False):
+    """Apply ``operations`` to an opened ELF file: (the new file's parts, the finished Session)."""
     with _no_gc():
         sess = Session(elf, options)
         for op in operations:
             op.apply(sess)
-        return sess.finish(), sess
+        return sess.finish(defer_verify), sess
 
 
 def rewrite_object(elf: ElfFile, operations, options=None):
     """Apply ``operations`` to an opened ELF file; returns (new bytes, [Change])."""
-    out, sess = _run(elf, operations, options)
-    return out, sess.changes()
+    parts, sess = _run(elf, operations, options)
+    return _joined(parts), sess.changes()
+
+
+def _joined(parts) -> bytes:
+    return parts[0] if len(parts) == 1 and isinstance(parts[0], bytes) else b"".join(parts)
 
 
 def rewrite_bytes(data: bytes, operations, path: str = "<bytes>", options=None):
@@ -494,7 +528,10 @@ def _open_elf(data: bytes, path: str) -> ElfFile:
         raise ObjllvmError(f"only ELF files can be rewritten (this is {kind or 'not an object file'})", file=path,
                            offset=0)
     with _no_gc():
-        return ElfFile(data, path)
+        elf = ElfFile(data, path)
+    for exc in elf.section_errors.values():
+        raise exc               # a section whose bytes are not all there: nothing to rewrite it from
+    return elf
 
 
 def rewrite_file(path: str, output: str | None = None, operations=(), *, in_place: bool = False,
@@ -510,18 +547,21 @@ def rewrite_file(path: str, output: str | None = None, operations=(), *, in_plac
         raise UsageError("no output file: give -o OUT, or --in-place to replace the input, or --dry-run")
     elif output is not None and not dry_run and os.path.exists(output) and os.path.samefile(output, path):
         raise UsageError(f"{output}: the output is the input; use --in-place to replace it")
+    from ..formats import map_file
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        data = map_file(path)         # mapped, not read: only the pages the rewrite copies are touched
         st = os.stat(path)
     except OSError as exc:
         raise ObjllvmError(f"cannot read: {exc.strerror}", file=path) from None
-    new, sess = _run(_open_elf(data, path), list(operations), options)
+    parts, sess = _run(_open_elf(data, path), list(operations), options, defer_verify=not dry_run)
     # The list of changes is worked out when asked for (a dry run, --json): a plain rewrite never needs it.
-    res = RewriteResult(path, None if dry_run else output, sess.changes, new)
+    # The new bytes are written part by part (views of the input where it is copied): never joined unless
+    # ``data`` is asked for.  Changed sections are read back from the written file before it takes its name.
+    res = RewriteResult(path, None if dry_run else output, sess.changes, lambda: _joined(parts))
     if not dry_run:
         from ..atomicio import atomic_write
-        atomic_write(output, new, force=force or in_place, mode=st.st_mode & 0o7777)
+        atomic_write(output, parts, force=force or in_place, mode=st.st_mode & 0o7777,
+                     check=sess.verify_written if sess.needs_read_back else None)
         res.written = True
     return res
 
@@ -540,7 +580,7 @@ def describe_changes(result: RewriteResult) -> list:
         if c.before is None and c.after is None:
             continue
         a, b = _diff_lines(c.before), _diff_lines(c.after)
-        diff = list(difflib.unified_diff(a, b, f"[{c.index}] {c.name} (before)", f"{c.name} (after)", lineterm="",
+        diff = list(difflib.unified_diff(a, b, (f"[{c.index}] " if c.index is not None else "") + f"{c.name} (before)", f"{c.name} (after)", lineterm="",
                                          n=1))
         if diff:
             items.append(Text("\n".join(diff)))

@@ -312,16 +312,32 @@ def _name_finder(ctx):
     in relocatable objects only those in the map's linked text section; the first in table order)."""
     shndx = ctx.section.link if (ctx.is_relocatable and ctx.section is not None) else None
     arm = ctx.machine == "arm"
-    if getattr(ctx, "symbols_pending", False) and hasattr(ctx.obj, "function_names"):
+    bad = {}
+    for per_table in (getattr(ctx.obj, "symbol_name_errors", None) or {}).values():
+        bad.update(per_table)
+    if not bad and getattr(ctx, "symbols_pending", False) and hasattr(ctx.obj, "function_names"):
         return ctx.obj.function_names(shndx, arm).get     # without a Symbol per symbol
-    names = {}
+    names, unnamed = {}, {}
     for s in ctx.symbols:
         if s.type != 2 or (shndx is not None and s.shndx != shndx):
             continue
         v = s.value & ~1 if arm else s.value
-        if v not in names:
+        if v in names or v in unnamed:
+            continue
+        if s.index in bad:
+            unnamed[v] = s.index          # its name cannot be read: no name, a warning when a map asks
+        else:
             names[v] = s.name
-    return names.get
+    if not unnamed:
+        return names.get
+
+    def get(v):
+        if v in unnamed:
+            i = unnamed[v]
+            ctx.warn(f"function at {v:#x}: symbol {i} cannot be named: {bad[i]}")
+            return None
+        return names.get(v)
+    return get
 
 
 def _relocated_words(ctx):
@@ -331,15 +347,28 @@ def _relocated_words(ctx):
     out = {}
     for r in ctx.relocations:
         sym = r.symbol
+        if sym is None and r.sym:
+            out[r.offset] = (None, r.sym)     # its symbol is past the table: the address is unknown
+            continue
         out[r.offset] = (sym.value if (sym is not None and sym.shndx and not sym.is_section) else 0, r.addend)
+    if not out:
+        why = ctx.relocations_error
+        out[None] = f"the relocations cannot be read ({why})" if why is not None else "there are no relocations"
     return out
 
 
 def _resolve(relocs, at, stored):
-    """The address an address word stands for: S + A (RELA), S + the stored word (REL)."""
+    """The address an address word stands for: S + A (RELA), S + the stored word (REL).  A relocatable
+    object's word without its relocation has no address (never the stored placeholder): an error there,
+    as llvm-readobj's."""
     r = relocs.get(at)
     if r is None:
-        return stored
+        why = relocs.get(None)
+        raise _Fail(f"no relocation for the function address at offset {at:#x}" + (f": {why}" if why else ""),
+                    at)
+    if r[0] is None:
+        raise _Fail(f"the relocation for the function address at offset {at:#x} refers to symbol {r[1]}, past "
+                    f"the end of its symbol table", at)
     return r[0] + (stored if r[1] is None else r[1])
 
 
@@ -968,6 +997,7 @@ class BBAddrMapCodec(Codec):
     description = "basic-block address maps (-fbasic-block-sections=labels / -basic-block-address-map), PGO analysis"
     sh_types = (SHT_LLVM_BB_ADDR_MAP_V0, SHT_LLVM_BB_ADDR_MAP)
     names = (".llvm_bb_addr_map",)
+    typed_names = True
 
     @classmethod
     def add_arguments(cls, parser):

@@ -3,6 +3,9 @@
 * type 0x6fff4c02 (LLVM <= 12): 16-byte entries ``{u32 from, u32 to, u64 weight}`` with symbol indices;
 * type 0x6fff4c09 (LLVM >= 13): 8-byte weights; relocation 2i (R_*_NONE) names the caller of edge i
   and relocation 2i+1 the callee, in ``.rel[a].llvm.call-graph-profile``.
+
+COFF ``.llvm.call-graph-profile`` and Mach-O ``__LLVM,__cg_profile`` keep the old 16-byte entries: u32 caller
+and u32 callee symbol-table indices (COFF: auxiliary records counted), u64 weight.
 """
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ from .._model import dataclass, field
 from ..binary import Reader, pack_uint
 from ..errors import DecodeError
 from .registry import Codec, Table, register
-from .support.symbols import SymbolRef, symbol_ref
+from .support.symbols import SymbolNamer, SymbolRef
 
 OLD_TYPE, NEW_TYPE = 0x6FFF4C02, 0x6FFF4C09
 
@@ -33,13 +36,24 @@ class CGProfileCodec(Codec):
     kind = "cg-profile"
     description = "call-graph profile: caller -> callee edge weights"
     sh_types = (OLD_TYPE, NEW_TYPE)
-    names = (".llvm.call-graph-profile",)
+    names = (".llvm.call-graph-profile", "__LLVM,__cg_profile")
+    formats = ("elf", "coff", "macho")
+    typed_names = True
 
     def decode(self, data, ctx):
         r = Reader(data, ctx.endian)
-        if ctx.section is not None and ctx.section.type == OLD_TYPE:
+        if ctx.format in ("coff", "macho"):
+            return self._decode_indices(r, ctx)
+        namer = SymbolNamer(ctx)
+        old = ctx.section is not None and ctx.section.type == OLD_TYPE
+        entsize = getattr(ctx.section, "entsize", 0) or 0
+        if entsize and entsize != (16 if old else 8):
+            ctx.warn(f"sh_entsize is {entsize}, expected {16 if old else 8}: entries read as "
+                     f"{16 if old else 8} bytes", None)
+        if old:
             edges = []
             while not r.at_end():
+                start = r.pos
                 try:
                     f = r.u32("caller symbol index")
                     t = r.u32("callee symbol index")
@@ -48,31 +62,64 @@ class CGProfileCodec(Codec):
                     exc.message = f"entry {len(edges)}: {exc.message} (16-byte entries)"
                     exc.partial = CallGraphProfile("symbol-indices", edges)
                     raise
-                for idx, what in ((f, "caller"), (t, "callee")):
-                    if ctx.symbols and idx >= len(ctx.symbols):
-                        raise DecodeError(f"entry {len(edges)}: {what} symbol index {idx} is past the symbol "
-                                          f"table ({len(ctx.symbols)} symbols)", offset=r.pos - 16,
-                                          partial=CallGraphProfile("symbol-indices", edges))
-                edges.append(CGEdge(symbol_ref(ctx.symbols, f), symbol_ref(ctx.symbols, t), w))
+                # an index past the table costs that name (a warning), not the section
+                edges.append(CGEdge(namer.ref(f, start, f"entry {len(edges)}: caller symbol"),
+                                    namer.ref(t, start + 4, f"entry {len(edges)}: callee symbol"), w))
             return CallGraphProfile("symbol-indices", edges)
         if len(data) % 8:
             raise DecodeError(f"size {len(data)} is not a multiple of 8 (expected one u64 weight per edge)",
-                              offset=len(data) - len(data) % 8)
+                              offset=len(data) - len(data) % 8,
+                              partial=CallGraphProfile("relocations", [
+                                  CGEdge(SymbolRef(None, None), SymbolRef(None, None), w)
+                                  for w in (r.u64("weight") for _ in range(len(data) // 8))]))
         weights = [r.u64("weight") for _ in range(len(data) // 8)]
         relocs = ctx.relocations
+        if ctx.relocations_error is not None:
+            ctx.warn(f"the relocations cannot be read ({ctx.relocations_error}): the edges have no symbols", 0)
         if not relocs:
-            # Linked output (or relocations stripped): the weights alone remain.
+            # Relocations stripped (or a linked file that kept the section): the weights alone remain.
+            if weights and ctx.relocations_error is None:
+                ctx.warn(f"{len(weights)} weights but no relocation section names their callers and callees", 0)
             return CallGraphProfile("relocations", [CGEdge(SymbolRef(None, None), SymbolRef(None, None), w)
                                                     for w in weights])
         if len(relocs) != 2 * len(weights):
-            raise DecodeError(f"{len(weights)} weights need {2 * len(weights)} relocations, the relocation "
-                              f"section has {len(relocs)}", offset=0)
+            # keep the pairs that can be paired: edge i takes relocations 2i and 2i+1 when both exist
+            ctx.warn(f"{len(weights)} weights need {2 * len(weights)} relocations, the relocation section "
+                     f"has {len(relocs)}: {min(len(relocs) // 2, len(weights))} edges paired", 0)
         edges = []
         for i, w in enumerate(weights):
-            a, b = relocs[2 * i], relocs[2 * i + 1]
-            edges.append(CGEdge(SymbolRef(a.sym, a.symbol.name if a.symbol else ""),
-                                SymbolRef(b.sym, b.symbol.name if b.symbol else ""), w))
+            if 2 * i + 1 < len(relocs):
+                a, b = relocs[2 * i], relocs[2 * i + 1]
+                edges.append(CGEdge(namer.reloc_ref(a, 8 * i, f"edge {i}: caller symbol"),
+                                    namer.reloc_ref(b, 8 * i, f"edge {i}: callee symbol"), w))
+            else:
+                edges.append(CGEdge(SymbolRef(None, None), SymbolRef(None, None), w))
         return CallGraphProfile("relocations", edges)
+
+    def _decode_indices(self, r, ctx):
+        """COFF and Mach-O: 16-byte entries of symbol-table indices (a COFF index counts auxiliary records)."""
+        by_index = {s.index: s for s in ctx.symbols}
+        edges = []
+        while not r.at_end():
+            start = r.pos
+            try:
+                f = r.u32("caller symbol index")
+                t = r.u32("callee symbol index")
+                w = r.u64("weight")
+            except DecodeError as exc:
+                exc.message = f"entry {len(edges)}: {exc.message} (16-byte entries)"
+                exc.partial = CallGraphProfile("symbol-indices", edges)
+                raise
+            refs = []
+            for idx, what in ((f, "caller"), (t, "callee")):
+                sym = by_index.get(idx)
+                if sym is None:
+                    raise DecodeError(f"entry {len(edges)}: {what} symbol index {idx} names no symbol "
+                                      f"({len(by_index)} symbols)", offset=start,
+                                      partial=CallGraphProfile("symbol-indices", edges))
+                refs.append(SymbolRef(idx, sym.name))
+            edges.append(CGEdge(refs[0], refs[1], w))
+        return CallGraphProfile("symbol-indices", edges)
 
     def encode(self, model, ctx):
         e = ctx.endian

@@ -18,6 +18,7 @@ class DeplibsCodec(Codec):
     description = "dependent libraries (#pragma comment(lib, ...))"
     sh_types = (0x6FFF4C04,)
     names = (".deplibs",)
+    typed_names = True
 
     def decode(self, data, ctx):
         libs, offs = split_nul_strings(data, "library name")

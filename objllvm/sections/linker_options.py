@@ -25,6 +25,7 @@ class LinkerOptionsCodec(Codec):
     description = "linker options requested by the object (!llvm.linker.options)"
     sh_types = (0x6FFF4C01,)
     names = (".linker-options",)
+    typed_names = True
 
     def decode(self, data, ctx):
         strings, offs = split_nul_strings(data, "linker option string")

@@ -16,6 +16,7 @@ from ..binary import Reader, pack_uint
 from ..errors import DecodeError, ObjllvmError, UsageError
 from .support.pc_layouts import (AuxField, Layout, feature_names, layout_for, parse_layout, pc_width_option)
 from .registry import Codec, Table, register
+from .support.symbols import SymbolNamer
 
 SHF_ALLOC, SHF_EXECINSTR = 0x2, 0x4
 SHN_LORESERVE = 0xFF00
@@ -195,6 +196,7 @@ class _Decoder:
             for x in ctx.relocations:
                 self.relocs.setdefault(x.offset, x)
         self.funcs = _funcs_for(self.obj, ctx.symbols, self.relocatable)
+        self.namer = SymbolNamer(ctx)
         self.sections = getattr(self.obj, "sections", []) or []
         self.mask = (1 << (8 * ctx.addr_size)) - 1
         self.base = self.sec.addr if self.sec is not None else 0
@@ -230,10 +232,13 @@ class _Decoder:
         addend = rel.addend if rel.addend is not None else stored
         sym = rel.symbol
         if sym is None:
+            if rel.sym:       # past its symbol table: the PC is unknown, a warning (the entry stays)
+                self.namer.reloc_ref(rel, off, f"entry {entry}: PC symbol")
             return PC(off, stored, addend, None, None, None, None, rname)
         if not 0 < sym.shndx < SHN_LORESERVE or sym.shndx >= len(self.sections):
             # Undefined (or absolute) symbol: name it, nothing more is known.
-            return PC(off, stored, None, None, None, sym.name or None, addend, rname)
+            return PC(off, stored, None, None, None, self.namer.reloc_ref(rel, off, f"entry {entry}: PC symbol").name
+                      or None, addend, rname)
         target = self.sections[sym.shndx]
         address = sym.value + addend
         if not 0 <= address < max(target.size, 1):

@@ -29,18 +29,44 @@ class SectionContext:
     symbols: list = field(default_factory=list)
     relocations: list = field(default_factory=list)
     options: dict = field(default_factory=dict)   # codec options from the CLI / API
+    # Problems that cost a value, not the section (an unnamed symbol, an unpaired weight): DecodeErrors
+    # with the offset in the section; decode_section gives them the file and section (Decoded.warnings).
+    warnings: list = field(default_factory=list)
+    # Why ``symbols`` / ``relocations`` are empty when the object could not read them (None: read fine).
+    symbols_error: object = None
+    relocations_error: object = None
+
+    def warn(self, message: str, offset: int | None = None) -> None:
+        """Record a warning: the value is kept (shown as unknown), the section still decodes."""
+        self.warnings.append(DecodeError(message, offset=offset))
 
     @classmethod
     def for_section(cls, obj, section, options=None) -> "SectionContext":
         # symbols: obj.symbols; an object that can check them without reading them all (ELF) has them
-        # read when a codec first asks (see symbols_pending), the errors still raised here
+        # read when a codec first asks (see symbols_pending), the errors still raised here.  A symbol table
+        # or relocation section that cannot be read costs the names and pairs, not the section: the
+        # context has none, and says why (symbols_error, relocations_error).
         check = getattr(obj, "check_symbols", None)
-        if check is not None:
-            check()
-        return cls(endian=obj.endian, addr_size=obj.addr_size, is_relocatable=obj.is_relocatable,
-                   file_type=obj.file_type, machine=obj.machine_name, format=obj.format, section=section,
-                   obj=obj, symbols=_FROM_OBJ if check is not None else obj.symbols,
-                   relocations=obj.relocations_for(section), options=dict(options or {}))
+        syms_error = rels_error = None
+        symbols = _FROM_OBJ if check is not None else None
+        try:
+            if check is not None:
+                check()
+            else:
+                symbols = obj.symbols
+        except ObjllvmError as exc:
+            syms_error, symbols = exc, []
+        try:
+            relocations = obj.relocations_for(section)
+        except ObjllvmError as exc:
+            rels_error, relocations = exc, []
+        ctx = cls(endian=obj.endian, addr_size=obj.addr_size, is_relocatable=obj.is_relocatable,
+                  file_type=obj.file_type, machine=obj.machine_name, format=obj.format, section=section,
+                  obj=obj, symbols=symbols, relocations=relocations, options=dict(options or {}),
+                  symbols_error=syms_error, relocations_error=rels_error)
+        if relocations and obj.format == "elf":
+            _check_relocation_entsize(ctx, obj, section)
+        return ctx
 
     @property
     def symbols_pending(self) -> bool:
@@ -50,6 +76,19 @@ class SectionContext:
 
 
 _FROM_OBJ = object()
+
+
+def _check_relocation_entsize(ctx, obj, section) -> None:
+    """A relocation section whose sh_entsize is not its type's entry size: read at the type's size (the
+    relocations still pair), with a warning (llvm-readobj refuses such relocations)."""
+    for rs in obj.relocation_sections_for(section):
+        want = {9: 8, 4: 12}.get(rs.type)                   # SHT_REL, SHT_RELA (ELF32); doubled for ELF64
+        if want is None:
+            continue
+        want *= 2 if obj.addr_size == 8 else 1
+        if rs.entsize and rs.entsize != want:
+            ctx.warn(f"relocation section [{rs.index}] {rs.name} has sh_entsize {rs.entsize}, expected {want}: "
+                     f"read as {want}-byte entries")
 
 
 def _get_symbols(self):
@@ -74,6 +113,9 @@ class Codec:
     names: tuple = ()              # section names recognised when the type does not decide
     formats: tuple = ("elf",)      # containers the codec applies to
     priority: int = 0              # among name matches, the higher wins
+    # ELF: the names are only meant with the types (LLVM writes them typed; lld and llvm-readobj look at the
+    # type alone): a named section of another type is decoded, flagged (Decoded.mistyped) and warned about.
+    typed_names: bool = False
 
     def matches_name(self, section, obj, options=None) -> bool:
         """Name-based recognition (after the type did not decide).  ``options`` are the dump options,
@@ -174,6 +216,9 @@ class Decoded:
     status: str                    # 'decoded', 'error', 'undecoded' (known type), 'unknown' (unknown LLVM type)
     model: object = None
     error: ObjllvmError | None = None
+    warnings: list = field(default_factory=list)   # located ObjllvmErrors: values lost, section kept
+    mistyped: bool = False         # recognised by name, but its ELF type contradicts the name (Codec.typed_names)
+    note: str = ""                 # why an LLVM section is not decoded (status 'undecoded')
 
 
 def decode_section(obj, section, options=None) -> Decoded:
@@ -182,26 +227,83 @@ def decode_section(obj, section, options=None) -> Decoded:
     from ..formats.elf import LLVM_SECTION_TYPES, is_llvm_type
     codec = find_codec(section, obj, options)
     if codec is None:
+        why = name_only_reason(section, obj)
+        if why is not None:
+            return Decoded(section, None, "undecoded", note=why)
         if is_llvm_type(section.type):
             return Decoded(section, None, "undecoded" if section.type in LLVM_SECTION_TYPES else "unknown")
         return Decoded(section, None, "unknown")
     loc = dict(file=obj.path, member=obj.member, section_index=section.index, section_name=section.name)
+    ctx = None
     try:
         ctx = SectionContext.for_section(obj, section, options)
         data = section.data()
         model = codec.decode(data, ctx)
-        return Decoded(section, codec, "decoded", model)
+        d = Decoded(section, codec, "decoded", model)
     except ObjllvmError as exc:
-        return Decoded(section, codec, "error", exc.partial, exc.located(**loc))
+        d = Decoded(section, codec, "error", exc.partial, exc.located(**loc))
     except RecursionError:
-        return Decoded(section, codec, "error", None,
-                       DecodeError("input nests too deeply", **loc))
+        d = Decoded(section, codec, "error", None, DecodeError("input nests too deeply", **loc))
+    if ctx is not None:
+        d.warnings = [w.located(**loc) for w in ctx.warnings]
+    if codec.typed_names and obj.format == "elf" and codec.sh_types and section.type not in codec.sh_types:
+        from ..formats.elf import section_type_name
+        d.mistyped = True
+        d.warnings.insert(0, DecodeError(
+            f"section type {section_type_name(section.type)} contradicts the name {section.name} (expected "
+            f"{' or '.join(section_type_name(t) for t in codec.sh_types)}): decoded by its name, but linkers and "
+            f"llvm-readobj ignore it", **loc))
+    return d
 
 
 def is_llvm_section(section, obj, options=None) -> bool:
-    """LLVM-specific: an LLVM section type, or a section a codec recognises."""
+    """LLVM-specific: an LLVM section type, a section a codec recognises, or one of the LLVM sections known by
+    name (:data:`NAME_ONLY`) that no codec decodes."""
     from ..formats.elf import is_llvm_type
-    return is_llvm_type(section.type) or find_codec(section, obj, options) is not None
+    return (is_llvm_type(section.type) or find_codec(section, obj, options) is not None
+            or name_only_reason(section, obj) is not None)
+
+
+# LLVM-specific sections with no SHT_LLVM type, known by name, that no codec of this version decodes: the
+# name (a trailing ``*``: a prefix) and why.  A codec that recognises one of these names takes precedence
+# (find_codec is asked first), so adding a codec for a kind needs no change here.  Names are matched as
+# ELF writes them, as Mach-O's section part (``__DATA,__llvm_prf_cnts`` -> ``__llvm_prf_cnts``) and as
+# COFF's name before ``$`` (``.lprfc$M`` -> ``.lprfc``).
+_PROFILE = ("instrumentation profile data (-fprofile-instr-generate) that the profile codec does not claim: read "
+            "by llvm-profdata on the .profraw a run writes")
+_COVERAGE = "coverage data (-fcoverage-mapping) that the coverage codec does not claim: read by llvm-cov"
+NAME_ONLY = (
+    ("__llvm_prf_*", _PROFILE), (".lprf*", _PROFILE), ("__llvm_orderfile", _PROFILE),
+    ("__llvm_covmap", _COVERAGE), ("__llvm_covfun", _COVERAGE), ("__llvm_covinit", _COVERAGE),
+    (".lcovmap", _COVERAGE), (".lcovfun", _COVERAGE), (".lcovinit", _COVERAGE),
+    (".llvm.rodata.offloading", "names of the offloading entries: shown by the offload-entries codec"),
+    (".pseudo_probe", "pseudo probes (-fpseudo-probe-for-profiling): read by llvm-profgen, not decoded"),
+    (".pseudo_probe_desc", "pseudo probe descriptors (-fpseudo-probe-for-profiling): not decoded"),
+    ("__sancov_*", "sanitizer coverage tables (-fsanitize-coverage): not decoded"),
+    ("sancov_*", "sanitizer coverage tables (-fsanitize-coverage): not decoded"),
+    (".sancov*", "sanitizer coverage tables (-fsanitize-coverage): not decoded"),
+    ("asan_globals", "ASan global descriptors: not decoded"),
+    ("__asan_globals", "ASan global descriptors: not decoded"),
+    ("__llvm_fs_discriminator__", "flow-sensitive discriminator marker: not decoded"),
+)
+_NAME_EXACT = {n: why for n, why in NAME_ONLY if not n.endswith("*")}
+_NAME_PREFIX = tuple((n[:-1], why) for n, why in NAME_ONLY if n.endswith("*"))
+
+
+def name_only_reason(section, obj) -> str | None:
+    """Why ``section`` is an LLVM section objllvm lists but does not decode (None: not such a section)."""
+    name = section.name or ""
+    if obj.format == "macho":
+        name = name.partition(",")[2] or name
+    elif obj.format == "coff":
+        name = name.partition("$")[0]
+    why = _NAME_EXACT.get(name)
+    if why is not None:
+        return why
+    for prefix, why in _NAME_PREFIX:
+        if name.startswith(prefix):
+            return why
+    return None
 
 
 def decode_file(path: str, kind: str, options=None) -> list:

@@ -5,7 +5,7 @@ from .._model import dataclass
 from ..binary import Reader, decode_text, encode_text, pack_uint
 from ..errors import DecodeError
 from .registry import Codec, Table, register
-from .support.symbols import SymbolRef, symbol_containing
+from .support.symbols import SymbolNamer, SymbolRef, symbol_containing
 
 
 @dataclass
@@ -22,6 +22,7 @@ class SympartCodec(Codec):
     description = "symbol partition: a partition name and the symbol placed in it"
     sh_types = (0x6FFF4C05,)
     names = (".llvm_sympart",)
+    typed_names = True
 
     def decode(self, data, ctx):
         r = Reader(data, ctx.endian)
@@ -34,11 +35,18 @@ class SympartCodec(Codec):
         rel = [x for x in ctx.relocations if x.offset == word_off]
         if rel:
             x = rel[0]
-            sym = SymbolRef(x.sym, x.symbol.name if x.symbol else None)
+            sym = SymbolNamer(ctx).reloc_ref(x, word_off)
             addend = x.addend if x.addend is not None else word
-            address = (x.symbol.value if x.symbol else 0) + addend
-        elif ctx.relocations:
-            raise DecodeError(f"no relocation at offset {word_off:#x} for the symbol address", offset=word_off)
+            # an unknown symbol leaves the address unknown (never its addend alone)
+            address = (x.symbol.value + addend) if x.symbol is not None else None
+        elif ctx.relocations or (ctx.is_relocatable and ctx.relocations_error is not None):
+            why = f" (the relocations cannot be read: {ctx.relocations_error})" if ctx.relocations_error else ""
+            raise DecodeError(f"no relocation at offset {word_off:#x} for the symbol address{why}",
+                              offset=word_off, partial=SymbolPartition(name, SymbolRef(None, None), word, None))
+        elif ctx.is_relocatable:
+            # a relocatable object's word is a placeholder (0 in RELA): without its relocation, no address
+            ctx.warn(f"no relocation gives the symbol address at offset {word_off:#x}", word_off)
+            sym, address = SymbolRef(None, None), None
         else:
             s = symbol_containing(ctx.symbols, word)
             sym = SymbolRef(s.index, s.name) if s else SymbolRef(None, None)

@@ -1,0 +1,2 @@
+#pragma comment(lib, "m")
+int main(void) { return 0; }

@@ -1,0 +1,167 @@
+"""Nothing left behind (issue #16): real `objllvm` processes killed while they write.
+
+A small driver runs the command line in a child process with the write slowed down at one point (the data half
+written), says so on stdout, and waits; the test then sends a real signal.  SIGTERM must remove the temporary file
+as Ctrl-C does; with the unnamed temporary file (O_TMPFILE, Linux) not even SIGKILL leaves a name behind.  The
+named fallback is run too: it shows the test can see a temporary file when there is one.  A full disk (a file
+size limit, RLIMIT_FSIZE) during `extract` leaves no empty output directory."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import ROOT, TESTDATA
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="signals and O_TMPFILE as on Linux")
+
+DRIVER = r"""
+import os, sys, time
+sys.path.insert(0, {root!r})
+from objllvm import atomicio, cli
+mode, stall = sys.argv[1], float(sys.argv[2])
+if mode == "named":
+    atomicio._unnamed_ok = False          # the fallback: a named temporary file
+real = atomicio._write_all
+def slow(fd, data):
+    os.write(fd, b"half written")
+    print("WRITING", flush=True)
+    time.sleep(stall)
+    os.lseek(fd, 0, 0)
+    real(fd, data)
+atomicio._write_all = slow
+sys.exit(cli.main(sys.argv[3:]))
+"""
+
+
+def _start(tmp_path, mode, args, stall=60.0):
+    drv = tmp_path / "driver.py"
+    drv.write_text(DRIVER.format(root=str(ROOT)))
+    p = subprocess.Popen([sys.executable, str(drv), mode, str(stall), *map(str, args)], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    line = p.stdout.readline()
+    assert line.startswith("WRITING"), (line, p.stderr.read() if p.poll() is not None else "")
+    return p
+
+
+def _temporaries(d):
+    return sorted(n for n in os.listdir(d) if n.startswith(".objllvm-"))
+
+
+def _unnamed_supported(d) -> bool:
+    try:
+        fd = os.open(d, getattr(os, "O_TMPFILE", 0) | os.O_WRONLY, 0o600)
+    except (OSError, AttributeError):
+        return False
+    os.close(fd)
+    return bool(getattr(os, "O_TMPFILE", 0))
+
+
+def _input(tmp_path):
+    src = TESTDATA / "real-files" / "prog-appended.elf"
+    inp = tmp_path / "in.elf"
+    inp.write_bytes(src.read_bytes())
+    return inp
+
+
+@pytest.mark.parametrize("mode", ["unnamed", "named"])
+def test_sigterm_during_rewrite_removes_the_temporary_file(tmp_path, mode):
+    if mode == "unnamed" and not _unnamed_supported(tmp_path):
+        pytest.skip("this file system refuses O_TMPFILE")
+    out = tmp_path / "out"
+    out.mkdir()
+    p = _start(tmp_path, mode, ["rewrite", _input(tmp_path), "-o", out / "o.elf"])
+    try:
+        during = _temporaries(out)
+        # the named fallback has a visible temporary file now; the unnamed one has none at all
+        assert (len(during) == 1) == (mode == "named"), during
+        p.send_signal(signal.SIGTERM)
+        rc = p.wait(timeout=30)
+    finally:
+        p.kill()
+    err = p.stderr.read()
+    assert rc == 130 and "interrupted" in err, (rc, err)
+    assert os.listdir(out) == [], "temporary file or output left behind"
+
+
+def test_sigkill_during_rewrite_leaves_no_named_file(tmp_path):
+    if not _unnamed_supported(tmp_path):
+        pytest.skip("this file system refuses O_TMPFILE: the named fallback cannot survive SIGKILL")
+    out = tmp_path / "out"
+    out.mkdir()
+    p = _start(tmp_path, "unnamed", ["rewrite", _input(tmp_path), "-o", out / "o.elf"])
+    p.send_signal(signal.SIGKILL)
+    assert p.wait(timeout=30) == -signal.SIGKILL
+    assert os.listdir(out) == []
+
+
+def test_sigkill_in_place_keeps_the_input(tmp_path):
+    if not _unnamed_supported(tmp_path):
+        pytest.skip("this file system refuses O_TMPFILE")
+    inp = _input(tmp_path)
+    before = inp.read_bytes()
+    p = _start(tmp_path, "unnamed", ["rewrite", "--in-place", "--remove", ".comment", inp])
+    p.send_signal(signal.SIGKILL)
+    p.wait(timeout=30)
+    assert inp.read_bytes() == before and _temporaries(tmp_path) == []
+
+
+def test_rewrite_finishes_normally_through_the_unnamed_file(tmp_path):
+    """The same driver without a signal: the output is complete (the write goes on after the pause)."""
+    out = tmp_path / "o.elf"
+    p = _start(tmp_path, "unnamed", ["rewrite", _input(tmp_path), "-o", out], stall=0.1)
+    assert p.wait(timeout=60) == 0, p.stderr.read()
+    assert out.read_bytes() == (TESTDATA / "real-files" / "prog-appended.elf").read_bytes()
+    assert _temporaries(tmp_path) == []
+
+
+@pytest.mark.parametrize("mode", ["unnamed", "named"])
+def test_sigterm_during_extract_leaves_nothing(tmp_path, mode):
+    if mode == "unnamed" and not _unnamed_supported(tmp_path):
+        pytest.skip("this file system refuses O_TMPFILE")
+    out = tmp_path / "x"
+    # the writes run in worker threads: the pause is short, the main thread takes the signal and cleans up once
+    # the workers are done
+    p = _start(tmp_path, mode, ["extract", TESTDATA / "elf" / "embed.o", "-o", out], stall=2.0)
+    try:
+        p.send_signal(signal.SIGTERM)
+        rc = p.wait(timeout=60)
+    finally:
+        p.kill()
+    err = p.stderr.read()
+    assert rc == 130 and "interrupted" in err, (rc, err)
+    assert not out.exists(), os.listdir(out)
+
+
+def _limit_file_size():
+    import resource
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)     # a write past the limit fails (EFBIG) instead
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
+
+
+def test_extract_on_a_full_disk_leaves_no_output_directory(tmp_path):
+    out = tmp_path / "x"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    p = subprocess.run([sys.executable, "-m", "objllvm", "extract", str(TESTDATA / "elf" / "embed.o"), "-o", str(out)],
+                       capture_output=True, text=True, env=env, preexec_fn=_limit_file_size, timeout=60)
+    assert p.returncode == 1 and "cannot write" in p.stderr, p.stderr
+    assert not out.exists()
+    assert [n for n in os.listdir(tmp_path) if n.startswith(".objllvm-")] == []
+    # an existing directory is left where it was, emptied of what this call wrote
+    out.mkdir()
+    (out / "keep.txt").write_text("mine")
+    p = subprocess.run([sys.executable, "-m", "objllvm", "extract", str(TESTDATA / "elf" / "embed.o"), "-o", str(out)],
+                       capture_output=True, text=True, env=env, preexec_fn=_limit_file_size, timeout=60)
+    assert p.returncode == 1 and sorted(os.listdir(out)) == ["keep.txt"]
+
+
+def test_signal_handlers_come_back(tmp_path):
+    from objllvm.atomicio import atomic_write
+    before = signal.getsignal(signal.SIGTERM)
+    atomic_write(str(tmp_path / "f"), b"x")
+    assert signal.getsignal(signal.SIGTERM) is before and (tmp_path / "f").read_bytes() == b"x"
+    time.sleep(0)
