@@ -21,6 +21,19 @@ def add_arguments(p):
                    help="write a basic-block cluster file for clang -fbasic-block-sections=list=OUT.txt")
     p.add_argument("--min-share", type=float, default=0.005, metavar="F",
                    help="functions with at least this share of the mapped samples get a cluster (0.005)")
+    p.add_argument("--layout", choices=("ext-tsp", "heaviest-path"), default="ext-tsp",
+                   help="block order in the clusters: ext-TSP on estimated edge counts (default), or the "
+                        "heaviest path from the entry")
+    p.add_argument("--cfg", action="store_true",
+                   help="also write each function's estimated block and edge counts (v1 'g' lines, clang >= 22: "
+                        "-mllvm -pgo-analysis-map-emit-bb-sections-cfg puts them in the rebuilt binary's map)")
+    p.add_argument("--clone-paths", action="store_true",
+                   help="with branch stacks: clone small join blocks along their second incoming edge "
+                        "(v1 'p' lines, clang >= 22)")
+    p.add_argument("--function-order", metavar="OUT.txt",
+                   help="write a function order (C3 call-chain clustering) for lld --symbol-ordering-file=OUT.txt")
+    p.add_argument("--order", choices=("c3", "hotness"), default="c3",
+                   help="function order algorithm for --function-order (c3)")
     p.add_argument("--no-branches", action="store_true", help="ignore branch stacks (LBR)")
     g = p.add_argument_group("many recordings")
     g.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
@@ -74,11 +87,26 @@ def run(args) -> int:
     if args.save_profile:
         atomic_write(args.save_profile, raw.dumps().encode())
     clusters = None
+    if (args.cfg or args.clone_paths) and not args.clusters:
+        raise UsageError("--cfg and --clone-paths add to the cluster file: give --clusters OUT.txt too")
     if args.clusters:
-        clusters = cl.build_clusters(prof, min_share=args.min_share)
+        clusters = cl.build_clusters(prof, min_share=args.min_share, layout=args.layout, cfg=args.cfg,
+                                     clone_paths=args.clone_paths)
         cl.write_clusters(args.clusters, clusters,
                           comment=f"objllvm perf-map {args.binary} {prof.source}: {prof.mapped_samples} samples "
-                                  f"mapped\nuse: clang -fbasic-block-sections=list={args.clusters}")
+                                  f"mapped, {args.layout} layout\nuse: clang -fbasic-block-sections=list="
+                                  f"{args.clusters}")
+    order = None
+    if args.function_order:
+        from ..perf import layout as lay
+        order, arcs, relocated = lay.order_for_binary(prof, args.binary, algorithm=args.order)
+        if args.order == "c3" and not relocated:
+            prof.warnings.append("no relocations for the text (link with -Wl,--emit-relocs): no call arcs, the "
+                                 "function order is by density alone")
+        atomic_write(args.function_order, lay.function_order_text(
+            order, comment=f"objllvm perf-map {args.binary} {prof.source}: {args.order} order of "
+                           f"{len(order)} sampled functions ({len(arcs)} call arcs)\nuse: ld.lld "
+                           f"--symbol-ordering-file={args.function_order}").encode())
     for w in prof.warnings:
         report_warning(w)
     if args.json:
@@ -89,6 +117,8 @@ def run(args) -> int:
             d["clusters"] = {"file": args.clusters, "functions": [
                 {"function": c.function, "blocks": c.block_ids, "samples": c.samples, "edges": c.edge_source}
                 for c in clusters]}
+        if order is not None:
+            d["function_order"] = {"file": args.function_order, "algorithm": args.order, "functions": order}
         render_json(d)
         return 0
     pct = lambda n: f"{100 * prof.share(n):.2f}%"  # noqa: E731
@@ -142,6 +172,9 @@ def run(args) -> int:
     if skipped:
         items.append(Text("records read past (not needed for the mapping): "
                           + ", ".join(f"{k} {v}" for k, v in skipped.items())))
+    if order is not None:
+        items.append(Text(f"Function order ({args.order}) written to {args.function_order}: {len(order)} "
+                          f"functions, first: {', '.join(order[:5])}"))
     if prof.unknown_records:
         items.append(Text(f"skipped {prof.unknown_records} records of unknown type"))
     render_text(items)

@@ -6,6 +6,17 @@ clang-19 reads two versions of that file (llvm/lib/CodeGen/BasicBlockSectionsPro
 objllvm writes ``v1``; ``#`` lines are comments.  The blocks of one ``c`` line are placed together, in order, in
 the function's hot section; blocks not listed go to the function's ``.cold`` part.
 
+clang-22 reads two more ``v1`` line kinds, which objllvm writes when it has the data:
+
+* ``p A B C ...``: clone the path ``B C ...`` along the edge ``A -> B``; the clones are then named ``B.1``,
+  ``C.1`` (``.2`` for a block's second clone...) in the ``c`` lines.  Written from branch stacks only: samples of
+  the instruction pointer say nothing about which path reached a block.
+* ``g SRC:COUNT,SUCC:COUNT,... SRC:COUNT,...``: the function's CFG profile, a block count and its outgoing
+  edge counts per source block.  With ``-mllvm -pgo-analysis-map-emit-bb-sections-cfg`` (and
+  ``-mllvm -pgo-analysis-map=...``) clang-22 copies these counts into the PGO analysis map of the rebuilt
+  binary as its post-link frequencies (``PostLinkCfg`` feature), where ``llvm-readobj-22 --bb-addr-map`` shows
+  them.
+
 Order of the hot blocks of a function: start at the entry block, then repeatedly follow the heaviest edge to a hot
 block not yet placed (the heaviest path).  Edge weights come, in that order of preference, from branch stacks
 (taken + fall-through counts), from the PGO analysis map (block frequency x branch probability), else from the
@@ -14,15 +25,18 @@ path ends, the next hot block after it in address order continues it.
 """
 from __future__ import annotations
 
-from .._model import dataclass
+from .._model import dataclass, field
 
 
 @dataclass
 class Cluster:
     function: str
-    block_ids: list
+    block_ids: list           # ints, or "id.clone" strings for cloned blocks
     samples: int
     edge_source: str          # 'branch stacks' / 'pgo analysis map' / 'layout'
+    counts: dict = field(default_factory=dict)        # block id -> count (the ``g`` line), optional
+    edges: dict = field(default_factory=dict)         # (from id, to id) -> count (the ``g`` line), optional
+    clone_paths: list = field(default_factory=list)   # [[from id, id, ...]] (``p`` lines), optional
 
 
 def function_edges(fn, profile=None, block_samples=None):
@@ -87,9 +101,37 @@ def order_blocks(fn, block_samples: dict, edges: dict, *, edges_are_counts: bool
     return placed
 
 
-def build_clusters(profile, *, min_share: float = 0.005, min_samples: int = 1) -> list:
+def build_clusters(profile, *, min_share: float = 0.005, min_samples: int = 1, layout: str = "heaviest-path",
+                   cfg: bool = False, clone_paths: bool = False) -> list:
     """One :class:`Cluster` per hot function of ``profile`` (functions with at least ``min_share`` of the
-    mapped samples and ``min_samples`` samples), hottest first."""
+    mapped samples and ``min_samples`` samples), hottest first.
+
+    ``layout``: ``'heaviest-path'`` (this module: follow the heaviest edge from the entry) or ``'ext-tsp'``
+    (:mod:`objllvm.perf.layout`: estimated edge counts, ext-TSP chain merging).  ``cfg``: keep the counts for a
+    ``g`` line.  ``clone_paths``: with branch stacks, clone small join blocks along their second-heaviest
+    incoming edge (``p`` lines)."""
+    if layout not in ("heaviest-path", "ext-tsp"):
+        raise ValueError(f"unknown layout {layout!r}")
+    if layout == "ext-tsp" or cfg or clone_paths:
+        from . import layout as lay
+        total = profile.mapped_samples or 1
+        out = []
+        for fp in profile.functions:
+            if fp.samples < min_samples or fp.samples / total < min_share or not fp.function.name:
+                continue
+            fl = lay.layout_function(fp.function, fp.blocks, profile,
+                                     algorithm="ext-tsp" if layout == "ext-tsp" else "address")
+            ids = fl.block_ids
+            if layout == "heaviest-path":
+                edges, _src = function_edges(fp.function, profile, fp.blocks)
+                ids = order_blocks(fp.function, fp.blocks, edges, edges_are_counts=_src == "branch stacks")
+            c = Cluster(fp.function.name, ids, fp.samples, fl.edge_source)
+            if cfg:
+                c.counts, c.edges = cfg_counts(fl)
+            if clone_paths and fl.edge_source == "branch stacks":
+                add_clone_paths(c, fp.function, fl)
+            out.append(c)
+        return out
     total = profile.mapped_samples or 1
     out = []
     for fp in profile.functions:
@@ -101,20 +143,106 @@ def build_clusters(profile, *, min_share: float = 0.005, min_samples: int = 1) -
     return out
 
 
+COUNT_SCALE = 100   # g-line counts: estimated executions per block x 100, rounded
+
+
+def cfg_counts(fl) -> tuple:
+    """``(counts, edges)`` as integers for a ``g`` line from a :class:`~objllvm.perf.layout.FunctionLayout`."""
+    edges = {e: int(round(w * COUNT_SCALE)) for e, w in fl.weights.items() if w > 0}
+    edges = {e: w for e, w in edges.items() if w > 0}
+    out_sum, in_sum = {}, {}
+    for (a, b), w in edges.items():
+        out_sum[a] = out_sum.get(a, 0) + w
+        in_sum[b] = in_sum.get(b, 0) + w
+    # a block runs at least as often as its edges say (the estimates of both sides are averaged)
+    counts = {b: max(int(round(c * COUNT_SCALE)), out_sum.get(b, 0), in_sum.get(b, 0))
+              for b, c in fl.counts.items()}
+    return {b: c for b, c in counts.items() if c > 0}, edges
+
+
+def add_clone_paths(c: Cluster, fn, fl, *, max_size: int = 64, min_share: float = 0.2) -> None:
+    """Clone each small join block ``J`` of ``c`` along its second-heaviest measured incoming edge ``P -> J``
+    (when that edge carries ``min_share`` of ``J``'s inflow and ``P`` is in the hot layout), and place the
+    clone ``J.1`` right after ``P``: ``P`` then falls through into its own copy of ``J``."""
+    by_id = {b.id: b for b in fn.blocks}
+    entry = fn.ranges[0].blocks[0].id if fn.ranges and fn.ranges[0].blocks else None
+    preds = {}
+    for (a, b), w in fl.weights.items():
+        if a != b:
+            preds.setdefault(b, []).append((w, a))
+    order = list(c.block_ids)
+    cloned = set()
+    for j, ps in sorted(preds.items()):
+        blk = by_id.get(j)
+        if (blk is None or j == entry or blk.size > max_size or blk.is_eh_pad or blk.has_indirect_branch
+                or len(ps) < 2 or j not in order):
+            continue
+        ps.sort(reverse=True)
+        w2, p2 = ps[1]
+        if w2 < min_share * sum(w for w, _ in ps) or p2 not in order or p2 in cloned or j in cloned:
+            continue
+        # the clone only helps if P does not already fall through into J
+        if order.index(p2) + 1 < len(order) and order[order.index(p2) + 1] == j:
+            continue
+        c.clone_paths.append([p2, j])
+        order.insert(order.index(p2) + 1, f"{j}.1")
+        cloned.update((p2, j))
+    c.block_ids = order
+
+
 def cluster_text(clusters, *, comment: str | None = None) -> str:
-    """The v1 cluster file clang-19 accepts with ``-fbasic-block-sections=list=FILE``."""
+    """The v1 cluster file clang accepts with ``-fbasic-block-sections=list=FILE`` (``p`` and ``g`` lines
+    only when the clusters carry clone paths or counts: clang-19 rejects ``g``)."""
     lines = ["v1"]
     if comment:
         lines.extend(f"# {c}" for c in comment.splitlines())
     for c in clusters:
         lines.append(f"f {c.function}")
+        for path in c.clone_paths:
+            lines.append("p " + " ".join(str(i) for i in path))
         lines.append("c " + " ".join(str(i) for i in c.block_ids))
+        if c.counts or c.edges:
+            succ = {}
+            for (a, b), w in sorted(c.edges.items()):
+                succ.setdefault(a, []).append(f"{b}:{w}")
+            nodes = sorted(set(c.counts) | set(succ))
+            lines.append("g " + " ".join(",".join([f"{a}:{c.counts.get(a, 0)}", *succ.get(a, [])])
+                                         for a in nodes))
     return "\n".join(lines) + "\n"
 
 
 def write_clusters(path: str, clusters, *, comment: str | None = None, force: bool = True) -> None:
     from ..atomicio import atomic_write
     atomic_write(path, cluster_text(clusters, comment=comment).encode(), force=force)
+
+
+def _bbid(s: str):
+    return int(s) if "." not in s else s
+
+
+def parse_profile_text(text: str) -> dict:
+    """``{function: {"clusters": [[ids]], "paths": [[ids]], "counts": {id: n}, "edges": {(a, b): n}}}`` from a
+    v1 file (ids are ints, cloned blocks ``"id.clone"`` strings)."""
+    out, cur = {}, None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#") or line == "v1":
+            continue
+        kind, _, rest = line.partition(" ")
+        if kind == "f":
+            cur = out.setdefault(rest.split()[0], {"clusters": [], "paths": [], "counts": {}, "edges": {}})
+        elif kind == "c":
+            cur["clusters"].append([_bbid(x) for x in rest.split()])
+        elif kind == "p":
+            cur["paths"].append([int(x) for x in rest.split()])
+        elif kind == "g":
+            for node in rest.split():
+                parts = [p.split(":") for p in node.split(",")]
+                src = _bbid(parts[0][0])
+                cur["counts"][src] = int(parts[0][1])
+                for b, n in parts[1:]:
+                    cur["edges"][(src, _bbid(b))] = int(n)
+    return out
 
 
 def parse_cluster_text(text: str) -> dict:
@@ -133,5 +261,5 @@ def parse_cluster_text(text: str) -> dict:
             cur = line[2:].split()[0]
             out[cur] = []
         elif line.startswith("c "):
-            out[cur].append([int(x) for x in line[2:].split()])
+            out[cur].append([_bbid(x) for x in line[2:].split()])
     return out

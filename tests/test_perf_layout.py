@@ -1,0 +1,396 @@
+"""Code layout from samples: ext-TSP block order, C3 function order, call arcs, the v1 profile lines of clang-22.
+
+* ext-TSP and C3 are checked on crafted graphs against brute force (every order of a tiny graph).
+* On testdata/perf-layout/interp (clang-22, PGO analysis map, relocations kept), an execution is simulated on
+  the CFG that ``llvm-readobj-22`` reports, with branch probabilities of its own (not the compiler's): the
+  samples (and, for path cloning, branch stacks) of a synthetic perf.data come from that walk, so the true edge
+  counts are known and the layout is scored on them.
+* Call arcs are compared with the calls ``llvm-objdump-22`` disassembles.
+* clang-22 reads every line kind written (``c``, ``p``, ``g``): the program is rebuilt with the file, runs with
+  the same output, and ``llvm-readobj-22 --bb-addr-map`` shows the clusters and the ``g`` counts as post-link
+  frequencies.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import re
+import subprocess
+from collections import Counter
+
+import pytest
+
+from conftest import TESTDATA, need_tool, run_objllvm
+from objllvm.perf import clusters as cl
+from objllvm.perf import layout as lay
+from objllvm.perf.mapping import profile
+from objllvm.perf.writer import PerfDataWriter, sample_type_bits
+
+INTERP = TESTDATA / "perf-layout" / "interp"
+SRC = TESTDATA / "src" / "perf-layout" / "interp.c"
+BASE = 0x555555554000
+
+
+# -- ext-TSP on crafted graphs ----------------------------------------------------------------------------------
+def random_graph(rng, n, m):
+    sizes = {b: rng.choice([2, 5, 8, 16, 40, 100, 300, 700]) for b in range(n)}
+    edges = [(rng.randrange(n), rng.randrange(n), rng.choice([1, 2, 5, 10, 50, 100])) for _ in range(m)]
+    return sizes, edges
+
+
+def test_score_counts_fall_throughs_and_near_jumps():
+    sizes = {0: 10, 1: 20, 2: 30}
+    # 0 falls through into 1; 1 -> 0 jumps back 30 bytes (from the end of 1 to the start of 0);
+    # 0 -> 2 jumps forward over 1 (20 bytes).
+    s = lay.ext_tsp_score([0, 1, 2], sizes, [(0, 1, 7), (1, 0, 3), (0, 2, 5)])
+    want = 7 * 1.0 + 3 * 0.1 * (1 - 30 / 640) + 5 * 0.1 * (1 - 20 / 1024)
+    assert s == pytest.approx(want)
+    far = {0: 10, 1: 5000, 2: 10}
+    assert lay.ext_tsp_score([0, 1, 2], far, [(0, 2, 5), (2, 0, 5)]) == 0.0
+
+
+def test_ext_tsp_against_brute_force():
+    rng = random.Random(20)
+    ratios = []
+    for _ in range(200):
+        n = rng.randint(2, 7)
+        sizes, edges = random_graph(rng, n, rng.randint(1, 2 * n))
+        blocks = list(range(n))
+        got = lay.ext_tsp_order(blocks, sizes, edges, 0)
+        assert sorted(got) == blocks and got[0] == 0           # a permutation, the entry first
+        s = lay.ext_tsp_score(got, sizes, edges)
+        _best, opt = lay.best_order_brute_force(blocks, sizes, edges, 0)
+        assert s <= opt + 1e-9
+        assert s + 1e-9 >= lay.ext_tsp_score(blocks, sizes, edges)   # never worse than the input order
+        ratios.append(s / opt if opt else 1.0)
+    optimal = sum(r > 1 - 1e-9 for r in ratios) / len(ratios)
+    assert optimal >= 0.9, optimal
+    assert sum(ratios) / len(ratios) >= 0.98
+
+
+def test_ext_tsp_recovers_a_hidden_path():
+    """Blocks shuffled, heavy edges along a hidden path from the entry, light noise edges: every path edge
+    becomes a fall-through."""
+    rng = random.Random(7)
+    for _ in range(50):
+        n = rng.randint(3, 12)
+        path = [0] + rng.sample(range(1, n), n - 1)
+        sizes = {b: rng.randint(1, 200) for b in range(n)}
+        heavy = [(a, b, rng.randint(100, 1000)) for a, b in zip(path, path[1:])]
+        noise = [(rng.randrange(n), rng.randrange(n), rng.randint(1, 5)) for _ in range(n)]
+        got = lay.ext_tsp_order(list(range(n)), sizes, heavy + noise, 0)
+        assert got == path
+        if n <= 7:
+            _best, opt = lay.best_order_brute_force(list(range(n)), sizes, heavy + noise, 0)
+            assert lay.ext_tsp_score(got, sizes, heavy + noise) >= sum(w for _, _, w in heavy) - 1e-9
+            assert lay.ext_tsp_score(got, sizes, heavy + noise) <= opt + 1e-9
+
+
+def test_ext_tsp_isolated_blocks_and_self_loops():
+    sizes = {0: 4, 1: 4, 2: 4, 3: 4}
+    got = lay.ext_tsp_order([0, 1, 2, 3], sizes, [(2, 2, 100), (0, 3, 10)], 0)
+    assert sorted(got) == [0, 1, 2, 3] and got[:2] == [0, 3]
+
+
+# -- C3 on crafted graphs ---------------------------------------------------------------------------------------
+def test_c3_call_chain_is_contiguous():
+    funcs = {"main": (10, 100), "a": (500, 200), "b": (400, 100), "c": (300, 50), "cold": (1, 3000)}
+    arcs = {("main", "a"): 10, ("a", "b"): 400, ("b", "c"): 300, ("main", "cold"): 1}
+    order = lay.c3_order(funcs, arcs)
+    assert sorted(order) == sorted(funcs)
+    i = order.index("a")
+    assert order[i:i + 3] == ["a", "b", "c"]
+    assert order[-1] == "cold"
+
+
+def test_c3_respects_the_cluster_size_limit():
+    funcs = {"a": (100, 3000), "b": (90, 3000)}
+    assert lay.c3_order(funcs, {("a", "b"): 90}, max_cluster=4096) == ["a", "b"]   # by density, not merged
+    assert lay.c3_order(funcs, {("b", "a"): 90}, max_cluster=4096) == ["a", "b"]
+    assert lay.c3_order(funcs, {("b", "a"): 90}, max_cluster=1 << 20) == ["b", "a"]   # a joins its caller
+
+
+def test_c3_against_brute_force_call_distance():
+    """On tiny graphs whose call arcs form one chain from the hottest function down, C3's order is as short in
+    total weighted call distance (caller's end to callee's start) as the best of all orders."""
+    rng = random.Random(3)
+    for _ in range(100):
+        n = rng.randint(2, 6)
+        names = [f"f{i}" for i in range(n)]
+        funcs = {f: (rng.randint(1, 100), rng.randint(16, 400)) for f in names}
+        hot = sorted(names, key=lambda f: (-funcs[f][0], f))
+        # each function (but the hottest) called by the next hotter one
+        arcs = {(hot[i - 1], hot[i]): rng.randint(1, 50) for i in range(1, n)}
+        order = lay.c3_order(funcs, arcs)
+        assert sorted(order) == sorted(names)
+        best = min(lay.call_distance(p, funcs, arcs) for p in itertools.permutations(names))
+        assert lay.call_distance(order, funcs, arcs) <= best + 1e-9
+
+
+# -- the interp program: a simulated run on its real CFG ----------------------------------------------------------
+def readobj_map(path):
+    tool = need_tool("llvm-readobj-22")
+    j = json.loads(subprocess.check_output([tool, "--bb-addr-map", "--elf-output-style=JSON", str(path)]))
+    out = {}
+    for f in j[0]["BBAddrMap"]:
+        fn = f["Function"]
+        blocks = []
+        for r in fn["BB Ranges"]:
+            for e in r["BB Entries"]:
+                blocks.append(dict(id=e["ID"], start=r["Base Address"] + e["Offset"], size=e["Size"],
+                                   ft=e["CanFallThrough"]))
+        pgo = fn.get("PGO analyses", {}).get("PGO BB entries", [])
+        succ = {b["id"]: [s["ID"] for s in p.get("Successors", [])] for b, p in zip(blocks, pgo)}
+        post = {b["id"]: p.get("PostLink Frequency") for b, p in zip(blocks, pgo)}
+        post_edges = {(b["id"], s["ID"]): s.get("PostLink Probability") for b, p in zip(blocks, pgo)
+                      for s in p.get("Successors", [])}
+        out[fn["Name"]] = dict(blocks=blocks, succ=succ, ranges=[[e["ID"] for e in r["BB Entries"]]
+                                                                  for r in fn["BB Ranges"]],
+                               post=post, post_edges=post_edges)
+    return out
+
+
+def elf_text(path):
+    from elftools.elf.elffile import ELFFile
+    with open(path, "rb") as f:
+        e = ELFFile(f)
+        text = [s for s in e.iter_segments() if s["p_type"] == "PT_LOAD" and s["p_flags"] & 1][0]
+        seg = dict(vaddr=text["p_vaddr"], offset=text["p_offset"], memsz=text["p_memsz"])
+        bid = next(iter(e.get_section_by_name(".note.gnu.build-id").iter_notes()))["n_desc"]
+    return seg, bytes.fromhex(bid)
+
+
+def simulate(fmap, name, rng, walks=300, max_steps=400):
+    """Walk ``name``'s CFG with branch probabilities drawn here (skewed, not the compiler's); returns the
+    visits per block, the true edge counts and the walks' block sequences."""
+    f = fmap[name]
+    probs = {}
+    for b, ss in f["succ"].items():
+        ws = [rng.random() ** 3 for _ in ss]
+        t = sum(ws) or 1
+        probs[b] = [w / t for w in ws]
+    entry = f["ranges"][0][0]
+    visits, edges, seqs = Counter(), Counter(), []
+    for _ in range(walks):
+        b, seq = entry, [entry]
+        visits[b] += 1
+        for _ in range(max_steps):
+            ss = f["succ"].get(b) or []
+            if not ss:
+                break
+            nxt = rng.choices(ss, probs[b])[0]
+            edges[(b, nxt)] += 1
+            visits[nxt] += 1
+            seq.append(nxt)
+            b = nxt
+        seqs.append(seq)
+    return visits, edges, seqs
+
+
+def write_samples(path, fmap, name, visits, seqs=None):
+    """IP samples: each visit of a block leaves size/4 samples spread over it (time ~ instructions); with
+    ``seqs``, each walk also leaves one sample carrying its last 16 taken branches."""
+    seg, bid = elf_text(INTERP)
+    blocks = {b["id"]: b for b in fmap[name]["blocks"]}
+    w = PerfDataWriter(sample_type_bits("IP", "TID", "BRANCH_STACK") if seqs else None)
+    start = BASE + (seg["vaddr"] & ~0xFFF)
+    length = (seg["vaddr"] + seg["memsz"] - (seg["vaddr"] & ~0xFFF) + 0xFFF) & ~0xFFF
+    w.mmap2(7, 7, start, length, seg["offset"] & ~0xFFF, str(INTERP), build_id=bid)
+    for b, n in sorted(visits.items()):
+        blk = blocks[b]
+        for k in range(n * max(1, blk["size"] // 4) // 8):
+            w.sample(BASE + blk["start"] + (k * 4) % blk["size"], 7, branches=[] if seqs else None)
+    by_addr = sorted(blocks.values(), key=lambda x: x["start"])
+    nxt = {a["id"]: b["id"] for a, b in zip(by_addr, by_addr[1:]) if a["ft"]}
+    for seq in seqs or ():
+        taken = [(BASE + blocks[a]["start"] + blocks[a]["size"] - 1, BASE + blocks[b]["start"])
+                 for a, b in zip(seq, seq[1:]) if nxt.get(a) != b]
+        if taken:
+            last = blocks[seq[-1]]
+            w.sample(BASE + last["start"], 7, branches=list(reversed(taken[-16:])))
+    path.write_bytes(w.to_bytes())
+
+
+@pytest.fixture(scope="module")
+def interp_run(tmp_path_factory):
+    fmap = readobj_map(INTERP)
+    visits, edges, seqs = simulate(fmap, "run", random.Random(11))
+    path = tmp_path_factory.mktemp("layout") / "interp.data"
+    write_samples(path, fmap, "run", visits)
+    return dict(fmap=fmap, visits=visits, edges=edges, seqs=seqs, path=path)
+
+
+def test_estimated_edges_follow_the_cfg_and_improve_the_true_score(interp_run):
+    fmap, true_edges = interp_run["fmap"], interp_run["edges"]
+    prof = profile(str(INTERP), str(interp_run["path"]))
+    fp = prof.function("run")
+    assert fp is not None and prof.functions[0].name == "run"
+    fl = lay.layout_function(fp.function, fp.blocks, prof)
+    assert fl.edge_source == "pgo analysis map"
+    static = {(a, s) for a, ss in fmap["run"]["succ"].items() for s in ss}
+    assert set(fl.weights) <= static                     # only edges of the compiler's CFG
+    assert all(w >= 0 for w in fl.weights.values())
+    # Every block the walk visited often is hot (in the cluster); the entry is first.
+    top = max(interp_run["visits"].values())
+    often = {b for b, v in interp_run["visits"].items() if v >= 0.05 * top}
+    assert often <= set(fl.block_ids)
+    assert fl.block_ids[0] == fmap["run"]["ranges"][0][0]
+    # Scored on the true edge counts, the layout beats the compiler's order of the same hot blocks.
+    sizes = {b["id"]: b["size"] for b in fmap["run"]["blocks"]}
+    truth = [(a, b, w) for (a, b), w in true_edges.items()]
+    by_addr = [b["id"] for b in sorted(fmap["run"]["blocks"], key=lambda b: b["start"]) if b["id"] in fl.block_ids]
+    assert lay.ext_tsp_score(fl.block_ids, sizes, truth) > lay.ext_tsp_score(by_addr, sizes, truth)
+
+
+def objdump_calls(path):
+    """{(caller, callee)} of the direct calls and jumps to functions llvm-objdump-22 disassembles."""
+    tool = need_tool("llvm-objdump-22")
+    out = subprocess.check_output([tool, "-d", "--no-show-raw-insn", str(path)], text=True)
+    calls, cur = set(), None
+    for line in out.splitlines():
+        m = re.match(r"^[0-9a-f]+ <([^>]+)>:$", line)
+        if m:
+            cur = m.group(1)
+            continue
+        m = re.search(r"\s(call|jmp)q?\s+(?:0x)?[0-9a-f]+ <([^+>@]+)>$", line)
+        if m and cur and m.group(2) != cur:
+            calls.add((cur, m.group(2)))
+    return calls
+
+
+def test_call_arcs_match_objdump(tmp_path):
+    fmap = readobj_map(INTERP)
+    # samples in every block of every function: every call site counts
+    visits = Counter()
+    seg, bid = elf_text(INTERP)
+    w = PerfDataWriter()
+    start = BASE + (seg["vaddr"] & ~0xFFF)
+    length = (seg["vaddr"] + seg["memsz"] - (seg["vaddr"] & ~0xFFF) + 0xFFF) & ~0xFFF
+    w.mmap2(7, 7, start, length, seg["offset"] & ~0xFFF, str(INTERP), build_id=bid)
+    for f in fmap.values():
+        for b in f["blocks"]:
+            w.sample(BASE + b["start"], 7)
+            visits[b["id"]] += 1
+    path = tmp_path / "all.data"
+    path.write_bytes(w.to_bytes())
+    prof = profile(str(INTERP), str(path))
+    order, arcs, relocated = lay.order_for_binary(prof, str(INTERP))
+    assert relocated
+    mapped = set(fmap)
+    want = {(a, b) for a, b in objdump_calls(INTERP) if a in mapped and b in mapped}
+    assert want and set(arcs) == want
+    assert sorted(order) == sorted(f.name for f in prof.functions)
+
+
+# -- clang-22 reads what objllvm writes ------------------------------------------------------------------------------
+def rebuild(tmp_path, prof_file, *extra):
+    clang = need_tool("clang-22")
+    exe = tmp_path / "interp-laid-out"
+    b = subprocess.run([clang, "-O2", "-fbasic-block-address-map", "-mllvm", "-pgo-analysis-map=bb-freq,br-prob",
+                        "-ffunction-sections", f"-fbasic-block-sections=list={prof_file}", *extra,
+                        "-fuse-ld=lld", "-Wl,--emit-relocs", str(SRC), "-o", str(exe)],
+                       capture_output=True, text=True)
+    assert b.returncode == 0, b.stderr
+    want = subprocess.run([str(INTERP), "300"], capture_output=True, text=True).stdout
+    assert want and subprocess.run([str(exe), "300"], capture_output=True, text=True).stdout == want
+    return exe, b.stderr
+
+
+def test_clang22_reads_clusters_and_cfg_lines(interp_run, tmp_path):
+    prof = profile(str(INTERP), str(interp_run["path"]))
+    clusters = cl.build_clusters(prof, min_share=0.0, layout="ext-tsp", cfg=True)
+    path = tmp_path / "prof.txt"
+    cl.write_clusters(str(path), clusters)
+    parsed = cl.parse_profile_text(path.read_text())
+    assert parsed["run"]["counts"] and parsed["run"]["edges"]
+    exe, err = rebuild(tmp_path, path, "-mllvm", "-pgo-analysis-map-emit-bb-sections-cfg")
+    assert "warning" not in err
+    got = readobj_map(exe)
+    for name, p in parsed.items():
+        assert got[name]["ranges"][0] == p["clusters"][0], name       # the hot part is the cluster, in order
+        # the g line's counts are the post-link frequencies of the rebuilt map
+        for b, n in p["counts"].items():
+            assert got[name]["post"][b] == n, (name, b)
+        for e, n in p["edges"].items():
+            if e in got[name]["post_edges"]:
+                assert got[name]["post_edges"][e] == n, (name, e)
+        assert set(p["edges"]) <= set(got[name]["post_edges"])
+    # blocks without a count read back as zero
+    run_post = got["run"]["post"]
+    assert all(run_post[b] == 0 for b in run_post if b not in parsed["run"]["counts"])
+
+
+def test_clang22_clones_paths_from_branch_stacks(tmp_path):
+    fmap = readobj_map(INTERP)
+    visits, _edges, seqs = simulate(fmap, "run", random.Random(5))
+    path = tmp_path / "lbr.data"
+    write_samples(path, fmap, "run", visits, seqs)
+    prof = profile(str(INTERP), str(path))
+    assert prof.branch_samples > 0
+    clusters = cl.build_clusters(prof, min_share=0.0, layout="ext-tsp", clone_paths=True)
+    run = next(c for c in clusters if c.function == "run")
+    assert run.edge_source == "branch stacks"
+    assert run.clone_paths, "the walk should give a join block two hot predecessors"
+    for a, b in run.clone_paths:
+        assert b in fmap["run"]["succ"][a]                        # a real edge of the CFG
+        assert run.block_ids.index(f"{b}.1") == run.block_ids.index(a) + 1
+    prof_file = tmp_path / "prof.txt"
+    cl.write_clusters(str(prof_file), clusters)
+    assert re.search(r"^p \d+ \d+$", prof_file.read_text(), re.M)
+    exe, err = rebuild(tmp_path, prof_file)
+    assert "warning" not in err                                    # clang applied every clone
+    got = readobj_map(exe)
+    hot = got["run"]["ranges"][0]
+    # the hot part has one block per cluster entry: the clones are real blocks (same ID as their original)
+    assert len(hot) == len(run.block_ids)
+    for _a, b in run.clone_paths:
+        assert hot.count(b) == 2
+
+
+def test_cli_writes_function_order_lld_reads(interp_run, tmp_path):
+    order_file = tmp_path / "order.txt"
+    prof_file = tmp_path / "prof.txt"
+    code, out, err = run_objllvm("perf-map", INTERP, interp_run["path"], "--clusters", prof_file, "--cfg",
+                                 "--function-order", order_file, "--min-share", "0")
+    assert code == 0, err
+    assert f"written to {order_file}" in out and "emit-relocs" not in err
+    names = [ln for ln in order_file.read_text().splitlines() if ln and not ln.startswith("#")]
+    prof = profile(str(INTERP), str(interp_run["path"]))
+    assert sorted(names) == sorted(f.name for f in prof.functions)
+    code, out, err = run_objllvm("perf-map", INTERP, interp_run["path"], "--cfg")
+    assert code != 0 and "--clusters" in err
+    exe, err = rebuild(tmp_path, prof_file, f"-Wl,--symbol-ordering-file={order_file}",
+                       "-Wl,--warn-symbol-ordering")
+    assert "symbol ordering" not in err
+    nm = need_tool("llvm-nm-22")
+    addr = {}
+    for line in subprocess.check_output([nm, str(exe)], text=True).splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] in "tT":
+            addr[parts[2]] = int(parts[0], 16)
+    starts = [addr[n] for n in names]
+    assert starts == sorted(starts)                               # lld placed them in that order
+
+
+def test_function_order_without_relocations_says_so(tmp_path):
+    """testdata/perf/loop.pie was linked without --emit-relocs: the order is written, with a warning."""
+    loop = TESTDATA / "perf" / "loop.pie"
+    from elftools.elf.elffile import ELFFile
+    with open(loop, "rb") as f:
+        e = ELFFile(f)
+        text = [s for s in e.iter_segments() if s["p_type"] == "PT_LOAD" and s["p_flags"] & 1][0]
+        funcs = [s for s in e.get_section_by_name(".symtab").iter_symbols()
+                 if s["st_info"]["type"] == "STT_FUNC" and s.name in ("checksum", "mix")]
+    w = PerfDataWriter()
+    w.mmap2(3, 3, BASE + (text["p_vaddr"] & ~0xFFF), 0x10000, text["p_offset"] & ~0xFFF, str(loop))
+    for s in funcs:
+        w.sample(BASE + s["st_value"], 3)
+    data = tmp_path / "loop.data"
+    data.write_bytes(w.to_bytes())
+    out = tmp_path / "order.txt"
+    code, _out, err = run_objllvm("perf-map", loop, data, "--function-order", out)
+    assert code == 0, err
+    assert "--emit-relocs" in err
+    names = [ln for ln in out.read_text().splitlines() if ln and not ln.startswith("#")]
+    assert sorted(names) == sorted(s.name for s in funcs)
