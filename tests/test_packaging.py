@@ -11,7 +11,7 @@ from conftest import ROOT
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 IMPORT_NAMES = {"pyyaml": "yaml", "dask": "distributed"}   # distribution -> module imported, where they differ
-OPTIONAL = {"fleet"}                        # extras of features a command enables with an option
+OPTIONAL = {"fleet", "fast"}                # extras: a feature an option enables, or a speed-up used when present
 
 
 def _dist_name(req: str) -> str:
@@ -39,8 +39,8 @@ def _third_party_imports() -> dict[str, set[str]]:
 
 
 def test_runtime_dependencies_are_exactly_what_the_package_imports():
-    """Every runtime dependency is imported; every import is a runtime dependency or (imported only when a
-    command's option asks for it) in one of the OPTIONAL extras."""
+    """Every runtime dependency is imported; every import is a runtime dependency or in one of the OPTIONAL
+    extras (imported only when a command's option asks for it, or only when installed)."""
     deps = {IMPORT_NAMES.get(d, d) for d in map(_dist_name, PYPROJECT["project"]["dependencies"])}
     extras = PYPROJECT["project"]["optional-dependencies"]
     optional = {IMPORT_NAMES.get(d, d) for e in OPTIONAL for d in map(_dist_name, extras[e])}
