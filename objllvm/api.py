@@ -72,14 +72,14 @@ class ObjectDump:
         return [d.error for d in self.sections if d.error is not None]
 
     @property
-    def warnings(self) -> list:
+    def warnings(self) -> list[ObjllvmError]:
         """What cost a value but not a section (an unnamed symbol, an unpaired weight), in section order."""
         return [w for d in self.sections for w in d.warnings]
 
     @property
-    def problems(self) -> list:
+    def problems(self) -> list[tuple[str, ObjllvmError]]:
         """``("warning" | "error", ObjllvmError)`` in section order: each section's warnings, then its error."""
-        out = []
+        out: list[tuple[str, ObjllvmError]] = []
         for d in self.sections:
             out.extend(("warning", w) for w in d.warnings)
             if d.error is not None:
@@ -117,13 +117,14 @@ def dump(path: str, kinds: Iterable[str] | None = None, options: Options | None 
     Parts that cannot be read at all are :class:`~objllvm.errors.ObjllvmError` values in the list; errors
     inside one section stay in that section's :class:`~objllvm.sections.registry.Decoded`."""
     out: list[DumpItem] = []
-    last = None
+    last: ObjectDump | None = None
     for o in iter_objects(path):
         if isinstance(o, ObjllvmError):
             # a broken section header of the object just dumped: said once, by that section's entry when it
             # is one of the dumped sections
             if last is not None and o.section_index is not None and any(
-                    d.section.index == o.section_index and d.error is not None for d in last.sections):
+                    cast("Section", d.section).index == o.section_index and d.error is not None
+                    for d in last.sections):
                 continue
             out.append(o)
         else:
