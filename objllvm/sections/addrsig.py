@@ -58,8 +58,6 @@ class AddrsigCodec(Codec):
         if ctx.format == "macho":
             return AddressSignificance([SymbolRef(x.sym, x.symbol.name if x.symbol else None)
                                         for x in ctx.relocations], placeholder=bytes(data))
-        if ctx.format == "coff":
-            return self._decode_coff(data, ctx)
         r = Reader(data, ctx.endian)
         # a stale table (sh_link not the symbol table) keeps its indices, its names are not looked up: not an
         # error, as lld and llvm-readobj go on
@@ -75,26 +73,6 @@ class AddrsigCodec(Codec):
                 raise
             out.append(ref(idx, start))     # an unnamed symbol is a warning: the entry stays
         return AddressSignificance(out, stale)
-
-    def _decode_coff(self, data, ctx):
-        by_index = {s.index: s for s in ctx.symbols}
-        limit = getattr(ctx.obj, "number_of_symbols", None)
-        r = Reader(data, ctx.endian)
-        out = []
-        while not r.at_end():
-            start = r.pos
-            try:
-                idx = r.uleb("symbol index", max_bits=32)
-            except DecodeError as exc:
-                exc.partial = AddressSignificance(out)
-                raise
-            sym = by_index.get(idx)
-            if sym is None:
-                what = (f"past the symbol table ({limit} records)" if limit is not None and idx >= limit
-                        else "not a symbol (an auxiliary record)")
-                raise DecodeError(f"symbol index {idx} is {what}", offset=start, partial=AddressSignificance(out))
-            out.append(SymbolRef(idx, sym.name))
-        return AddressSignificance(out)
 
     def encode(self, model, ctx):
         if model.placeholder is not None:

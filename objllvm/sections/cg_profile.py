@@ -42,11 +42,11 @@ class CGProfileCodec(Codec):
 
     def decode(self, data, ctx):
         r = Reader(data, ctx.endian)
-        if ctx.format in ("coff", "macho"):
-            return self._decode_indices(r, ctx)
         namer = SymbolNamer(ctx)
-        old = ctx.section is not None and ctx.section.type == OLD_TYPE
-        entsize = getattr(ctx.section, "entsize", 0) or 0
+        # 16-byte entries of symbol indices: ELF before LLVM 13, COFF and Mach-O (a COFF index counts
+        # auxiliary records)
+        old = ctx.format in ("coff", "macho") or ctx.section is not None and ctx.section.type == OLD_TYPE
+        entsize = (getattr(ctx.section, "entsize", 0) or 0) if ctx.format == "elf" else 0
         if entsize and entsize != (16 if old else 8):
             ctx.warn(f"sh_entsize is {entsize}, expected {16 if old else 8}: entries read as "
                      f"{16 if old else 8} bytes", None)
@@ -95,31 +95,6 @@ class CGProfileCodec(Codec):
             else:
                 edges.append(CGEdge(SymbolRef(None, None), SymbolRef(None, None), w))
         return CallGraphProfile("relocations", edges)
-
-    def _decode_indices(self, r, ctx):
-        """COFF and Mach-O: 16-byte entries of symbol-table indices (a COFF index counts auxiliary records)."""
-        by_index = {s.index: s for s in ctx.symbols}
-        edges = []
-        while not r.at_end():
-            start = r.pos
-            try:
-                f = r.u32("caller symbol index")
-                t = r.u32("callee symbol index")
-                w = r.u64("weight")
-            except DecodeError as exc:
-                exc.message = f"entry {len(edges)}: {exc.message} (16-byte entries)"
-                exc.partial = CallGraphProfile("symbol-indices", edges)
-                raise
-            refs = []
-            for idx, what in ((f, "caller"), (t, "callee")):
-                sym = by_index.get(idx)
-                if sym is None:
-                    raise DecodeError(f"entry {len(edges)}: {what} symbol index {idx} names no symbol "
-                                      f"({len(by_index)} symbols)", offset=start,
-                                      partial=CallGraphProfile("symbol-indices", edges))
-                refs.append(SymbolRef(idx, sym.name))
-            edges.append(CGEdge(refs[0], refs[1], w))
-        return CallGraphProfile("symbol-indices", edges)
 
     def encode(self, model, ctx):
         e = ctx.endian

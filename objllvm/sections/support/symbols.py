@@ -47,6 +47,7 @@ class SymbolNamer:
     def __init__(self, ctx):
         self.ctx = ctx
         self._symbols = None
+        self._by_index = None
 
     @property
     def symbols(self) -> list:
@@ -77,20 +78,34 @@ class SymbolNamer:
             return f"{what}: the symbol table cannot be read ({err.message})"
         return f"{what}: there is no symbol table"
 
+    def _table(self) -> dict | None:
+        """index -> symbol when indices are not positions in the list (COFF: auxiliary records take indices
+        of their own), else None."""
+        if self._by_index is None:
+            syms = self.symbols
+            positional = all(s.index == i for i, s in enumerate(syms))
+            self._by_index = False if positional else {s.index: s for s in syms}
+        return self._by_index or None
+
     def ref(self, index: int, offset: int | None = None, what: str = "symbol") -> SymbolRef:
         syms = self.symbols
         if not syms:
             self.ctx.warn(self._no_table(f"{what} index {index}"), offset)
             return SymbolRef(index, None)
-        if not 0 <= index < len(syms):
-            self.ctx.warn(f"{what} index {index} is past the end of the symbol table ({len(syms)} symbols)",
-                          offset)
+        table = self._table()
+        limit = getattr(self.ctx.obj, "number_of_symbols", None) if table is not None else len(syms)
+        if table is not None and index not in table and (limit is None or 0 <= index < limit):
+            self.ctx.warn(f"{what} index {index} is not a symbol (an auxiliary record)", offset)
+            return SymbolRef(index, None)
+        if table is None and not 0 <= index < len(syms) or table is not None and index not in table:
+            self.ctx.warn(f"{what} index {index} is past the end of the symbol table "
+                          f"({limit if limit is not None else len(syms)} symbols)", offset)
             return SymbolRef(index, None)
         why = self._bad_names().get(index)
         if why is not None:
             self.ctx.warn(f"{what} index {index}: cannot read its name: {why}", offset)
             return SymbolRef(index, None)
-        return SymbolRef(index, syms[index].name)
+        return SymbolRef(index, (syms[index] if table is None else table[index]).name)
 
     def reloc_ref(self, rel, offset: int | None = None, what: str = "symbol") -> SymbolRef:
         """The symbol of relocation ``rel`` (``rel.symbol`` is None when its index was past its table)."""
