@@ -42,19 +42,13 @@ def test_noop_rewrite_is_byte_identical_on_every_elf_file_and_member():
             assert rw.rewrite_bytes(data, [], str(p))[0] == data, p
 
 
-# Known: a section that defines a symbol other than its section symbol (an instrumented object's
-# __llvm_covfun sections hold __covrec_*, each the signature of the COMDAT group around it).
-# llvm-objcopy drops such symbols and the COMDAT groups left empty; ElfWriter refuses ("the symbol would
-# dangle").  Strict xfail: it flips when the writer learns to drop them.
-_DEFINES_SYMBOLS = pytest.mark.xfail(strict=True, reason="ElfWriter refuses to drop symbols defined in a removed "
-                                     "section (llvm-objcopy drops them and the emptied COMDAT groups)")
-
-
-# Known: removing an instrumented object's __llvm_covmap (which has a section symbol) from a file with
-# .llvm_addrsig, llvm-objcopy-19 writes .llvm_addrsig with sh_link 0; ElfWriter keeps the link (and the
-# symbol's index, nulled).  Seen only there so far (not in elf/cg-profile-ld-r.o, say): marked only there.
-_ADDRSIG_LINK = pytest.mark.xfail(strict=True, reason="llvm-objcopy-19 clears .llvm_addrsig's sh_link when it drops "
-                                  "a removed section's section symbol; ElfWriter keeps it")
+# A section that defines a symbol other than its section symbol (an instrumented object's __llvm_covfun
+# sections hold __covrec_*, each the signature of the COMDAT group around it): in a relocatable object the
+# writer drops those symbols (and the groups left empty), as llvm-objcopy does, renumbering the symbol table.
+# .llvm_addrsig: llvm-objcopy (19 and 22 alike) leaves its indices as they were (now stale) and sets its sh_link
+# to 0 ("do not trust me"; lld's --icf=safe then ignores it).  The writer renumbers the list instead -- the
+# dropped symbols leave it -- and keeps the link: compared by the symbols it names, not with objcopy's bytes.
+SHT_LLVM_ADDRSIG = 0x6FFF4C03
 
 
 def _cases():
@@ -64,16 +58,10 @@ def _cases():
         if data[:4] != b"\x7fELF":
             continue
         o = ElfFile(data, str(p))
-        defining = {x.shndx for x in o.symbols if x.type != 3 and 0 < x.shndx < 0xFF00}
-        sectioned = {x.shndx for x in o.symbols if x.type == 3}
-        addrsig = any(t.type == 0x6FFF4C03 for t in o.sections)
         for s in api.llvm_sections(o):
             if not s.flags & 2:
                 same_name = [t.index for t in o.sections if t.name == s.name]
-                marks = [_DEFINES_SYMBOLS] if defining.intersection(same_name) else \
-                    [_ADDRSIG_LINK] if addrsig and s.name == "__llvm_covmap" and sectioned.intersection(same_name) \
-                    else []
-                out.append(pytest.param(p, s.index, id=f"{p.parent.name}/{p.name}[{s.index}]{s.name}", marks=marks))
+                out.append(pytest.param(p, s.index, id=f"{p.parent.name}/{p.name}[{s.index}]{s.name}"))
     return out
 
 
@@ -91,10 +79,37 @@ def _view(path):
     # objcopy drops an SHT_SYMTAB_SHNDX no longer needed and the section symbols of removed sections (we
     # keep the table, and turn those symbols into null local symbols so no symbol index moves).
     secs = [(s.name, s.type, s.flags, s.addr, s.link and o.sections[s.link].name, s.entsize) + content(s)
+            if s.type != SHT_LLVM_ADDRSIG else (s.name, s.type, s.flags, s.addr, s.entsize)
             for s in o.sections[1:] if s.type != 18]
     syms = sorted((x.name, x.value, x.size, x.type, x.bind, x.other, x.shndx) for x in o.symbols
                   if (x.name, x.type, x.shndx) != ("", 0, 0))
     return secs, syms
+
+
+def _uleb_list(b: bytes) -> list:
+    out, x, shift = [], 0, 0
+    for c in b:
+        x |= (c & 0x7F) << shift
+        shift += 7
+        if not c & 0x80:
+            out.append(x)
+            x, shift = 0, 0
+    assert shift == 0, "truncated ULEB128"
+    return out
+
+
+def _addrsig_names(o) -> list | None:
+    """(name, type, section name) of each symbol .llvm_addrsig lists, or None without one (or a stale one)."""
+    sigs = [s for s in o.sections if s.type == SHT_LLVM_ADDRSIG]
+    if not sigs:
+        return None
+    (s,) = sigs
+    if not s.link:
+        return None         # a stale table (after ld -r or objcopy): the writer leaves it as it is
+    assert o.sections[s.link].type == 2, "sh_link is the symbol table"
+    syms = o.symbols
+    return [(syms[k].name, syms[k].type, o.sections[syms[k].shndx].name if 0 < syms[k].shndx < 0xFF00 else
+             syms[k].shndx) for k in _uleb_list(s.data())]
 
 
 @pytest.mark.parametrize("path,index", _cases())
@@ -114,7 +129,9 @@ def test_remove_each_llvm_section_like_objcopy(tmp_path, path, index):
     dst = tmp_path / "ours"
     dst.write_bytes(out)
     new = ElfFile(out, str(dst))
-    assert len(new.sections) == len(o.sections) - len(removed)
+    emptied = [i for i in range(len(o.sections)) if w.is_removed(i) and i not in removed]    # groups left empty
+    assert all(o.sections[i].type == 17 for i in emptied)
+    assert len(new.sections) == len(o.sections) - len(removed) - len(emptied)
     for s in new.sections:          # every section still reads (and decodes, for the LLVM ones)
         s.data()
     # The LLVM sections decode as they did in the input (an input error, e.g. SHT_CREL relocations, stays).
@@ -125,8 +142,16 @@ def test_remove_each_llvm_section_like_objcopy(tmp_path, path, index):
     p = subprocess.run([objcopy, f"--remove-section={name}", str(path), str(ref)], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     assert _view(dst) == _view(ref)
-    assert_same_except(readobj(path), readobj(dst), removed={o.sections[i].name for i in removed},
-                       resized={s.name for s in o.sections if s.type == 17})       # groups lose members
+    # .llvm_addrsig names what it named, less the symbols of the removed sections; LLVM reads it cleanly
+    gone = {o.sections[i].name for i in removed}
+    before = _addrsig_names(o)
+    if before is not None and name != ".llvm_addrsig":
+        assert _addrsig_names(new) == [x for x in before if x[2] not in gone]
+        r = subprocess.run([need_tool("llvm-readobj-22"), "--addrsig", str(dst)], capture_output=True, text=True)
+        assert r.returncode == 0 and "warning" not in r.stderr.lower(), r.stderr
+    dropped = any(x.type != 3 and 0 < x.shndx < 0xFF00 and o.sections[x.shndx].name in gone for x in o.symbols)
+    assert_same_except(readobj(path), readobj(dst), removed=gone, dropped_symbols=dropped, dropped_groups=len(emptied),
+                       resized={s.name for s in o.sections if s.type in (17, SHT_LLVM_ADDRSIG)})  # groups lose members
 
 
 def test_extended_numbering_and_symtab_shndx(tmp_path):

@@ -47,6 +47,8 @@ SHF_INFO_LINK = 0x40
 SHF_LINK_ORDER = 0x80
 SHF_EXCLUDE = 0x80000000
 STT_SECTION = 3
+_SHT_LLVM_ADDRSIG = 0x6FFF4C03
+_SHT_LLVM_CG_PROFILE_OLD = 0x6FFF4C02      # LLVM <= 12: {u32 from, u32 to, u64 weight} by symbol index
 MIN_ALIGN_CAP = 1 << 16      # sh_addralign up to this (or up to the input's size) is honoured when placing
 _REL_TYPES = frozenset((SHT_REL, SHT_RELA, SHT_CREL))
 _SYMTAB_TYPES = frozenset((SHT_SYMTAB, SHT_DYNSYM))
@@ -495,6 +497,10 @@ class ElfWriter:
                 if info & 0xF == STT_SECTION:
                     neutral.append(k)
                     continue
+                if self.elf.is_relocatable:
+                    # a relocatable object: the symbols of the removed sections go, if nothing kept uses them
+                    self._drop_symbols(si, new, removed, data, st, column, ext, shndx_sec)
+                    return
                 name = self._symbol_name(si, nm)
                 raise self._err(f"symbol {name!r} (index {k}) is defined in section [{real}] {self.name(real)}, "
                                 f"which would be removed (refused: the symbol would dangle)", real)
@@ -519,10 +525,162 @@ class ElfWriter:
                 out[k * st.size:(k + 1) * st.size] = bytes(st.size)
                 if ext is not None and 4 * k + 4 <= len(ext):
                     self._u32.pack_into(ext, 4 * k, 0)
+            # .llvm_addrsig lists no symbol of a removed section: the nulled ones leave it (no index moves)
+            sigs = [i for i in range(1, n) if not rm[i] and links[i] == si and self.cols[_TYPE][i] == _SHT_LLVM_ADDRSIG]
+            if sigs:
+                mapping = list(range(nsyms))
+                for k in neutral:
+                    mapping[k] = -1
+                for i in sigs:
+                    b = self._renumbered_addrsig(i, mapping, nsyms)
+                    if b != self._plain(i):
+                        self._store(i, b)
         if out is not None:
             self._store(si, bytes(out))
         if ext is not None and bytes(ext) != self._plain(shndx_sec):
             self._store(shndx_sec, bytes(ext))
+
+    def _drop_symbols(self, si, new, removed, data, st, column, ext, shndx_sec):
+        """Symbol table ``si`` of a relocatable object without the symbols defined in removed sections (section
+        symbols too): the kept ones renumbered in order (locals stay first; sh_info is the new first global),
+        with every kept user of symbol indices rewritten -- REL/RELA relocations, SHT_SYMTAB_SHNDX, group
+        signatures, .llvm_addrsig (the dropped symbols leave it) and the LLVM <= 12 call-graph profile.  A dropped
+        symbol that a kept relocation, group or call-graph edge uses is refused, as are kept SHT_CREL relocations
+        on this table (this writer does not rewrite them)."""
+        rm = self._removed
+        n = len(rm)
+        e = self.elf.endian
+        size = st.size
+        nsyms = len(column)
+        types, links, infos = self.cols[_TYPE], self.cols[_LINK], self.cols[_INFO]
+        # The section of every symbol (through SHT_SYMTAB_SHNDX when extended); 0 where none.
+        real = list(column)
+        if SHN_XINDEX in column and ext is not None:
+            for k in [k for k, x in enumerate(column) if x == SHN_XINDEX]:
+                real[k] = self._u32.unpack_from(ext, 4 * k)[0] if 4 * k + 4 <= len(ext) else 0
+        for k, x in enumerate(column):
+            if x >= SHN_LORESERVE and x != SHN_XINDEX:
+                real[k] = 0
+        drop = [k for k in range(1, nsyms) if real[k] in removed]
+        dropped = set(drop)
+        users = [i for i in range(1, n) if not rm[i] and links[i] == si]
+
+        def refuse(k, how, where):
+            nm = st.unpack_from(data, k * size)[0]
+            raise self._err(f"symbol {self._symbol_name(si, nm)!r} (index {k}) is defined in section [{real[k]}] "
+                            f"{self.name(real[k])}, which would be removed, but {how} [{where}] {self.name(where)} "
+                            f"uses it (refused: the symbol would dangle)", real[k])
+        # Old index -> new index (dropped ones: -1).
+        mapping = [0] * nsyms
+        at = 0
+        for k in range(nsyms):
+            if k in dropped:
+                mapping[k] = -1
+            else:
+                mapping[k] = at
+                at += 1
+        rel_edits = {}
+        for i in users:
+            t = types[i]
+            if t == SHT_CREL:
+                raise self._err(f"symbols defined in removed sections would have to go, and this writer cannot "
+                                f"renumber the symbols of SHT_CREL relocations (refused; first such symbol: index "
+                                f"{drop[0]})", i)
+            if t in (SHT_REL, SHT_RELA):
+                rst = struct.Struct(e + (("QQq" if t == SHT_RELA else "QQ") if self.is64 else
+                                         ("IIi" if t == SHT_RELA else "II")))
+                shift, mask = (32, 0xFFFFFFFF) if self.is64 else (8, 0xFF)
+                b = self._plain(i)
+                rows = list(rst.iter_unpack(b[:len(b) // rst.size * rst.size]))
+                syms = [v[1] >> shift for v in rows]
+                hit = dropped.intersection(syms)
+                if hit:
+                    refuse(min(hit), "kept relocation section", i)
+                if any(mapping[x] != x for x in syms if x < nsyms):
+                    out = bytearray(b)
+                    for r, v in enumerate(rows):
+                        x = v[1] >> shift
+                        if x < nsyms and mapping[x] != x:
+                            rst.pack_into(out, r * rst.size, v[0], (mapping[x] << shift) | (v[1] & mask), *v[2:])
+                    rel_edits[i] = bytes(out)
+            elif t == SHT_GROUP:
+                sig = infos[i]
+                if sig in dropped:
+                    refuse(sig, "the signature of kept group", i)
+            elif t == _SHT_LLVM_CG_PROFILE_OLD:
+                b = self._plain(i)
+                edges = list(struct.iter_unpack(e + "IIQ", b[:len(b) // 16 * 16]))
+                hit = dropped.intersection(x for f, t2, _w in edges for x in (f, t2))
+                if hit:
+                    refuse(min(hit), "a call-graph profile edge in", i)
+                rel_edits[i] = b"".join(struct.pack(e + "IIQ", mapping[f] if f < nsyms else f,
+                                                    mapping[t2] if t2 < nsyms else t2, w)
+                                        for f, t2, w in edges) + b[len(b) // 16 * 16:]
+            elif t == _SHT_LLVM_ADDRSIG:
+                rel_edits[i] = self._renumbered_addrsig(i, mapping, nsyms)
+        # Nothing kept uses a dropped symbol: write the new tables.
+        for i, b in rel_edits.items():
+            if b != self._plain(i):
+                self._store(i, b)
+        ginfo = [i for i in users if types[i] == SHT_GROUP and infos[i] < nsyms and mapping[infos[i]] != infos[i]]
+        if ginfo:
+            col = self._own_column(_INFO)
+            for i in ginfo:
+                col[i] = mapping[infos[i]]
+        shndx_pos = 6 if self.is64 else 14
+        u16 = struct.Struct(e + "H")
+        out = bytearray()
+        new_ext = bytearray() if ext is not None else None
+        lim = min(n, SHN_LORESERVE)
+        for k in range(nsyms):
+            if k in dropped:
+                continue
+            row = bytearray(data[k * size:(k + 1) * size])
+            x = column[k]
+            if x == SHN_XINDEX:
+                r = real[k]
+                if new_ext is not None:
+                    new_ext += self._u32.pack(new[r] if 0 < r < n and not rm[r] else r)
+            else:
+                if 0 < x < lim and new[x] != x:
+                    u16.pack_into(row, shndx_pos, new[x])
+                if new_ext is not None:
+                    new_ext += ext[4 * k:4 * k + 4] if 4 * k + 4 <= len(ext) else bytes(4)
+            out += row
+        out += data[nsyms * size:]
+        self._store(si, bytes(out))
+        if new_ext is not None:
+            self._store(shndx_sec, bytes(new_ext))
+        first_global = infos[si]
+        self._own_column(_INFO)[si] = first_global - sum(1 for k in drop if k < first_global)
+
+    def _renumbered_addrsig(self, i, mapping, nsyms) -> bytes:
+        """The ULEB128 symbol indices of .llvm_addrsig ``i`` renumbered by ``mapping``, dropped ones left out."""
+        b = self._plain(i)
+        out = bytearray()
+        pos, end = 0, len(b)
+        while pos < end:
+            start, x, shift = pos, 0, 0
+            while True:
+                if pos >= end or shift > 35:
+                    raise self._err(f"address-significance table: bad ULEB128 symbol index at byte {start} "
+                                    f"(cannot renumber it)", i, start)
+                c = b[pos]
+                pos += 1
+                x |= (c & 0x7F) << shift
+                shift += 7
+                if not c & 0x80:
+                    break
+            y = mapping[x] if x < nsyms else x
+            if y < 0:
+                continue
+            while True:
+                c = y & 0x7F
+                y >>= 7
+                out.append(c | 0x80 if y else c)
+                if not y:
+                    break
+        return bytes(out)
 
     def _column(self, table: bytes, entsize: int, pos: int) -> list:
         """The 16-bit field at ``pos`` of every ``entsize``-byte entry of ``table``."""
