@@ -509,3 +509,132 @@ def test_assembly_by_join_is_the_same_as_placing_each_chunk():
         order = sorted(chunks, key=lambda c: c[0])
         joined += all(o >= p + len(b) or not b2 for (p, b), (o, b2) in zip(order, order[1:]))
     assert 100 < joined < 400         # both ways taken
+
+
+# -- symbols defined in removed sections (relocatable objects) -----------------------------------------------
+
+@pytest.mark.parametrize("ops", [["--strip-llvm"], ["--remove", "coverage"]])
+def test_instrumented_object_rewritten_links_and_counts_as_before(tmp_path, ops):
+    """prog-clang22.o (-fprofile-instr-generate -fcoverage-mapping): its __llvm_covfun sections define the
+    __covrec_* signatures of their COMDAT groups.  Rewritten, the object loses them and the groups; linked with
+    the profile runtime by clang-22/ld.lld-22 and run, it counts what the original build counted."""
+    from conftest import run_objllvm
+    cc = need_tool("clang-22")
+    need_tool("ld.lld-22")
+    profdata = need_tool("llvm-profdata-22")
+    src = TESTDATA / "profile" / "prog-clang22.o"
+    out = tmp_path / "prog.o"
+    rc, _out, err = run_objllvm("rewrite", *ops, str(src), "-o", str(out))
+    assert rc == 0, err
+    o, new = ElfFile(src.read_bytes(), str(src)), ElfFile(out.read_bytes(), str(out))
+    covrec = [x.name for x in o.symbols if x.name.startswith("__covrec_")]
+    assert len(covrec) == 8
+    assert not [x for x in new.symbols if x.name.startswith("__covrec_")]
+    assert not [s for s in new.sections if s.name.startswith("__llvm_cov")]
+    assert sum(s.type == 17 for s in new.sections) == sum(s.type == 17 for s in o.sections) - len(covrec)
+    # the kept symbols, in order, locals first (sh_info: the first global)
+    keep = [(x.name, x.bind, x.type) for x in o.symbols if not x.name.startswith("__covrec_") and
+            not (x.type == 3 and o.sections[x.shndx].name.startswith("__llvm_cov"))]
+    assert [(x.name, x.bind, x.type) for x in new.symbols] == keep
+    symtab = next(s for s in new.sections if s.type == 2)
+    assert symtab.info == sum(x.bind == 0 for x in new.symbols) and all(x.bind == 0 for x in new.symbols[:symtab.info])
+    p = subprocess.run([need_tool("llvm-readobj-22"), "--sections", "--symbols", "--relocations", "--section-groups",
+                        "--addrsig", str(out)], capture_output=True, text=True)
+    assert p.returncode == 0 and "warning" not in p.stderr.lower(), p.stderr
+    exe = tmp_path / "prog"
+    p = subprocess.run([cc, "-fprofile-instr-generate", "-fuse-ld=lld", f"--ld-path={need_tool('ld.lld-22')}",
+                        str(out), "-o", str(exe)], capture_output=True, text=True)
+    assert p.returncode == 0 and "warning" not in p.stderr, p.stderr
+    raw = tmp_path / "prog.profraw"
+    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=30,
+                         env={"LLVM_PROFILE_FILE": str(raw), "PATH": "/usr/bin:/bin"})
+    assert run.returncode == 0, run.stderr
+    show = subprocess.run([profdata, "show", "--all-functions", "--counts", str(raw)], capture_output=True,
+                          text=True)
+    assert show.returncode == 0, show.stderr
+    assert show.stdout == (TESTDATA / "profile" / "prog-clang22.profdata-show-22.txt").read_text()
+
+
+_YAML = """--- !ELF
+FileHeader: {Class: ELFCLASS64, Data: ELFDATA2LSB, Type: ET_REL, Machine: EM_X86_64}
+Sections:
+  - {Name: .text.a, Type: SHT_PROGBITS, Flags: [SHF_ALLOC, SHF_EXECINSTR, SHF_GROUP], Content: "c3"}
+  - {Name: .data.a, Type: SHT_PROGBITS, Flags: [SHF_ALLOC, SHF_WRITE, SHF_GROUP], Content: "0000000000000000"}
+  - {Name: .group, Type: SHT_GROUP, Link: .symtab, Info: a, Members: [{SectionOrType: GRP_COMDAT},
+     {SectionOrType: .text.a}, {SectionOrType: .data.a}]}
+  - {Name: .text.b, Type: SHT_PROGBITS, Flags: [SHF_ALLOC, SHF_EXECINSTR], Content: "c3"}
+  - {Name: .text.c, Type: SHT_PROGBITS, Flags: [SHF_ALLOC, SHF_EXECINSTR], Content: "c3"}
+  - {Name: .data, Type: SHT_PROGBITS, Flags: [SHF_ALLOC, SHF_WRITE], Content: "00000000000000000000000000000000"}
+  - {Name: .rela.data, Type: %s, Flags: [SHF_INFO_LINK], Link: .symtab, Info: .data,
+     Relocations: [{Offset: 0, Symbol: b, Type: R_X86_64_64}, {Offset: 8, Symbol: z, Type: R_X86_64_64}]}
+  - {Name: .llvm_addrsig, Type: SHT_LLVM_ADDRSIG, Link: .symtab, Symbols: [c, b, z, a]}
+Symbols:
+  - {Name: lc, Section: .text.c, Binding: STB_LOCAL}
+  - {Name: a, Section: .text.a, Binding: STB_WEAK}
+  - {Name: b, Section: .text.b, Binding: STB_GLOBAL}
+  - {Name: c, Section: .text.c, Binding: STB_GLOBAL}
+  - {Name: z, Binding: STB_GLOBAL}
+"""
+
+
+def _yaml_obj(tmp_path, rel="SHT_RELA"):
+    y = tmp_path / "in.yaml"
+    y.write_text(_YAML % rel)
+    out = tmp_path / "in.o"
+    p = subprocess.run([need_tool("yaml2obj-22"), str(y), "-o", str(out)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    return ElfFile(out.read_bytes(), str(out))
+
+
+def test_dropping_symbols_renumbers_relocations_and_addrsig_and_refuses_what_still_uses_them(tmp_path):
+    o = _yaml_obj(tmp_path)
+    names = [x.name for x in o.symbols]
+    # .text.c defines the local 'lc' and the global 'c' (in .llvm_addrsig): both go, the rest is renumbered
+    w = ElfWriter(o)
+    w.remove(w.index_of(".text.c"))
+    out = tmp_path / "out.o"
+    out.write_bytes(w.write())
+    new = ElfFile(out.read_bytes(), str(out))
+    assert [x.name for x in new.symbols] == [n for n in names if n not in ("lc", "c")]
+    assert next(s for s in new.sections if s.type == 2).info == 1        # no local left but the null symbol
+    rela = next(s for s in new.sections if s.name == ".rela.data")
+    assert [r.symbol.name for r in new.read_relocations(rela)] == ["b", "z"]
+    assert _addrsig_names(new) == [("b", 0, ".text.b"), ("z", 0, 0), ("a", 0, ".text.a")]
+    p = subprocess.run([need_tool("llvm-readobj-22"), "--section-groups", "--relocations", "--addrsig",
+                        "--symbols", str(out)], capture_output=True, text=True)
+    assert p.returncode == 0 and "warning" not in p.stderr.lower(), p.stderr
+    assert "Signature: a" in p.stdout
+    # 'b' is used by a kept relocation: refused, naming the symbol, its section and the relocation section
+    w = ElfWriter(o)
+    w.remove(w.index_of(".text.b"))
+    with pytest.raises(ObjllvmError, match=r"symbol 'b' \(index \d\) is defined in section \[\d\] \.text\.b, "
+                                           r"which would be removed, but kept relocation section \[\d\] \.rela\.data"):
+        w.write()
+    # 'a' is the signature of a group that keeps .data.a
+    w = ElfWriter(o)
+    w.remove(w.index_of(".text.a"))
+    with pytest.raises(ObjllvmError, match=r"symbol 'a' .* the signature of kept group \[\d\] \.group"):
+        w.write()
+    # both members gone: the group goes with its signature
+    w = ElfWriter(o)
+    w.remove_many([w.index_of(".text.a"), w.index_of(".data.a")])
+    new = ElfFile(w.write(), "x")
+    assert not [s for s in new.sections if s.type == 17] and "a" not in [x.name for x in new.symbols]
+
+
+def test_dropping_symbols_with_crel_relocations_is_refused(tmp_path):
+    o = _yaml_obj(tmp_path, "SHT_CREL")
+    w = ElfWriter(o)
+    w.remove(w.index_of(".text.c"))
+    with pytest.raises(ObjllvmError, match="cannot renumber the symbols of SHT_CREL relocations"):
+        w.write()
+
+
+def test_an_executable_still_refuses_to_drop_a_symbol(tmp_path):
+    o = _yaml_obj(tmp_path)
+    data = bytearray(o.data)
+    data[16:18] = (2).to_bytes(2, "little")          # ET_EXEC: symbols are not dropped there
+    w = ElfWriter(ElfFile(bytes(data), "exec"))
+    w.remove(w.index_of(".text.c"))
+    with pytest.raises(ObjllvmError, match="the symbol would dangle"):
+        w.write()
