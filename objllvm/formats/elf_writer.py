@@ -19,10 +19,17 @@ the padding that preceded them; where nothing changed before a section, it keeps
 rewrite with no change is byte-identical.  Sections that are not touched (SHF_COMPRESSED ones too) are
 copied as they are.
 
+Symbols defined in removed sections: section symbols become null local symbols (no index moves) and leave
+``.llvm_addrsig``.  When another symbol is defined there (``__covrec_*`` in ``__llvm_covfun``), a relocatable
+object loses all the symbols of the removed sections, as with llvm-objcopy: the table is renumbered (locals
+first, sh_info the first global) with every index into it -- REL/RELA relocations, SHT_SYMTAB_SHNDX, group
+signatures, ``.llvm_addrsig`` and the LLVM <= 12 call-graph profile.
+
 Refused with an :class:`~objllvm.errors.ObjllvmError`: changing the size of an allocated section or of a
 section inside a segment, removing a section that a kept section links to, that defines a (non-section)
-symbol, or whose section symbol a kept relocation uses; removing the section name table or a symbol table
-that something uses.
+symbol a kept relocation, group signature or call-graph edge uses (or that defines one at all, outside
+relocatable objects, or with SHT_CREL relocations on the table), or whose section symbol a kept relocation
+uses; removing the section name table or a symbol table that something uses.
 
 Hostile input: the writer never allocates by an untrusted size.  The program header table and every segment
 must lie inside the input file; a section placed at a new offset must have an sh_addralign of 0, 1 or a
@@ -526,7 +533,9 @@ class ElfWriter:
                 if ext is not None and 4 * k + 4 <= len(ext):
                     self._u32.pack_into(ext, 4 * k, 0)
             # .llvm_addrsig lists no symbol of a removed section: the nulled ones leave it (no index moves)
-            sigs = [i for i in range(1, n) if not rm[i] and links[i] == si and self.cols[_TYPE][i] == _SHT_LLVM_ADDRSIG]
+            types = self.cols[_TYPE]
+            sigs = [i for i in compress(range(n), map(si.__eq__, links))
+                    if i and not rm[i] and types[i] == _SHT_LLVM_ADDRSIG]
             if sigs:
                 mapping = list(range(nsyms))
                 for k in neutral:
