@@ -638,3 +638,25 @@ def test_an_executable_still_refuses_to_drop_a_symbol(tmp_path):
     w.remove(w.index_of(".text.c"))
     with pytest.raises(ObjllvmError, match="the symbol would dangle"):
         w.write()
+
+
+def test_dropping_symbols_keeps_extended_indices_right(tmp_path):
+    """xindex.o: data_sym's section index is in SHT_SYMTAB_SHNDX, and comes before text_sym, defined in the
+    removed .text: the table is renumbered from the indices as read, like llvm-objcopy-19 does it."""
+    src = RW / "xindex.o"
+    o = open_object(str(src))
+    w = ElfWriter(o)
+    w.remove(w.index_of(".text"))
+    dst = tmp_path / "x.o"
+    dst.write_bytes(w.write())
+    new = open_object(str(dst))
+    assert [x.name for x in new.symbols] == ["", "data_sym", "undef_sym"]
+    assert new.sections[next(x for x in new.symbols if x.name == "data_sym").shndx].name == ".data"
+    shndx = next(s for s in new.sections if s.type == 18)
+    assert shndx.size == 4 * len(new.symbols)
+    ref = tmp_path / "objcopy.o"
+    p = subprocess.run([need_tool("llvm-objcopy-19"), "--remove-section=.text", str(src), str(ref)],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert _view(dst)[1] == _view(ref)[1]
+    readobj(dst)            # llvm-readobj-19 reads it without a warning

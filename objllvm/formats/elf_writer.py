@@ -506,7 +506,9 @@ class ElfWriter:
                     continue
                 if self.elf.is_relocatable:
                     # a relocatable object: the symbols of the removed sections go, if nothing kept uses them
-                    self._drop_symbols(si, new, removed, data, st, column, ext, shndx_sec)
+                    # (from the table as read: the loop so far may have renumbered some of ``ext``)
+                    ext0 = bytearray(self._plain(shndx_sec)) if shndx_sec is not None else None
+                    self._drop_symbols(si, new, removed, data, st, column, ext0, shndx_sec)
                     return
                 name = self._symbol_name(si, nm)
                 raise self._err(f"symbol {name!r} (index {k}) is defined in section [{real}] {self.name(real)}, "
@@ -564,11 +566,10 @@ class ElfWriter:
         types, links, infos = self.cols[_TYPE], self.cols[_LINK], self.cols[_INFO]
         # The section of every symbol (through SHT_SYMTAB_SHNDX when extended); 0 where none.
         real = list(column)
-        if SHN_XINDEX in column and ext is not None:
-            for k in [k for k, x in enumerate(column) if x == SHN_XINDEX]:
-                real[k] = self._u32.unpack_from(ext, 4 * k)[0] if 4 * k + 4 <= len(ext) else 0
         for k, x in enumerate(column):
-            if x >= SHN_LORESERVE and x != SHN_XINDEX:
+            if x == SHN_XINDEX:
+                real[k] = self._u32.unpack_from(ext, 4 * k)[0] if ext is not None and 4 * k + 4 <= len(ext) else 0
+            elif x >= SHN_LORESERVE:
                 real[k] = 0
         drop = [k for k in range(1, nsyms) if real[k] in removed]
         dropped = set(drop)
