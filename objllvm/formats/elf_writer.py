@@ -44,7 +44,7 @@ import struct
 import sys
 from array import array
 from itertools import accumulate, compress, repeat
-from operator import add, and_, itemgetter, not_, sub
+from operator import add, and_, itemgetter, lshift, not_, or_, sub
 
 from .elf import (SHF_ALLOC, SHF_COMPRESSED, SHN_LORESERVE, SHN_XINDEX, SHT_CREL, SHT_DYNSYM,
                              SHT_GROUP, SHT_NOBITS, SHT_REL, SHT_RELA, SHT_SYMTAB, SHT_SYMTAB_SHNDX, ElfFile)
@@ -566,14 +566,18 @@ class ElfWriter:
         types, links, infos = self.cols[_TYPE], self.cols[_LINK], self.cols[_INFO]
         # The section of every symbol (through SHT_SYMTAB_SHNDX when extended); 0 where none.
         real = list(column)
-        for k, x in enumerate(column):
-            if x == SHN_XINDEX:
-                real[k] = self._u32.unpack_from(ext, 4 * k)[0] if ext is not None and 4 * k + 4 <= len(ext) else 0
-            elif x >= SHN_LORESERVE:
-                real[k] = 0
-        drop = [k for k in range(1, nsyms) if real[k] in removed]
+        if max(column, default=0) >= SHN_LORESERVE:
+            for k, x in enumerate(column):
+                if x == SHN_XINDEX:
+                    real[k] = (self._u32.unpack_from(ext, 4 * k)[0] if ext is not None and 4 * k + 4 <= len(ext)
+                               else 0)
+                elif x >= SHN_LORESERVE:
+                    real[k] = 0
+        gone = list(map(removed.__contains__, real))
+        gone[0] = False
+        drop = list(compress(range(nsyms), gone))
         dropped = set(drop)
-        users = [i for i in range(1, n) if not rm[i] and links[i] == si]
+        users = [i for i in compress(range(n), map(si.__eq__, links)) if i and not rm[i]]
 
         def refuse(k, how, where):
             nm = st.unpack_from(data, k * size)[0]
@@ -581,14 +585,9 @@ class ElfWriter:
                             f"{self.name(real[k])}, which would be removed, but {how} [{where}] {self.name(where)} "
                             f"uses it (refused: the symbol would dangle)", real[k])
         # Old index -> new index (dropped ones: -1).
-        mapping = [0] * nsyms
-        at = 0
-        for k in range(nsyms):
-            if k in dropped:
-                mapping[k] = -1
-            else:
-                mapping[k] = at
-                at += 1
+        mapping = list(map(sub, accumulate(map(not_, gone)), repeat(1)))
+        for k in drop:
+            mapping[k] = -1
         rel_edits = {}
         for i in users:
             t = types[i]
@@ -601,18 +600,20 @@ class ElfWriter:
                                          ("IIi" if t == SHT_RELA else "II")))
                 shift, mask = (32, 0xFFFFFFFF) if self.is64 else (8, 0xFF)
                 b = self._plain(i)
-                rows = list(rst.iter_unpack(b[:len(b) // rst.size * rst.size]))
-                syms = [v[1] >> shift for v in rows]
+                whole = len(b) // rst.size * rst.size
+                wide = 8 if self.is64 else 4
+                infos_col = self._wide_column(b[:whole], rst.size, wide, wide)      # r_info of every entry
+                syms = [v >> shift for v in infos_col]
                 hit = dropped.intersection(syms)
                 if hit:
                     refuse(min(hit), "kept relocation section", i)
-                if any(mapping[x] != x for x in syms if x < nsyms):
-                    out = bytearray(b)
-                    for r, v in enumerate(rows):
-                        x = v[1] >> shift
-                        if x < nsyms and mapping[x] != x:
-                            rst.pack_into(out, r * rst.size, v[0], (mapping[x] << shift) | (v[1] & mask), *v[2:])
-                    rel_edits[i] = bytes(out)
+                if max(syms, default=0) >= nsyms:     # an index past the table: stays as it is
+                    new_syms = [mapping[x] if x < nsyms else x for x in syms]
+                else:
+                    new_syms = list(map(mapping.__getitem__, syms))
+                if new_syms != syms:
+                    new_col = list(map(or_, map(lshift, new_syms, repeat(shift)), map(and_, infos_col, repeat(mask))))
+                    rel_edits[i] = self._with_wide_column(b[:whole], rst.size, wide, wide, new_col) + b[whole:]
             elif t == SHT_GROUP:
                 sig = infos[i]
                 if sig in dropped:
@@ -637,30 +638,25 @@ class ElfWriter:
             col = self._own_column(_INFO)
             for i in ginfo:
                 col[i] = mapping[infos[i]]
+        # st_shndx of the kept symbols renumbered by columns (as in _fix_symbols), then the kept rows joined
         shndx_pos = 6 if self.is64 else 14
-        u16 = struct.Struct(e + "H")
-        out = bytearray()
-        new_ext = bytearray() if ext is not None else None
         lim = min(n, SHN_LORESERVE)
-        for k in range(nsyms):
-            if k in dropped:
-                continue
-            row = bytearray(data[k * size:(k + 1) * size])
-            x = column[k]
-            if x == SHN_XINDEX:
-                r = real[k]
-                if new_ext is not None:
-                    new_ext += self._u32.pack(new[r] if 0 < r < n and not rm[r] else r)
-            else:
-                if 0 < x < lim and new[x] != x:
-                    u16.pack_into(row, shndx_pos, new[x])
-                if new_ext is not None:
-                    new_ext += ext[4 * k:4 * k + 4] if 4 * k + 4 <= len(ext) else bytes(4)
-            out += row
-        out += data[nsyms * size:]
-        self._store(si, bytes(out))
-        if new_ext is not None:
-            self._store(shndx_sec, bytes(new_ext))
+        lut = new[:lim]
+        lut += range(lim, 0x10000)
+        table = data[:nsyms * size]
+        col2 = list(map(lut.__getitem__, column))
+        if col2 != column:
+            table = self._with_column(table, size, shndx_pos, col2)
+        keep = list(map(not_, gone))
+        mv = memoryview(table)
+        self._store(si, b"".join([mv[k * size:(k + 1) * size] for k in compress(range(nsyms), keep)])
+                    + bytes(data[nsyms * size:]))
+        if ext is not None:
+            words = [self._u32.unpack_from(ext, 4 * k)[0] if 4 * k + 4 <= len(ext) else 0
+                     for k in compress(range(nsyms), keep)]
+            words = [new[r] if column[k] == SHN_XINDEX and 0 < r < n and not rm[r] else r
+                     for k, r in zip(compress(range(nsyms), keep), words)]
+            self._store(shndx_sec, struct.pack(f"{e}{len(words)}I", *words))
         first_global = infos[si]
         self._own_column(_INFO)[si] = first_global - sum(1 for k in drop if k < first_global)
 
@@ -698,6 +694,28 @@ class ElfWriter:
             return memoryview(table).cast("H")[pos // 2::entsize // 2].tolist()
         only = struct.Struct(self.elf.endian + (f"{pos}xH{entsize - pos - 2}x"))
         return [x for (x,) in only.iter_unpack(table)]
+
+    def _wide_column(self, table: bytes, entsize: int, pos: int, wide: int) -> list:
+        """The ``wide``-byte (4 or 8) unsigned field at ``pos`` of every ``entsize``-byte entry of ``table``."""
+        code = "Q" if wide == 8 else "I"
+        if (self.elf.endian == "<") == (sys.byteorder == "little") and entsize % wide == 0 and pos % wide == 0:
+            return memoryview(table).cast(code)[pos // wide::entsize // wide].tolist()
+        only = struct.Struct(self.elf.endian + (f"{pos}x{code}{entsize - pos - wide}x"))
+        return [x for (x,) in only.iter_unpack(table)]
+
+    def _with_wide_column(self, data: bytes, entsize: int, pos: int, wide: int, column: list) -> bytes:
+        """``data`` with the ``wide``-byte field at ``pos`` of each entry set from ``column``."""
+        out = bytearray(data)
+        code = "Q" if wide == 8 else "I"
+        if (self.elf.endian == "<") == (sys.byteorder == "little") and entsize % wide == 0 and pos % wide == 0:
+            mv = memoryview(out).cast(code)
+            mv[pos // wide::entsize // wide] = memoryview(array(code, column))
+            mv.release()
+            return bytes(out)
+        one = struct.Struct(self.elf.endian + code)
+        for r, v in enumerate(column):
+            one.pack_into(out, r * entsize + pos, v)
+        return bytes(out)
 
     def _with_column(self, data: bytes, entsize: int, pos: int, column: list) -> bytes:
         """``data`` (a table of ``entsize``-byte entries) with the 16-bit field at ``pos`` of each entry set from
