@@ -581,7 +581,9 @@ class ElfWriter:
 
         def refuse(k, how, where):
             nm = st.unpack_from(data, k * size)[0]
-            raise self._err(f"symbol {self._symbol_name(si, nm)!r} (index {k}) is defined in section [{real[k]}] "
+            what = self._symbol_name(si, nm)
+            what = f"symbol {what!r}" if what else "the section symbol"
+            raise self._err(f"{what} (index {k}) is defined in section [{real[k]}] "
                             f"{self.name(real[k])}, which would be removed, but {how} [{where}] {self.name(where)} "
                             f"uses it (refused: the symbol would dangle)", real[k])
         # Old index -> new index (dropped ones: -1).
