@@ -4,6 +4,7 @@ symbols; offsets may differ) and a file llvm-readobj-19 reads without a warning;
 groups, SHT_SYMTAB_SHNDX and extended numbering stay consistent; what cannot be done is refused."""
 from __future__ import annotations
 
+import struct
 import subprocess
 
 import pytest
@@ -660,3 +661,34 @@ def test_dropping_symbols_keeps_extended_indices_right(tmp_path):
     assert p.returncode == 0, p.stderr
     assert _view(dst)[1] == _view(ref)[1]
     readobj(dst)            # llvm-readobj-19 reads it without a warning
+
+
+def test_dropping_symbols_renumbers_an_llvm12_call_graph_profile(tmp_path):
+    """The LLVM <= 12 call-graph profile (type 0x6fff4c02) holds symbol indices itself: renumbered; an edge
+    naming a dropped symbol is refused."""
+    def obj(edges):
+        y = tmp_path / "cg.yaml"
+        # symbols: 1 lc (.text.c, local), 2 a, 3 b, 4 c (.text.c), 5 z
+        content = b"".join(struct.pack("<IIQ", f, t, w) for f, t, w in edges).hex()
+        y.write_text((_YAML % "SHT_RELA").replace(
+            "Symbols:\n  - {Name: lc",
+            f"  - {{Name: .llvm.call-graph-profile, Type: 0x6FFF4C02, Link: .symtab, EntSize: 16, "
+            f"Content: \"{content}\"}}\nSymbols:\n  - {{Name: lc"))
+        out = tmp_path / "cg.o"
+        p = subprocess.run([need_tool("yaml2obj-22"), str(y), "-o", str(out)], capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+        return ElfFile(out.read_bytes(), str(out))
+    o = obj([(3, 5, 7), (2, 3, 9)])           # b -> z, a -> b
+    cg = next(s for s in o.sections if s.type == 0x6FFF4C02)
+    assert cg.data()[:8] == bytes([3, 0, 0, 0, 5, 0, 0, 0])
+    w = ElfWriter(o)
+    w.remove(w.index_of(".text.c"))           # lc (1) and c (4) go: a 2 -> 1, b 3 -> 2, z 5 -> 3
+    new = ElfFile(w.write(), "x")
+    assert [x.name for x in new.symbols] == ["", "a", "b", "z"]
+    cg = next(s for s in new.sections if s.type == 0x6FFF4C02)
+    assert [(f, t, wt) for f, t, wt in struct.iter_unpack("<IIQ", cg.data())] == [(2, 3, 7), (1, 2, 9)]
+    o = obj([(4, 3, 1)])                       # c -> b: c cannot go
+    w = ElfWriter(o)
+    w.remove(w.index_of(".text.c"))
+    with pytest.raises(ObjllvmError, match=r"symbol 'c' .* call-graph profile edge in \[\d+\] \.llvm\.call-graph-profile"):
+        w.write()
