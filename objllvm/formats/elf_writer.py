@@ -651,8 +651,14 @@ class ElfWriter:
             table = self._with_column(table, size, shndx_pos, col2)
         keep = list(map(not_, gone))
         mv = memoryview(table)
-        self._store(si, b"".join([mv[k * size:(k + 1) * size] for k in compress(range(nsyms), keep)])
-                    + bytes(data[nsyms * size:]))
+        parts, prev = [], 0
+        for k in drop:                  # the runs of kept rows between the dropped ones
+            if k > prev:
+                parts.append(mv[prev * size:k * size])
+            prev = k + 1
+        parts.append(mv[prev * size:])
+        parts.append(data[nsyms * size:])
+        self._store(si, b"".join(parts))
         if ext is not None:
             words = [self._u32.unpack_from(ext, 4 * k)[0] if 4 * k + 4 <= len(ext) else 0
                      for k in compress(range(nsyms), keep)]
