@@ -4,6 +4,7 @@ symbols; offsets may differ) and a file llvm-readobj-19 reads without a warning;
 groups, SHT_SYMTAB_SHNDX and extended numbering stay consistent; what cannot be done is refused."""
 from __future__ import annotations
 
+import struct
 import subprocess
 
 import pytest
@@ -42,19 +43,13 @@ def test_noop_rewrite_is_byte_identical_on_every_elf_file_and_member():
             assert rw.rewrite_bytes(data, [], str(p))[0] == data, p
 
 
-# Known: a section that defines a symbol other than its section symbol (an instrumented object's
-# __llvm_covfun sections hold __covrec_*, each the signature of the COMDAT group around it).
-# llvm-objcopy drops such symbols and the COMDAT groups left empty; ElfWriter refuses ("the symbol would
-# dangle").  Strict xfail: it flips when the writer learns to drop them.
-_DEFINES_SYMBOLS = pytest.mark.xfail(strict=True, reason="ElfWriter refuses to drop symbols defined in a removed "
-                                     "section (llvm-objcopy drops them and the emptied COMDAT groups)")
-
-
-# Known: removing an instrumented object's __llvm_covmap (which has a section symbol) from a file with
-# .llvm_addrsig, llvm-objcopy-19 writes .llvm_addrsig with sh_link 0; ElfWriter keeps the link (and the
-# symbol's index, nulled).  Seen only there so far (not in elf/cg-profile-ld-r.o, say): marked only there.
-_ADDRSIG_LINK = pytest.mark.xfail(strict=True, reason="llvm-objcopy-19 clears .llvm_addrsig's sh_link when it drops "
-                                  "a removed section's section symbol; ElfWriter keeps it")
+# A section that defines a symbol other than its section symbol (an instrumented object's __llvm_covfun
+# sections hold __covrec_*, each the signature of the COMDAT group around it): in a relocatable object the
+# writer drops those symbols (and the groups left empty), as llvm-objcopy does, renumbering the symbol table.
+# .llvm_addrsig: llvm-objcopy (19 and 22 alike) leaves its indices as they were (now stale) and sets its sh_link
+# to 0 ("do not trust me"; lld's --icf=safe then ignores it).  The writer renumbers the list instead -- the
+# dropped symbols leave it -- and keeps the link: compared by the symbols it names, not with objcopy's bytes.
+SHT_LLVM_ADDRSIG = 0x6FFF4C03
 
 
 def _cases():
@@ -64,16 +59,10 @@ def _cases():
         if data[:4] != b"\x7fELF":
             continue
         o = ElfFile(data, str(p))
-        defining = {x.shndx for x in o.symbols if x.type != 3 and 0 < x.shndx < 0xFF00}
-        sectioned = {x.shndx for x in o.symbols if x.type == 3}
-        addrsig = any(t.type == 0x6FFF4C03 for t in o.sections)
         for s in api.llvm_sections(o):
             if not s.flags & 2:
                 same_name = [t.index for t in o.sections if t.name == s.name]
-                marks = [_DEFINES_SYMBOLS] if defining.intersection(same_name) else \
-                    [_ADDRSIG_LINK] if addrsig and s.name == "__llvm_covmap" and sectioned.intersection(same_name) \
-                    else []
-                out.append(pytest.param(p, s.index, id=f"{p.parent.name}/{p.name}[{s.index}]{s.name}", marks=marks))
+                out.append(pytest.param(p, s.index, id=f"{p.parent.name}/{p.name}[{s.index}]{s.name}"))
     return out
 
 
@@ -91,10 +80,37 @@ def _view(path):
     # objcopy drops an SHT_SYMTAB_SHNDX no longer needed and the section symbols of removed sections (we
     # keep the table, and turn those symbols into null local symbols so no symbol index moves).
     secs = [(s.name, s.type, s.flags, s.addr, s.link and o.sections[s.link].name, s.entsize) + content(s)
+            if s.type != SHT_LLVM_ADDRSIG else (s.name, s.type, s.flags, s.addr, s.entsize)
             for s in o.sections[1:] if s.type != 18]
     syms = sorted((x.name, x.value, x.size, x.type, x.bind, x.other, x.shndx) for x in o.symbols
                   if (x.name, x.type, x.shndx) != ("", 0, 0))
     return secs, syms
+
+
+def _uleb_list(b: bytes) -> list:
+    out, x, shift = [], 0, 0
+    for c in b:
+        x |= (c & 0x7F) << shift
+        shift += 7
+        if not c & 0x80:
+            out.append(x)
+            x, shift = 0, 0
+    assert shift == 0, "truncated ULEB128"
+    return out
+
+
+def _addrsig_names(o) -> list | None:
+    """(name, type, section name) of each symbol .llvm_addrsig lists, or None without one (or a stale one)."""
+    sigs = [s for s in o.sections if s.type == SHT_LLVM_ADDRSIG]
+    if not sigs:
+        return None
+    (s,) = sigs
+    if not s.link:
+        return None         # a stale table (after ld -r or objcopy): the writer leaves it as it is
+    assert o.sections[s.link].type == 2, "sh_link is the symbol table"
+    syms = o.symbols
+    return [(syms[k].name, syms[k].type, o.sections[syms[k].shndx].name if 0 < syms[k].shndx < 0xFF00 else
+             syms[k].shndx) for k in _uleb_list(s.data())]
 
 
 @pytest.mark.parametrize("path,index", _cases())
@@ -114,7 +130,9 @@ def test_remove_each_llvm_section_like_objcopy(tmp_path, path, index):
     dst = tmp_path / "ours"
     dst.write_bytes(out)
     new = ElfFile(out, str(dst))
-    assert len(new.sections) == len(o.sections) - len(removed)
+    emptied = [i for i in range(len(o.sections)) if w.is_removed(i) and i not in removed]    # groups left empty
+    assert all(o.sections[i].type == 17 for i in emptied)
+    assert len(new.sections) == len(o.sections) - len(removed) - len(emptied)
     for s in new.sections:          # every section still reads (and decodes, for the LLVM ones)
         s.data()
     # The LLVM sections decode as they did in the input (an input error, e.g. SHT_CREL relocations, stays).
@@ -125,8 +143,16 @@ def test_remove_each_llvm_section_like_objcopy(tmp_path, path, index):
     p = subprocess.run([objcopy, f"--remove-section={name}", str(path), str(ref)], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     assert _view(dst) == _view(ref)
-    assert_same_except(readobj(path), readobj(dst), removed={o.sections[i].name for i in removed},
-                       resized={s.name for s in o.sections if s.type == 17})       # groups lose members
+    # .llvm_addrsig names what it named, less the symbols of the removed sections; LLVM reads it cleanly
+    gone = {o.sections[i].name for i in removed}
+    before = _addrsig_names(o)
+    if before is not None and name != ".llvm_addrsig":
+        assert _addrsig_names(new) == [x for x in before if x[2] not in gone]
+        r = subprocess.run([need_tool("llvm-readobj-22"), "--addrsig", str(dst)], capture_output=True, text=True)
+        assert r.returncode == 0 and "warning" not in r.stderr.lower(), r.stderr
+    dropped = any(x.type != 3 and 0 < x.shndx < 0xFF00 and o.sections[x.shndx].name in gone for x in o.symbols)
+    assert_same_except(readobj(path), readobj(dst), removed=gone, dropped_symbols=dropped, dropped_groups=len(emptied),
+                       resized={s.name for s in o.sections if s.type in (17, SHT_LLVM_ADDRSIG)})  # groups lose members
 
 
 def test_extended_numbering_and_symtab_shndx(tmp_path):
@@ -484,3 +510,185 @@ def test_assembly_by_join_is_the_same_as_placing_each_chunk():
         order = sorted(chunks, key=lambda c: c[0])
         joined += all(o >= p + len(b) or not b2 for (p, b), (o, b2) in zip(order, order[1:]))
     assert 100 < joined < 400         # both ways taken
+
+
+# -- symbols defined in removed sections (relocatable objects) -----------------------------------------------
+
+@pytest.mark.parametrize("ops", [["--strip-llvm"], ["--remove", "coverage"]])
+def test_instrumented_object_rewritten_links_and_counts_as_before(tmp_path, ops):
+    """prog-clang22.o (-fprofile-instr-generate -fcoverage-mapping): its __llvm_covfun sections define the
+    __covrec_* signatures of their COMDAT groups.  Rewritten, the object loses them and the groups; linked with
+    the profile runtime by clang-22/ld.lld-22 and run, it counts what the original build counted."""
+    from conftest import run_objllvm
+    cc = need_tool("clang-22")
+    need_tool("ld.lld-22")
+    profdata = need_tool("llvm-profdata-22")
+    src = TESTDATA / "profile" / "prog-clang22.o"
+    out = tmp_path / "prog.o"
+    rc, _out, err = run_objllvm("rewrite", *ops, str(src), "-o", str(out))
+    assert rc == 0, err
+    o, new = ElfFile(src.read_bytes(), str(src)), ElfFile(out.read_bytes(), str(out))
+    covrec = [x.name for x in o.symbols if x.name.startswith("__covrec_")]
+    assert len(covrec) == 8
+    assert not [x for x in new.symbols if x.name.startswith("__covrec_")]
+    assert not [s for s in new.sections if s.name.startswith("__llvm_cov")]
+    assert sum(s.type == 17 for s in new.sections) == sum(s.type == 17 for s in o.sections) - len(covrec)
+    # the kept symbols, in order, locals first (sh_info: the first global)
+    keep = [(x.name, x.bind, x.type) for x in o.symbols if not x.name.startswith("__covrec_") and
+            not (x.type == 3 and o.sections[x.shndx].name.startswith("__llvm_cov"))]
+    assert [(x.name, x.bind, x.type) for x in new.symbols] == keep
+    symtab = next(s for s in new.sections if s.type == 2)
+    assert symtab.info == sum(x.bind == 0 for x in new.symbols) and all(x.bind == 0 for x in new.symbols[:symtab.info])
+    p = subprocess.run([need_tool("llvm-readobj-22"), "--sections", "--symbols", "--relocations", "--section-groups",
+                        "--addrsig", str(out)], capture_output=True, text=True)
+    assert p.returncode == 0 and "warning" not in p.stderr.lower(), p.stderr
+    exe = tmp_path / "prog"
+    p = subprocess.run([cc, "-fprofile-instr-generate", "-fuse-ld=lld", f"--ld-path={need_tool('ld.lld-22')}",
+                        str(out), "-o", str(exe)], capture_output=True, text=True)
+    assert p.returncode == 0 and "warning" not in p.stderr, p.stderr
+    raw = tmp_path / "prog.profraw"
+    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=30,
+                         env={"LLVM_PROFILE_FILE": str(raw), "PATH": "/usr/bin:/bin"})
+    assert run.returncode == 0, run.stderr
+    show = subprocess.run([profdata, "show", "--all-functions", "--counts", str(raw)], capture_output=True,
+                          text=True)
+    assert show.returncode == 0, show.stderr
+    assert show.stdout == (TESTDATA / "profile" / "prog-clang22.profdata-show-22.txt").read_text()
+
+
+_YAML = """--- !ELF
+FileHeader: {Class: ELFCLASS64, Data: ELFDATA2LSB, Type: ET_REL, Machine: EM_X86_64}
+Sections:
+  - {Name: .text.a, Type: SHT_PROGBITS, Flags: [SHF_ALLOC, SHF_EXECINSTR, SHF_GROUP], Content: "c3"}
+  - {Name: .data.a, Type: SHT_PROGBITS, Flags: [SHF_ALLOC, SHF_WRITE, SHF_GROUP], Content: "0000000000000000"}
+  - {Name: .group, Type: SHT_GROUP, Link: .symtab, Info: a, Members: [{SectionOrType: GRP_COMDAT},
+     {SectionOrType: .text.a}, {SectionOrType: .data.a}]}
+  - {Name: .text.b, Type: SHT_PROGBITS, Flags: [SHF_ALLOC, SHF_EXECINSTR], Content: "c3"}
+  - {Name: .text.c, Type: SHT_PROGBITS, Flags: [SHF_ALLOC, SHF_EXECINSTR], Content: "c3"}
+  - {Name: .data, Type: SHT_PROGBITS, Flags: [SHF_ALLOC, SHF_WRITE], Content: "00000000000000000000000000000000"}
+  - {Name: .rela.data, Type: %s, Flags: [SHF_INFO_LINK], Link: .symtab, Info: .data,
+     Relocations: [{Offset: 0, Symbol: b, Type: R_X86_64_64}, {Offset: 8, Symbol: z, Type: R_X86_64_64}]}
+  - {Name: .llvm_addrsig, Type: SHT_LLVM_ADDRSIG, Link: .symtab, Symbols: [c, b, z, a]}
+Symbols:
+  - {Name: lc, Section: .text.c, Binding: STB_LOCAL}
+  - {Name: a, Section: .text.a, Binding: STB_WEAK}
+  - {Name: b, Section: .text.b, Binding: STB_GLOBAL}
+  - {Name: c, Section: .text.c, Binding: STB_GLOBAL}
+  - {Name: z, Binding: STB_GLOBAL}
+"""
+
+
+def _yaml_obj(tmp_path, rel="SHT_RELA"):
+    y = tmp_path / "in.yaml"
+    y.write_text(_YAML % rel)
+    out = tmp_path / "in.o"
+    p = subprocess.run([need_tool("yaml2obj-22"), str(y), "-o", str(out)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    return ElfFile(out.read_bytes(), str(out))
+
+
+def test_dropping_symbols_renumbers_relocations_and_addrsig_and_refuses_what_still_uses_them(tmp_path):
+    o = _yaml_obj(tmp_path)
+    names = [x.name for x in o.symbols]
+    # .text.c defines the local 'lc' and the global 'c' (in .llvm_addrsig): both go, the rest is renumbered
+    w = ElfWriter(o)
+    w.remove(w.index_of(".text.c"))
+    out = tmp_path / "out.o"
+    out.write_bytes(w.write())
+    new = ElfFile(out.read_bytes(), str(out))
+    assert [x.name for x in new.symbols] == [n for n in names if n not in ("lc", "c")]
+    assert next(s for s in new.sections if s.type == 2).info == 1        # no local left but the null symbol
+    rela = next(s for s in new.sections if s.name == ".rela.data")
+    assert [r.symbol.name for r in new.read_relocations(rela)] == ["b", "z"]
+    assert _addrsig_names(new) == [("b", 0, ".text.b"), ("z", 0, 0), ("a", 0, ".text.a")]
+    p = subprocess.run([need_tool("llvm-readobj-22"), "--section-groups", "--relocations", "--addrsig",
+                        "--symbols", str(out)], capture_output=True, text=True)
+    assert p.returncode == 0 and "warning" not in p.stderr.lower(), p.stderr
+    assert "Signature: a" in p.stdout
+    # 'b' is used by a kept relocation: refused, naming the symbol, its section and the relocation section
+    w = ElfWriter(o)
+    w.remove(w.index_of(".text.b"))
+    with pytest.raises(ObjllvmError, match=r"symbol 'b' \(index \d\) is defined in section \[\d\] \.text\.b, "
+                                           r"which would be removed, but kept relocation section \[\d\] \.rela\.data"):
+        w.write()
+    # 'a' is the signature of a group that keeps .data.a
+    w = ElfWriter(o)
+    w.remove(w.index_of(".text.a"))
+    with pytest.raises(ObjllvmError, match=r"symbol 'a' .* the signature of kept group \[\d\] \.group"):
+        w.write()
+    # both members gone: the group goes with its signature
+    w = ElfWriter(o)
+    w.remove_many([w.index_of(".text.a"), w.index_of(".data.a")])
+    new = ElfFile(w.write(), "x")
+    assert not [s for s in new.sections if s.type == 17] and "a" not in [x.name for x in new.symbols]
+
+
+def test_dropping_symbols_with_crel_relocations_is_refused(tmp_path):
+    o = _yaml_obj(tmp_path, "SHT_CREL")
+    w = ElfWriter(o)
+    w.remove(w.index_of(".text.c"))
+    with pytest.raises(ObjllvmError, match="cannot renumber the symbols of SHT_CREL relocations"):
+        w.write()
+
+
+def test_an_executable_still_refuses_to_drop_a_symbol(tmp_path):
+    o = _yaml_obj(tmp_path)
+    data = bytearray(o.data)
+    data[16:18] = (2).to_bytes(2, "little")          # ET_EXEC: symbols are not dropped there
+    w = ElfWriter(ElfFile(bytes(data), "exec"))
+    w.remove(w.index_of(".text.c"))
+    with pytest.raises(ObjllvmError, match="the symbol would dangle"):
+        w.write()
+
+
+def test_dropping_symbols_keeps_extended_indices_right(tmp_path):
+    """xindex.o: data_sym's section index is in SHT_SYMTAB_SHNDX, and comes before text_sym, defined in the
+    removed .text: the table is renumbered from the indices as read, like llvm-objcopy-19 does it."""
+    src = RW / "xindex.o"
+    o = open_object(str(src))
+    w = ElfWriter(o)
+    w.remove(w.index_of(".text"))
+    dst = tmp_path / "x.o"
+    dst.write_bytes(w.write())
+    new = open_object(str(dst))
+    assert [x.name for x in new.symbols] == ["", "data_sym", "undef_sym"]
+    assert new.sections[next(x for x in new.symbols if x.name == "data_sym").shndx].name == ".data"
+    shndx = next(s for s in new.sections if s.type == 18)
+    assert shndx.size == 4 * len(new.symbols)
+    ref = tmp_path / "objcopy.o"
+    p = subprocess.run([need_tool("llvm-objcopy-19"), "--remove-section=.text", str(src), str(ref)],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert _view(dst)[1] == _view(ref)[1]
+    readobj(dst)            # llvm-readobj-19 reads it without a warning
+
+
+def test_dropping_symbols_renumbers_an_llvm12_call_graph_profile(tmp_path):
+    """The LLVM <= 12 call-graph profile (type 0x6fff4c02) holds symbol indices itself: renumbered; an edge
+    naming a dropped symbol is refused."""
+    def obj(edges):
+        y = tmp_path / "cg.yaml"
+        # symbols: 1 lc (.text.c, local), 2 a, 3 b, 4 c (.text.c), 5 z
+        content = b"".join(struct.pack("<IIQ", f, t, w) for f, t, w in edges).hex()
+        y.write_text((_YAML % "SHT_RELA").replace(
+            "Symbols:\n  - {Name: lc",
+            f"  - {{Name: .llvm.call-graph-profile, Type: 0x6FFF4C02, Link: .symtab, EntSize: 16, "
+            f"Content: \"{content}\"}}\nSymbols:\n  - {{Name: lc"))
+        out = tmp_path / "cg.o"
+        p = subprocess.run([need_tool("yaml2obj-22"), str(y), "-o", str(out)], capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+        return ElfFile(out.read_bytes(), str(out))
+    o = obj([(3, 5, 7), (2, 3, 9)])           # b -> z, a -> b
+    cg = next(s for s in o.sections if s.type == 0x6FFF4C02)
+    assert cg.data()[:8] == bytes([3, 0, 0, 0, 5, 0, 0, 0])
+    w = ElfWriter(o)
+    w.remove(w.index_of(".text.c"))           # lc (1) and c (4) go: a 2 -> 1, b 3 -> 2, z 5 -> 3
+    new = ElfFile(w.write(), "x")
+    assert [x.name for x in new.symbols] == ["", "a", "b", "z"]
+    cg = next(s for s in new.sections if s.type == 0x6FFF4C02)
+    assert [(f, t, wt) for f, t, wt in struct.iter_unpack("<IIQ", cg.data())] == [(2, 3, 7), (1, 2, 9)]
+    o = obj([(4, 3, 1)])                       # c -> b: c cannot go
+    w = ElfWriter(o)
+    w.remove(w.index_of(".text.c"))
+    with pytest.raises(ObjllvmError, match=r"symbol 'c' .* call-graph profile edge in \[\d+\] \.llvm\.call-graph-profile"):
+        w.write()

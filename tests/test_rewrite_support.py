@@ -59,16 +59,38 @@ def _readobj(path, *extra) -> dict:
     return {"sections": secs, "symbols": syms, "relocations": relocs, "raw": f}
 
 
-def assert_same_except(before: dict, after: dict, *, removed=(), resized=(), relocs_changed=()):
+def assert_same_except(before: dict, after: dict, *, removed=(), resized=(), relocs_changed=(),
+                       dropped_symbols=False, dropped_groups=0):
     """``after`` is ``before`` without the ``removed`` sections (names), with only the sizes of ``resized``
-    sections different, and only the entries of the ``relocs_changed`` relocation sections (names) different."""
+    sections different, and only the entries of the ``relocs_changed`` relocation sections (names) different.
+    ``dropped_symbols``: the symbols defined in removed sections are gone (the symbol table renumbered: its
+    size and sh_info, and the groups' signature indices, differ; the kept symbols stay in order), and
+    ``dropped_groups`` groups left empty are gone (the others are kept, in order)."""
     removed, resized = set(removed), set(resized)
     want = [dict(s) for s in before["sections"] if s["name"] not in removed]
     got = [dict(s) for s in after["sections"]]
     for s in want + got:
         if s["name"] in resized:
             s["size"] = None
+        if dropped_symbols and s["type"] in ("SHT_SYMTAB", "SHT_SYMTAB_SHNDX", "SHT_GROUP"):
+            s["size"] = None if s["type"] != "SHT_GROUP" else s["size"]
+            s["info"] = None
+    if dropped_groups:
+        groups_want = [s for s in want if s["type"] == "SHT_GROUP"]
+        groups_got = [s for s in got if s["type"] == "SHT_GROUP"]
+        assert len(groups_got) == len(groups_want) - dropped_groups
+        for g in groups_got:
+            groups_want.remove(g)
+        want = [s for s in want if s["type"] != "SHT_GROUP"]
+        got = [s for s in got if s["type"] != "SHT_GROUP"]
     assert got == want
+    if dropped_symbols:
+        kept = [x for x in before["symbols"] if x[5] not in removed]
+        assert after["symbols"] == kept
+        ra = {k: v for k, v in before["relocations"].items() if k not in removed and k not in relocs_changed}
+        rb = {k: v for k, v in after["relocations"].items() if k not in relocs_changed}
+        assert ra == rb
+        return
     # Symbols: identical, except section symbols of removed sections, which become null local symbols.
     assert len(after["symbols"]) == len(before["symbols"])
     for a, b in zip(before["symbols"], after["symbols"]):

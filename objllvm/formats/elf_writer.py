@@ -19,10 +19,17 @@ the padding that preceded them; where nothing changed before a section, it keeps
 rewrite with no change is byte-identical.  Sections that are not touched (SHF_COMPRESSED ones too) are
 copied as they are.
 
+Symbols defined in removed sections: section symbols become null local symbols (no index moves) and leave
+``.llvm_addrsig``.  When another symbol is defined there (``__covrec_*`` in ``__llvm_covfun``), a relocatable
+object loses all the symbols of the removed sections, as with llvm-objcopy: the table is renumbered (locals
+first, sh_info the first global) with every index into it -- REL/RELA relocations, SHT_SYMTAB_SHNDX, group
+signatures, ``.llvm_addrsig`` and the LLVM <= 12 call-graph profile.
+
 Refused with an :class:`~objllvm.errors.ObjllvmError`: changing the size of an allocated section or of a
 section inside a segment, removing a section that a kept section links to, that defines a (non-section)
-symbol, or whose section symbol a kept relocation uses; removing the section name table or a symbol table
-that something uses.
+symbol a kept relocation, group signature or call-graph edge uses (or that defines one at all, outside
+relocatable objects, or with SHT_CREL relocations on the table), or whose section symbol a kept relocation
+uses; removing the section name table or a symbol table that something uses.
 
 Hostile input: the writer never allocates by an untrusted size.  The program header table and every segment
 must lie inside the input file; a section placed at a new offset must have an sh_addralign of 0, 1 or a
@@ -37,7 +44,7 @@ import struct
 import sys
 from array import array
 from itertools import accumulate, compress, repeat
-from operator import add, and_, itemgetter, not_, sub
+from operator import add, and_, itemgetter, lshift, not_, or_, sub
 
 from .elf import (SHF_ALLOC, SHF_COMPRESSED, SHN_LORESERVE, SHN_XINDEX, SHT_CREL, SHT_DYNSYM,
                              SHT_GROUP, SHT_NOBITS, SHT_REL, SHT_RELA, SHT_SYMTAB, SHT_SYMTAB_SHNDX, ElfFile)
@@ -47,6 +54,8 @@ SHF_INFO_LINK = 0x40
 SHF_LINK_ORDER = 0x80
 SHF_EXCLUDE = 0x80000000
 STT_SECTION = 3
+_SHT_LLVM_ADDRSIG = 0x6FFF4C03
+_SHT_LLVM_CG_PROFILE_OLD = 0x6FFF4C02      # LLVM <= 12: {u32 from, u32 to, u64 weight} by symbol index
 MIN_ALIGN_CAP = 1 << 16      # sh_addralign up to this (or up to the input's size) is honoured when placing
 _REL_TYPES = frozenset((SHT_REL, SHT_RELA, SHT_CREL))
 _SYMTAB_TYPES = frozenset((SHT_SYMTAB, SHT_DYNSYM))
@@ -495,6 +504,12 @@ class ElfWriter:
                 if info & 0xF == STT_SECTION:
                     neutral.append(k)
                     continue
+                if self.elf.is_relocatable:
+                    # a relocatable object: the symbols of the removed sections go, if nothing kept uses them
+                    # (from the table as read: the loop so far may have renumbered some of ``ext``)
+                    ext0 = bytearray(self._plain(shndx_sec)) if shndx_sec is not None else None
+                    self._drop_symbols(si, new, removed, data, st, column, ext0, shndx_sec)
+                    return
                 name = self._symbol_name(si, nm)
                 raise self._err(f"symbol {name!r} (index {k}) is defined in section [{real}] {self.name(real)}, "
                                 f"which would be removed (refused: the symbol would dangle)", real)
@@ -519,10 +534,167 @@ class ElfWriter:
                 out[k * st.size:(k + 1) * st.size] = bytes(st.size)
                 if ext is not None and 4 * k + 4 <= len(ext):
                     self._u32.pack_into(ext, 4 * k, 0)
+            # .llvm_addrsig lists no symbol of a removed section: the nulled ones leave it (no index moves)
+            types = self.cols[_TYPE]
+            sigs = [i for i in compress(range(n), map(si.__eq__, links))
+                    if i and not rm[i] and types[i] == _SHT_LLVM_ADDRSIG]
+            if sigs:
+                mapping = list(range(nsyms))
+                for k in neutral:
+                    mapping[k] = -1
+                for i in sigs:
+                    b = self._renumbered_addrsig(i, mapping, nsyms)
+                    if b != self._plain(i):
+                        self._store(i, b)
         if out is not None:
             self._store(si, bytes(out))
         if ext is not None and bytes(ext) != self._plain(shndx_sec):
             self._store(shndx_sec, bytes(ext))
+
+    def _drop_symbols(self, si, new, removed, data, st, column, ext, shndx_sec):
+        """Symbol table ``si`` of a relocatable object without the symbols defined in removed sections (section
+        symbols too): the kept ones renumbered in order (locals stay first; sh_info is the new first global),
+        with every kept user of symbol indices rewritten -- REL/RELA relocations, SHT_SYMTAB_SHNDX, group
+        signatures, .llvm_addrsig (the dropped symbols leave it) and the LLVM <= 12 call-graph profile.  A dropped
+        symbol that a kept relocation, group or call-graph edge uses is refused, as are kept SHT_CREL relocations
+        on this table (this writer does not rewrite them)."""
+        rm = self._removed
+        n = len(rm)
+        e = self.elf.endian
+        size = st.size
+        nsyms = len(column)
+        types, links, infos = self.cols[_TYPE], self.cols[_LINK], self.cols[_INFO]
+        # The section of every symbol (through SHT_SYMTAB_SHNDX when extended); 0 where none.
+        real = list(column)
+        if max(column, default=0) >= SHN_LORESERVE:
+            for k, x in enumerate(column):
+                if x == SHN_XINDEX:
+                    real[k] = (self._u32.unpack_from(ext, 4 * k)[0] if ext is not None and 4 * k + 4 <= len(ext)
+                               else 0)
+                elif x >= SHN_LORESERVE:
+                    real[k] = 0
+        gone = list(map(removed.__contains__, real))
+        gone[0] = False
+        drop = list(compress(range(nsyms), gone))
+        dropped = set(drop)
+        users = [i for i in compress(range(n), map(si.__eq__, links)) if i and not rm[i]]
+
+        def refuse(k, how, where):
+            nm = st.unpack_from(data, k * size)[0]
+            what = self._symbol_name(si, nm)
+            what = f"symbol {what!r}" if what else "the section symbol"
+            raise self._err(f"{what} (index {k}) is defined in section [{real[k]}] "
+                            f"{self.name(real[k])}, which would be removed, but {how} [{where}] {self.name(where)} "
+                            f"uses it (refused: the symbol would dangle)", real[k])
+        # Old index -> new index (dropped ones: -1).
+        mapping = list(map(sub, accumulate(map(not_, gone)), repeat(1)))
+        for k in drop:
+            mapping[k] = -1
+        rel_edits = {}
+        for i in users:
+            t = types[i]
+            if t == SHT_CREL:
+                raise self._err(f"symbols defined in removed sections would have to go, and this writer cannot "
+                                f"renumber the symbols of SHT_CREL relocations (refused; first such symbol: index "
+                                f"{drop[0]})", i)
+            if t in (SHT_REL, SHT_RELA):
+                rst = struct.Struct(e + (("QQq" if t == SHT_RELA else "QQ") if self.is64 else
+                                         ("IIi" if t == SHT_RELA else "II")))
+                shift, mask = (32, 0xFFFFFFFF) if self.is64 else (8, 0xFF)
+                b = self._plain(i)
+                whole = len(b) // rst.size * rst.size
+                wide = 8 if self.is64 else 4
+                infos_col = self._wide_column(b[:whole], rst.size, wide, wide)      # r_info of every entry
+                syms = [v >> shift for v in infos_col]
+                hit = dropped.intersection(syms)
+                if hit:
+                    refuse(min(hit), "kept relocation section", i)
+                if max(syms, default=0) >= nsyms:     # an index past the table: stays as it is
+                    new_syms = [mapping[x] if x < nsyms else x for x in syms]
+                else:
+                    new_syms = list(map(mapping.__getitem__, syms))
+                if new_syms != syms:
+                    new_col = list(map(or_, map(lshift, new_syms, repeat(shift)), map(and_, infos_col, repeat(mask))))
+                    rel_edits[i] = self._with_wide_column(b[:whole], rst.size, wide, wide, new_col) + b[whole:]
+            elif t == SHT_GROUP:
+                sig = infos[i]
+                if sig in dropped:
+                    refuse(sig, "the signature of kept group", i)
+            elif t == _SHT_LLVM_CG_PROFILE_OLD:
+                b = self._plain(i)
+                edges = list(struct.iter_unpack(e + "IIQ", b[:len(b) // 16 * 16]))
+                hit = dropped.intersection(x for f, t2, _w in edges for x in (f, t2))
+                if hit:
+                    refuse(min(hit), "a call-graph profile edge in", i)
+                rel_edits[i] = b"".join(struct.pack(e + "IIQ", mapping[f] if f < nsyms else f,
+                                                    mapping[t2] if t2 < nsyms else t2, w)
+                                        for f, t2, w in edges) + b[len(b) // 16 * 16:]
+            elif t == _SHT_LLVM_ADDRSIG:
+                rel_edits[i] = self._renumbered_addrsig(i, mapping, nsyms)
+        # Nothing kept uses a dropped symbol: write the new tables.
+        for i, b in rel_edits.items():
+            if b != self._plain(i):
+                self._store(i, b)
+        ginfo = [i for i in users if types[i] == SHT_GROUP and infos[i] < nsyms and mapping[infos[i]] != infos[i]]
+        if ginfo:
+            col = self._own_column(_INFO)
+            for i in ginfo:
+                col[i] = mapping[infos[i]]
+        # st_shndx of the kept symbols renumbered by columns (as in _fix_symbols), then the kept rows joined
+        shndx_pos = 6 if self.is64 else 14
+        lim = min(n, SHN_LORESERVE)
+        lut = new[:lim]
+        lut += range(lim, 0x10000)
+        table = data[:nsyms * size]
+        col2 = list(map(lut.__getitem__, column))
+        if col2 != column:
+            table = self._with_column(table, size, shndx_pos, col2)
+        keep = list(map(not_, gone))
+        mv = memoryview(table)
+        parts, prev = [], 0
+        for k in drop:                  # the runs of kept rows between the dropped ones
+            if k > prev:
+                parts.append(mv[prev * size:k * size])
+            prev = k + 1
+        parts.append(mv[prev * size:])
+        parts.append(data[nsyms * size:])
+        self._store(si, b"".join(parts))
+        if ext is not None:
+            words = [self._u32.unpack_from(ext, 4 * k)[0] if 4 * k + 4 <= len(ext) else 0
+                     for k in compress(range(nsyms), keep)]
+            words = [new[r] if column[k] == SHN_XINDEX and 0 < r < n and not rm[r] else r
+                     for k, r in zip(compress(range(nsyms), keep), words)]
+            self._store(shndx_sec, struct.pack(f"{e}{len(words)}I", *words))
+        first_global = infos[si]
+        self._own_column(_INFO)[si] = first_global - sum(1 for k in drop if k < first_global)
+
+    def _renumbered_addrsig(self, i, mapping, nsyms) -> bytes:
+        """The ULEB128 symbol indices of .llvm_addrsig ``i`` renumbered by ``mapping``, dropped ones left out."""
+        b = self._plain(i)
+        out = bytearray()
+        pos, end = 0, len(b)
+        while pos < end:
+            start, x, shift = pos, 0, 0
+            while True:
+                if pos >= end or shift > 35:
+                    raise self._err(f"address-significance table: bad ULEB128 symbol index at byte {start} "
+                                    f"(cannot renumber it)", i, start)
+                c = b[pos]
+                pos += 1
+                x |= (c & 0x7F) << shift
+                shift += 7
+                if not c & 0x80:
+                    break
+            y = mapping[x] if x < nsyms else x
+            if y < 0:
+                continue
+            while True:
+                c = y & 0x7F
+                y >>= 7
+                out.append(c | 0x80 if y else c)
+                if not y:
+                    break
+        return bytes(out)
 
     def _column(self, table: bytes, entsize: int, pos: int) -> list:
         """The 16-bit field at ``pos`` of every ``entsize``-byte entry of ``table``."""
@@ -530,6 +702,28 @@ class ElfWriter:
             return memoryview(table).cast("H")[pos // 2::entsize // 2].tolist()
         only = struct.Struct(self.elf.endian + (f"{pos}xH{entsize - pos - 2}x"))
         return [x for (x,) in only.iter_unpack(table)]
+
+    def _wide_column(self, table: bytes, entsize: int, pos: int, wide: int) -> list:
+        """The ``wide``-byte (4 or 8) unsigned field at ``pos`` of every ``entsize``-byte entry of ``table``."""
+        code = "Q" if wide == 8 else "I"
+        if (self.elf.endian == "<") == (sys.byteorder == "little") and entsize % wide == 0 and pos % wide == 0:
+            return memoryview(table).cast(code)[pos // wide::entsize // wide].tolist()
+        only = struct.Struct(self.elf.endian + (f"{pos}x{code}{entsize - pos - wide}x"))
+        return [x for (x,) in only.iter_unpack(table)]
+
+    def _with_wide_column(self, data: bytes, entsize: int, pos: int, wide: int, column: list) -> bytes:
+        """``data`` with the ``wide``-byte field at ``pos`` of each entry set from ``column``."""
+        out = bytearray(data)
+        code = "Q" if wide == 8 else "I"
+        if (self.elf.endian == "<") == (sys.byteorder == "little") and entsize % wide == 0 and pos % wide == 0:
+            mv = memoryview(out).cast(code)
+            mv[pos // wide::entsize // wide] = memoryview(array(code, column))
+            mv.release()
+            return bytes(out)
+        one = struct.Struct(self.elf.endian + code)
+        for r, v in enumerate(column):
+            one.pack_into(out, r * entsize + pos, v)
+        return bytes(out)
 
     def _with_column(self, data: bytes, entsize: int, pos: int, column: list) -> bytes:
         """``data`` (a table of ``entsize``-byte entries) with the 16-bit field at ``pos`` of each entry set from

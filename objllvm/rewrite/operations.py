@@ -33,8 +33,9 @@ class Remove(Operation):
         self.text = f"--remove {what}"
 
     def apply(self, sess):
-        for s in sess.by_kind_or_name(self.what, self.text):
-            sess.remove(s)
+        # all at once: one pass over the relocation sections, not one per section (an instrumented object has
+        # one __llvm_covfun per function)
+        sess.remove_all([s.index for s in sess.by_kind_or_name(self.what, self.text)])
 
 
 class StripLLVM(Operation):
