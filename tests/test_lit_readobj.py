@@ -47,11 +47,6 @@ KNOWN = {
     "cgp-bad-entsize": (MORE, "LLVM drops the section for its sh_entsize; objllvm warns and reads 8-byte weights"),
     "cgp-count-mismatch": (MORE, "LLVM shows weights only when the pair count is off; objllvm pairs the edges "
                                  "it can pair (issue #15.3) and warns"),
-    # A relocation section whose sh_info names no section: a container check of the ELF reader.
-    "cgp-rela-no-target": (LLVM_ONLY, "a relocation section whose sh_info is past the section table is not "
-                                      "reported by objllvm's ELF reader (formats/elf.py, not a codec)"),
-    "bbr-rela-no-target": (LLVM_ONLY, "as cgp-rela-no-target"),
-    "pgo-rela-no-target": (LLVM_ONLY, "as cgp-rela-no-target"),
     # llvm-readobj warns for each function no symbol names; objllvm shows <?> (a stripped binary is not
     # malformed: a warning there would make every stripped file exit 1).
     "bbr-basic": (LLVM_ONLY, "LLVM warns when no function symbol is at a map's address; objllvm shows <?>"),
@@ -139,9 +134,10 @@ def our_values(rec):
     """(values, reported, file_error) of objllvm on the case's object, in the same terms."""
     kind = OPTION_KIND[rec["option"]]
     items = api.dump(str(LIT / f"{rec['case']}.o"), [kind])
-    file_errors = [i for i in items if isinstance(i, ObjllvmError)]
+    errors = [i for i in items if isinstance(i, ObjllvmError)]
+    file_errors = [e for e in errors if e.section_index is None]     # (a section's own error costs that section)
     secs = [d for i in items if not isinstance(i, ObjllvmError) for d in i.sections]
-    reported = bool(file_errors) or any(d.error is not None or d.warnings for d in secs)
+    reported = bool(errors) or any(d.error is not None or d.warnings for d in secs)
     out = []
     for d in secs:
         if d.status != "decoded" or d.mistyped:     # LLVM shows nothing of a section it cannot dump or ignores

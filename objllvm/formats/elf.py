@@ -164,6 +164,19 @@ class ElfFile(ObjectFile):
                         f"({size_in:#x} bytes)", file=path, member=member, section_index=i,
                         section_name=self.section_name(i), offset=self.e_shoff + i * row)
         bad = self.section_errors
+        # A relocation section whose sh_info names no section applies to nothing: that section's error (LLVM
+        # warns too).  Checked by the column's maximum; walked only when it is past the table.
+        infos = self.columns[7]
+        if max(infos, default=0) >= shnum:
+            row = self._shdr.size
+            for i in range(shnum):
+                if types[i] in (SHT_REL, SHT_RELA, SHT_CREL) and infos[i] >= shnum and i not in bad:
+                    bad[i] = DecodeError(
+                        f"relocation section: sh_info {infos[i]} names no section (the section table has {shnum}): "
+                        f"its relocations apply to nothing", file=path, member=member, section_index=i,
+                        section_name=self.section_name(i), offset=self.e_shoff + i * row)
+            self.section_errors = dict(sorted(bad.items()))
+            bad = self.section_errors
         if any(map(and_, flags, repeat(SHF_COMPRESSED))):
             for i in range(shnum):
                 if flags[i] & SHF_COMPRESSED and types[i] != SHT_NOBITS and i not in bad:
