@@ -625,3 +625,14 @@ def test_the_collector_pause_is_undone():
         assert not gc.isenabled()
     finally:
         (gc.enable if was else gc.disable)()
+
+
+def test_drop_cg_edge_on_a_partly_paired_profile_says_why_it_refuses(tmp_path):
+    """A call-graph profile that lost a relocation (testdata/malformed, 3 of 4 edges paired): --drop-cg-edge
+    cannot tell whether the unnamed edge is the one to drop, and says so (not 'linked file'); nothing is
+    written."""
+    out = tmp_path / "out.o"
+    code, _, err = run_objllvm("rewrite", TESTDATA / "malformed" / "cg-profile-reloc-mismatch.o", "-o", out,
+                               "--drop-cg-edge", "hot:warm")
+    assert code == 1 and not out.exists()
+    assert "1 of its 4 edges have no symbol" in err and "linked file" not in err and err.count("\n") == 1

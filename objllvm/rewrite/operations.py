@@ -155,9 +155,13 @@ class DropCGEdge(Operation):
         hit = 0
         for s in sess.by_kind_or_name("cg-profile", self.text):
             codec, m = sess.model(s, "cg-profile")
-            if any(e.source.name is None for e in m.edges):
-                raise sess.err(f"{self.text}: this call-graph profile has no relocations (linked file): edges "
-                               f"have no symbols to match", s)
+            unnamed = sum(e.source.name is None or e.target.name is None for e in m.edges)
+            if unnamed:
+                why = ("it has no relocations (a linked file, or relocations stripped)" if unnamed == len(m.edges)
+                       else f"{unnamed} of its {len(m.edges)} edges have no symbol (relocations missing or "
+                            f"unreadable: see `objllvm dump`)")
+                raise sess.err(f"{self.text}: edges cannot be matched by name: {why}; refused, since an edge "
+                               f"without names could be the one to drop", s)
             keep = [e for e in m.edges if not (fnmatch.fnmatchcase(e.source.name or "", self.src)
                                                and fnmatch.fnmatchcase(e.target.name or "", self.dst))]
             hit += len(m.edges) - len(keep)
