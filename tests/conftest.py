@@ -25,6 +25,15 @@ ROOT = Path(__file__).resolve().parent.parent
 TESTDATA = ROOT / "testdata"
 
 
+def pytest_configure(config):
+    """Bytecode for the package, written once before the tests (as an installed package has it): the hundreds
+    of ``python3 -m objllvm`` processes the tests start would otherwise each compile every module they import
+    when PYTHONDONTWRITEBYTECODE is set, as it is on this project's machines (a fresh clone: 97 s -> 85 s)."""
+    if not hasattr(config, "workerinput"):          # the controller (or a run without xdist), once
+        import compileall
+        compileall.compile_dir(str(ROOT / "objllvm"), quiet=1)
+
+
 def need_tool(name: str) -> str:
     path = shutil.which(name)
     if path is None:
