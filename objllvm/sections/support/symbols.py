@@ -93,19 +93,20 @@ class SymbolNamer:
             self.ctx.warn(self._no_table(f"{what} index {index}"), offset)
             return SymbolRef(index, None)
         table = self._table()
-        limit = getattr(self.ctx.obj, "number_of_symbols", None) if table is not None else len(syms)
-        if table is not None and index not in table and (limit is None or 0 <= index < limit):
-            self.ctx.warn(f"{what} index {index} is not a symbol (an auxiliary record)", offset)
-            return SymbolRef(index, None)
-        if table is None and not 0 <= index < len(syms) or table is not None and index not in table:
-            self.ctx.warn(f"{what} index {index} is past the end of the symbol table "
-                          f"({limit if limit is not None else len(syms)} symbols)", offset)
+        sym = (syms[index] if 0 <= index < len(syms) else None) if table is None else table.get(index)
+        if sym is None:
+            limit = len(syms) if table is None else getattr(self.ctx.obj, "number_of_symbols", None)
+            if table is not None and (limit is None or 0 <= index < limit):
+                self.ctx.warn(f"{what} index {index} is not a symbol (an auxiliary record)", offset)
+            else:
+                self.ctx.warn(f"{what} index {index} is past the end of the symbol table "
+                              f"({limit if limit is not None else len(syms)} symbols)", offset)
             return SymbolRef(index, None)
         why = self._bad_names().get(index)
         if why is not None:
             self.ctx.warn(f"{what} index {index}: cannot read its name: {why}", offset)
             return SymbolRef(index, None)
-        return SymbolRef(index, (syms[index] if table is None else table[index]).name)
+        return SymbolRef(index, sym.name)
 
     def reloc_ref(self, rel, offset: int | None = None, what: str = "symbol") -> SymbolRef:
         """The symbol of relocation ``rel`` (``rel.symbol`` is None when its index was past its table)."""
