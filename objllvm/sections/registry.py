@@ -316,9 +316,7 @@ def decode_file(path: str, kind: str, options=None) -> list:
         if isinstance(obj, ObjllvmError):
             raise obj
         for s in obj.sections:
-            if not is_llvm_section(s, obj, options):
-                continue
-            c = find_codec(s, obj, options)
+            c = find_codec(s, obj, options)      # (a section a codec recognises is an LLVM section)
             if c is None or c.kind != kind:
                 continue
             d = decode_section(obj, s, options)
