@@ -8,6 +8,8 @@ addrsig, sympart, bb-addr-map, pc-sections, jump tables) goes through :class:`Sy
 """
 from __future__ import annotations
 
+from ...errors import ObjllvmError
+
 from ..._model import dataclass
 
 UNKNOWN_NAME = "<?>"
@@ -54,10 +56,7 @@ class SymbolNamer:
         if self._symbols is None:
             try:
                 self._symbols = self.ctx.symbols
-            except Exception as exc:          # an object that reads its table late (ObjllvmError)
-                from ...errors import ObjllvmError
-                if not isinstance(exc, ObjllvmError):
-                    raise
+            except ObjllvmError as exc:       # an object that reads its table late
                 self.ctx.symbols_error = exc
                 self._symbols = []
         return self._symbols
