@@ -8,9 +8,8 @@ addrsig, sympart, bb-addr-map, pc-sections, jump tables) goes through :class:`Sy
 """
 from __future__ import annotations
 
-from ...errors import ObjllvmError
-
 from ..._model import dataclass
+from ...errors import ObjllvmError
 
 UNKNOWN_NAME = "<?>"
 
