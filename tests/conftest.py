@@ -25,6 +25,11 @@ ROOT = Path(__file__).resolve().parent.parent
 TESTDATA = ROOT / "testdata"
 
 
+# This project's machines set PYTHONDONTWRITEBYTECODE: without a cache, every xdist worker would rewrite and
+# compile every test module again on every run.  The caches go to __pycache__ (ignored by git).
+sys.dont_write_bytecode = False
+
+
 def pytest_configure(config):
     """Bytecode for the package, written once before the tests (as an installed package has it): the hundreds
     of ``python3 -m objllvm`` processes the tests start would otherwise each compile every module they import
