@@ -19,9 +19,10 @@ JSON view of a big map does not build one object per block.
 from __future__ import annotations
 
 import gc
+import sys
 from array import array
 from functools import partial
-from itertools import accumulate
+from itertools import accumulate, chain, repeat
 from operator import add, sub
 
 from ..binary import uleb_encode
@@ -247,20 +248,38 @@ class FunctionMap:
 
 
 class BBAddrMap:
-    """A whole map section."""
-    __slots__ = ("functions", "section_type", "pretty")
+    """A whole map section.
+
+    A map of the common kind (see ``_Packed``) is decoded into columns over the whole section;
+    ``functions`` builds the FunctionMap objects the first time it is read (the views and the encoder
+    work from the columns until then)."""
+    __slots__ = ("_functions", "section_type", "pretty", "_packed")
 
     def __init__(self, functions=None, section_type=SHT_LLVM_BB_ADDR_MAP, pretty=False):
-        self.functions = [] if functions is None else functions
+        self._functions = [] if functions is None else functions
         self.section_type = section_type
         self.pretty = pretty          # --pretty-pgo: the JSON view adds relative figures
+        self._packed = None
+
+    @property
+    def functions(self) -> list:
+        if self._functions is None:
+            self._functions = self._packed.functions()
+            self._packed = None       # from now on the objects are the model (they may be edited)
+        return self._functions
+
+    @functions.setter
+    def functions(self, value):
+        self._functions = value
+        self._packed = None
 
     def __eq__(self, other):
         return isinstance(other, BBAddrMap) and self.functions == other.functions \
             and self.section_type == other.section_type
 
     def __repr__(self):
-        return f"BBAddrMap({len(self.functions)} functions, {TYPE_NAMES.get(self.section_type)})"
+        n = len(self._packed) if self._functions is None else len(self._functions)
+        return f"BBAddrMap({n} functions, {TYPE_NAMES.get(self.section_type)})"
 
 
 # -- decoding -----------------------------------------------------------------------------------
@@ -383,6 +402,12 @@ def decode_map(data, ctx) -> BBAddrMap:
     stype = ctx.section.type if ctx.section is not None and ctx.section.type in TYPE_NAMES else SHT_LLVM_BB_ADDR_MAP
     pretty = bool((ctx.options or {}).get("pretty_pgo"))
     out = BBAddrMap([], stype, pretty)
+    if stype == SHT_LLVM_BB_ADDR_MAP and not ctx.is_relocatable:
+        packed = _Packed.decode(bytes(data), ctx)
+        if packed is not None:
+            out._functions = None
+            out._packed = packed
+            return out
     with _no_gc():
         try:
             _decode_into(bytes(data), ctx, stype, out.functions)
@@ -390,6 +415,127 @@ def decode_map(data, ctx) -> BBAddrMap:
             raise DecodeError(f"{f.message} (function {len(out.functions)})", offset=f.offset,
                               partial=out) from None
     return out
+
+
+class _Packed:
+    """A map of the common kind kept as columns over the whole section: every entry version 2 to 5
+    with no feature bits, one range of 1 to 127 blocks, every ULEB128 of its blocks one byte (below
+    0x80), metadata of known bits only; in a linked file (no relocations: the address words are the
+    addresses).  This is what clang writes for -fbasic-block-sections=labels / -basic-block-address-map
+    without PGO analysis, so nearly every map: it is decoded with one Python step per function, not
+    per block, and shown from the columns (``functions`` makes the objects when asked).
+
+    ``blocks``: the functions' block records one after the other, 4 bytes each (ID, offset from the
+    end of the previous block, size, metadata); ``starts``: each entry's offset in the section;
+    ``counts``, ``bases``, ``names``, ``versions``: per function."""
+    __slots__ = ("data", "starts", "counts", "ends", "bases", "names", "versions", "blocks", "text_index")
+
+    @classmethod
+    def decode(cls, data, ctx):
+        """The packed map, or None when the section is not entirely of the common kind (then the
+        general decoder takes it, and reports what is wrong where)."""
+        asz = ctx.addr_size
+        if asz not in (4, 8):
+            return None
+        end = len(data)
+        if not end:
+            return None
+        # Every entry: version, feature (one byte, or two for version 5), address word, block count,
+        # 4 bytes per block.  Walk from entry to entry by the counts, then check what was walked over.
+        fixed = (3 if data[0] == 5 else 2) + asz
+        starts = []
+        app = starts.append
+        pos = 0
+        try:
+            while pos < end:
+                app(pos)
+                pos += fixed + 1 + 4 * data[pos + fixed]
+        except IndexError:          # an entry cut short
+            return None
+        if pos != end:
+            return None
+        versions = bytes(map(data.__getitem__, starts))
+        if versions.translate(None, b"\5" if fixed == 3 + asz else b"\2\3\4"):
+            return None             # another version, or versions of both layouts
+        zero = bytes(map(data.__getitem__, map(add, starts, repeat(1))))
+        if fixed == 3 + asz:
+            zero += bytes(map(data.__getitem__, map(add, starts, repeat(2))))
+        counts = bytes(map(data.__getitem__, map(add, starts, repeat(fixed))))
+        if zero.count(0) != len(zero) or 0 in counts or not counts.isascii():
+            return None             # features, no blocks, or a count of more than one byte
+        first = list(map(add, starts, repeat(fixed + 1)))
+        blocks = b"".join(map(data.__getitem__, map(slice, first, chain(starts[1:], (end,)))))
+        words = b"".join(map(data.__getitem__, map(slice, map(add, starts, repeat(fixed - asz)),
+                                                    map(add, starts, repeat(fixed)))))
+        counts = list(counts)
+        if not blocks or not blocks.isascii() or max(blocks[3::4]) > KNOWN_METADATA:
+            return None
+        self = cls.__new__(cls)
+        self.data = data
+        self.starts = starts
+        self.counts = counts
+        self.ends = list(accumulate(counts))
+        bases = array("Q" if asz == 8 else "I", words)
+        if bases.itemsize != asz:
+            return None
+        if (ctx.endian == "<") != (sys.byteorder == "little"):
+            bases.byteswap()
+        self.bases = bases.tolist()
+        self.names = list(map(_name_finder(ctx), self.bases))
+        self.versions = versions
+        self.blocks = blocks
+        self.text_index = None
+        return self
+
+    def __len__(self):
+        return len(self.starts)
+
+    def offsets(self, i, j):
+        """The blocks' offsets from their function's start, functions i to j, as one flat list (the
+        offset of a block: the stored offsets of the blocks up to it plus the sizes before it)."""
+        ends = self.ends
+        a = ends[i - 1] if i else 0
+        b = ends[j - 1] if j else 0
+        blocks = self.blocks
+        sizes = blocks[4 * a + 2:4 * b:4]
+        g = list(accumulate(map(add, blocks[4 * a + 1:4 * b:4], chain((0,), sizes))))
+        # minus, for each function, the running total at its start (plus the size of the block before it)
+        firsts = [e - a for e in ends[i:j - 1]]
+        before = [0]
+        before += map(add, map(g.__getitem__, [f - 1 for f in firsts]), map(sizes.__getitem__,
+                                                                           [f - 1 for f in firsts]))
+        return list(map(sub, g, chain.from_iterable(map(repeat, before, self.counts[i:j]))))
+
+    def functions(self) -> list:
+        """The FunctionMap objects (columns per function: IDs, offsets, sizes and metadata)."""
+        out = []
+        append = out.append
+        new_range = BBRange.__new__
+        new_fn = FunctionMap.__new__
+        blocks = self.blocks
+        ends = self.ends
+        with _no_gc():
+            offs = self.offsets(0, len(self.starts))
+            a = 0
+            for start, n, base, name, version, e in zip(self.starts, self.counts, self.bases, self.names,
+                                                        self.versions, ends):
+                r = new_range(BBRange)
+                r.base_address = base
+                r.stored_address = None
+                r._num_blocks = r._blocks = None
+                r._cols = (blocks[4 * a:4 * e:4], _u16(offs[a:e]), blocks[4 * a + 2:4 * e:4],
+                           blocks[4 * a + 3:4 * e:4])
+                fn = new_fn(FunctionMap)
+                fn.name = name
+                fn.version = version
+                fn.feature = 0
+                fn.ranges = [r]
+                fn.entry_count = fn.pgo_blocks = fn._raw = fn._canon = None
+                fn.section_index = self.text_index
+                fn.offset = start
+                append(fn)
+                a = e
+        return out
 
 
 _MASKS = None
@@ -733,6 +879,8 @@ def encode_function(fn, endian="<", addr_size=8) -> bytes:
 
 
 def encode_map(model, endian="<", addr_size=8) -> bytes:
+    if model._functions is None:      # still the section's columns: the section's bytes
+        return model._packed.data
     parts = []
     for fn in model.functions:
         enc = encode_function(fn, endian, addr_size)
@@ -895,6 +1043,12 @@ def map_json_stream(model):
     and orjson's indented text, as a part of a bigger document), a batch of blocks at a time."""
     if model.pretty:
         return None
+    if model._functions is None:
+        pk = model._packed
+        if pk.bases and max(pk.bases) + 0x10000 >= _U64:    # (cautious: offsets are below 0x10000)
+            return None
+        size = 100 * len(pk.blocks) // 4 + sum(80 + len(n or "") for n in pk.names)
+        return size, partial(_packed_json_chunks, model.section_type, pk)
     fns = model.functions
     cols, bases, counts = [], [], []
     for fn in fns:
@@ -932,6 +1086,73 @@ def map_json_stream(model):
     def chunks(indent):
         return _map_json_chunks(model, fns, cols, bases, counts, versions, vtypes, _json_style(indent))
     return size, chunks
+
+
+def _json_pieces(st):
+    """The pieces of a block's JSON text that are not numbers computed per block (made once per
+    style): ``p1[id]`` the text before the address (with ',' before the block), ``template`` a block's
+    %-template (the text before the address, address, offset, the rest), ``p3[size + 256 * metadata]``
+    the text after the offset."""
+    pc = st.get("pieces")
+    if pc is None:
+        rest = st["rest"]
+        addr_key = rest[:rest.index(b"%d")]
+        tail = rest[rest.index(b"%d") + 2:]
+        off_key, after = tail[:tail.index(b"%d")], tail[tail.index(b"%d") + 2:]
+        md = st["md"]
+        p3 = [None] * (256 * 32)
+        for m in range(32):
+            for sz in range(0x80):
+                p3[sz + 256 * m] = after % (sz, md[m])
+        pc = st["pieces"] = {"p1": [i + addr_key for i in st["ids"]], "p3": p3,
+                             "template": b"%s%d" + off_key.replace(b"%", b"%%") + b"%d%s"}
+    return pc
+
+
+def _packed_json_chunks(section_type, pk, indent):
+    """map_json_stream's chunks of a packed map: a batch of blocks by one %-operation (bytes formatting
+    of integers is the fast one), each block's text from the text before its address (which depends on
+    its ID: made once), its address, its offset and the text after it (which depends on its size and
+    metadata: made once)."""
+    from bisect import bisect_left
+    from json.encoder import encode_basestring_ascii as quote
+    st = _json_style(indent)
+    pc = _json_pieces(st)
+    p1, p3, template = pc["p1"], pc["p3"], pc["template"]
+    flat = chain.from_iterable
+    tname = quote(TYPE_NAMES.get(section_type, hex(section_type))).encode("ascii")
+    nfn = len(pk.starts)
+    if not nfn:
+        yield st["empty"] % tname
+        return
+    head = st["head"].replace(b'"%s"', b"%s", 1) + b"%s"
+    fn_end = st["fn_end"] + b","
+    blocks, ends, counts, bases, names, versions = pk.blocks, pk.ends, pk.counts, pk.bases, pk.names, pk.versions
+    little = sys.byteorder == "little"
+    sm = memoryview(blocks).cast("H")[1::2] if little else None     # size + 256 * metadata
+    yield st["open"] % tname
+    i = 0
+    while i < nfn:
+        a = ends[i - 1] if i else 0
+        j = max(i + 1, bisect_left(ends, a + _JSON_BATCH, i))
+        b = ends[j - 1]
+        offs = pk.offsets(i, j)
+        before = list(map(p1.__getitem__, blocks[4 * a:4 * b:4]))
+        # the functions' heads: the end of the previous function, the start of this one, its first block
+        qn = [b"null" if n is None else quote(n).encode("ascii") for n in names[i:j]]
+        firsts = [e - a for e in ends[i:j - 1]]
+        firsts.insert(0, 0)
+        args = tuple(flat(zip(qn, bases[i:j], versions[i:j], bases[i:j],
+                              map(bytes.__getitem__, map(before.__getitem__, firsts), repeat(slice(1, None))))))
+        heads = (b"\0".join([head] * (j - i)) % args).split(b"\0")
+        for k, h in zip(firsts, heads):
+            before[k] = fn_end + h if (k or i) else h
+        keys = sm[a:b].tolist() if little else list(map(add, blocks[4 * a + 2:4 * b:4],
+                                                         map((256).__mul__, blocks[4 * a + 3:4 * b:4])))
+        addrs = map(add, offs, flat(map(repeat, bases[i:j], counts[i:j])))
+        yield (template * (b - a)) % tuple(flat(zip(before, addrs, offs, map(p3.__getitem__, keys))))
+        i = j
+    yield st["fn_end"] + st["close"]
 
 
 def _map_json_chunks(model, fns, cols, bases, counts, versions, vtypes, st):
@@ -1042,6 +1263,8 @@ def function_from_dict(d, section_index=None) -> FunctionMap:
 
 def _check_encodable(model):
     """Values the format cannot hold are a usage problem, not a crash."""
+    if model._functions is None:
+        return                  # as decoded
     for fn in model.functions:
         v = fn.version
         if model.section_type == SHT_LLVM_BB_ADDR_MAP_V0 and (v is not None or fn.feature):
