@@ -82,10 +82,49 @@ class TableGroup:
                               [0 if b is None else b[k] for b in bases], self.labels)
 
 
+class FlatTableGroup:
+    """Many tables of the same columns (headers, kinds and labels as in :class:`ColumnTable`; no
+    bases), given flat: ``counts[k]`` the number of rows of table k, ``columns(i, j)`` the rows of
+    tables i to j one after the other, as one sequence per column.  ``titles`` as in
+    :class:`TableGroup` (an ``encoded(i, j, encoding, errors)`` method, when it has one, gives the titles
+    of tables i to j as bytes, each with its newline).  For a producer that keeps its rows in columns
+    over all its tables (no per-table objects): the layout is computed for a batch of tables at once."""
+    __slots__ = ("headers", "kinds", "labels", "titles", "counts", "columns", "bounds")
+
+    def __init__(self, headers, kinds, titles, counts, columns, labels=None, bounds=None):
+        self.headers = headers
+        self.kinds = kinds
+        self.titles = titles
+        self.counts = counts
+        self.columns = columns
+        self.labels = labels
+        # optional: bounds(i, j, columns) -> for each number column of tables i to j, (lo, hi) or None:
+        # lo a lower bound of its values (its smallest value when negative values can occur), hi an upper
+        # bound (the widths come from the values themselves when hi's text is wider than the header)
+        self.bounds = bounds
+
+    def tables(self):
+        from bisect import bisect_right
+        from itertools import accumulate as acc
+        ends = list(acc(self.counts))
+        i = 0
+        while i < len(ends):
+            start = ends[i - 1] if i else 0
+            j = max(i + 1, bisect_right(ends, start + _BATCH_ROWS, i))
+            cols = self.columns(i, j)
+            a = start
+            for k in range(i, j):
+                b = ends[k] - start
+                yield ColumnTable(self.headers, [c[a:b] for c in cols], self.kinds, self.titles[k], None,
+                                  self.labels)
+                a = b
+            i = j
+
+
 def expand(items):
     """The items with each TableGroup replaced by its tables."""
     for it in items:
-        if type(it) is TableGroup:
+        if type(it) is TableGroup or type(it) is FlatTableGroup:
             yield from it.tables()
         else:
             yield it
@@ -122,6 +161,11 @@ def render_text(items, out=None, *, engine: str = "fast") -> None:
                 for c in it.tables():
                     if engine != "fast" or not w.column_table(c):
                         w.tabulate(c.title, c.headers, c.rows)
+        elif t is FlatTableGroup:
+            if engine != "fast" or not w.flat_group(it):
+                for c in it.tables():
+                    if engine != "fast" or not w.column_table(c):
+                        w.tabulate(c.title, c.headers, c.rows)
         elif t is Heading:
             if not first and it.level <= 1:
                 w.text("\n")
@@ -144,6 +188,7 @@ _BATCH_ROWS = 1 << 14      # table rows formatted by one %-operation (its memory
 NUMPY_ROWS = 500_000
 _NUMPY_BATCH = 1 << 14
 _NONE = type(None)
+_BYTE_VALUES = bytes(range(256))     # b.translate(None, _BYTE_VALUES[:n]) is empty when every byte of b is below n
 
 
 def _plain(s) -> bool:
@@ -370,6 +415,163 @@ class _TextWriter:
             self._write(b"".join(tmpl) % tuple(flat(zip(*args))))
             i = j
         return True
+
+    def flat_group(self, g) -> bool:
+        """Lay out a FlatTableGroup (False, nothing written, when it is not one this can do: kinds other
+        than ``d``/``x`` and a last ``c`` column, headers or labels tabulate would change, negative
+        numbers).  A batch of tables at a time: each column's width for every table of the batch at once
+        when no value of the batch is wider than its header (else table by table), each row's template
+        chosen by its table's widths and its label, the rows formatted by one %-operation."""
+        from bisect import bisect_right
+        from itertools import accumulate as acc
+        kinds, headers, counts = g.kinds, g.headers, g.counts
+        if len(kinds) < 2 or set(kinds[:-1]) - set("dx") or kinds[-1] != "c" or len(headers) != len(kinds):
+            return False
+        lab = g.labels[-1]
+        if not all(map(_plain, headers)) or not all(map(_plain, lab)) or 0 in counts:
+            return False
+        flat = chain.from_iterable
+        last = len(kinds) - 1
+        if len(lab) > 256 or max(map(len, lab)) > 255:
+            return False
+        lablen = bytes(map(len, lab)) + bytes(256 - len(lab))     # a label's length by its code
+        lab_esc = [s.encode("ascii").replace(b"%", b"%%") for s in lab]
+        hw = [len(h) + 2 for h in headers]
+        ends = list(acc(counts))
+        titles = g.titles
+        enc = getattr(titles, "encoded", None)
+        frames, rowsets, pieces = {}, {}, {}
+        self.flush()
+        ntab = len(counts)
+        i = 0
+        while i < ntab:
+            start = ends[i - 1] if i else 0
+            j = max(i + 1, bisect_right(ends, start + _BATCH_ROWS, i))
+            cols = g.columns(i, j)
+            known = g.bounds(i, j, cols) if g.bounds is not None else None
+            cnt = counts[i:j]
+            firsts = [e - start for e in ends[i:j - 1]]
+            firsts.insert(0, 0)
+            slices = None
+            widths = []
+            bounds = {}
+            for c, (col, k) in enumerate(zip(cols, kinds)):
+                if c == last:
+                    col = col if type(col) is bytes else bytes(col)
+                    if col.translate(None, _BYTE_VALUES[:len(lab)]):
+                        raise IndexError(f"label code {max(col)} in column {headers[c]!r} (labels: {len(lab)})")
+                    lens = col.translate(lablen)
+                    if not lens.translate(None, _BYTE_VALUES[:hw[c] + 1]):     # none longer than the header
+                        widths.append(repeat(hw[c]))
+                        continue
+                    col, fmt, neg = lens, None, False
+                else:
+                    lo, hi = (known and known[c]) or (min(col), max(col))
+                    bounds[c] = (lo, hi)
+                    fmt = hex if k == "x" else str
+                    neg = lo < 0
+                    if max(len(fmt(lo)), len(fmt(hi))) <= hw[c]:
+                        widths.append(repeat(hw[c]))
+                        continue
+                if slices is None:
+                    slices = list(map(slice, firsts, firsts[1:] + [ends[j - 1] - start]))
+                w = map(max, map(col.__getitem__, slices))
+                if fmt:
+                    w = map(len, map(fmt, w))
+                    if neg:
+                        w = map(max, w, map(len, map(fmt, map(min, map(col.__getitem__, slices)))))
+                widths.append(map(max, w, repeat(hw[c])))
+            keys = list(zip(*widths)) if slices is not None else [tuple(w.__next__() for w in widths)] * (j - i)
+            for key in set(keys) - frames.keys():
+                head = "  ".join(x.ljust(y) for x, y in zip(headers, key)).rstrip()
+                frames[key] = (head + "\n" + "  ".join("-" * y for y in key) + "\n").encode("ascii")
+                parts = [(b"%#-" if k == "x" else b"%-") + b"%d" % w + (b"x" if k == "x" else b"d")
+                         for k, w in zip(kinds[:last], key)]
+                full = b"  ".join(parts) + b"  "
+                short = b"  ".join(parts[:-1] + [b"%#x" if kinds[last - 1] == "x" else b"%d"])
+                rowsets[key] = tuple(full + s + b"\n" if s else short + b"\n" for s in lab_esc)
+            if enc is not None:
+                tb = enc(i, j, self.encoding, self.errors)
+            else:
+                tb = [(t + "\n").encode(self.encoding, self.errors) if t else b"" for t in titles[i:j]]
+            if len(set(keys)) == 1:
+                data = self._piece_rows(cols, kinds, keys[0], bounds, lab, pieces, firsts,
+                                        [t + frames[keys[0]] for t in tb])
+                if data is not None:
+                    self._write(data)
+                    i = j
+                    continue
+            codes = cols[last]
+            if len(set(keys)) == 1:
+                tmpl = list(map(rowsets[keys[0]].__getitem__, codes))
+            else:
+                tmpl = list(map(tuple.__getitem__, map(rowsets.__getitem__, flat(map(repeat, keys, cnt))), codes))
+            for f, t, key in zip(firsts, tb, keys):
+                tmpl[f] = t.replace(b"%", b"%%") + frames[key] + tmpl[f]
+            self._write(b"".join(tmpl) % tuple(flat(zip(*cols[:last]))))
+            i = j
+        return True
+
+    @staticmethod
+    def _piece_rows(cols, kinds, key, bounds, lab, pieces, firsts, heads):
+        """The rows of a batch of tables that all have the widths ``key``, as bytes (None when they are
+        not for this): a column of small numbers (below 0x10000) as pieces of text made once for each
+        value (with the blanks after it), the last number and the label together as one piece made
+        once for each pair (both below 256), other numbers converted by the template.  ``heads``: the
+        text before each table's first row (at ``firsts``)."""
+        last = len(kinds) - 1
+        n = len(cols[0])
+        args, tparts = [], []
+        for c in range(last):
+            col, k, w = cols[c], kinds[c], key[c]
+            lo, hi = bounds[c]
+            if lo < 0:
+                return None
+            fmt = "%#x" if k == "x" else "%d"
+            if c == last - 1:
+                codes = cols[last]
+                if hi > 255 or (type(codes) is not bytes and max(codes) > 255):
+                    return None
+                pairs = bytearray(2 * n)
+                pairs[0::2] = col if type(col) is bytes else bytes(col)
+                pairs[1::2] = codes if type(codes) is bytes else bytes(codes)
+                keys = memoryview(pairs).cast("H")
+                little = sys.byteorder == "little"
+                tab = pieces.get((c, k, w))
+                if tab is None:
+                    tab = pieces[(c, k, w)] = [None] * 0x10000
+                    for code, s in enumerate(lab):
+                        for v in range(256):
+                            txt = fmt % v
+                            t = ((txt.ljust(w) + "  " + s) if s else txt) + "\n"
+                            tab[(v | code << 8) if little else (v << 8 | code)] = t.encode("ascii")
+                args.append(map(tab.__getitem__, keys))
+                tparts.append(b"%s")
+            elif hi < 0x10000:
+                tab = pieces.get((c, k, w))
+                if tab is None:
+                    tab = pieces[(c, k, w)] = []
+                if len(tab) <= hi:
+                    tab.extend(((fmt % v).ljust(w) + "  ").encode("ascii") for v in range(len(tab), hi + 1))
+                args.append(map(tab.__getitem__, col))
+                tparts.append(b"%s")
+            else:
+                args.append(col)
+                length = len(fmt % hi)
+                if len(fmt % lo) == length:     # all as long: the padding as text (a padded conversion is slower)
+                    tparts.append(fmt.encode("ascii") + b" " * (w - length + 2))
+                else:
+                    tparts.append((b"%#-" if k == "x" else b"%-") + b"%d" % w + (b"x" if k == "x" else b"d") + b"  ")
+        # the tables' titles and frames: before the first piece of each table
+        if tparts[0] == b"%s":
+            first = args[0] = list(args[0])
+        else:
+            first = [b""] * n
+            args.insert(0, first)
+            tparts.insert(0, b"%s")
+        for f, h in zip(firsts, heads):
+            first[f] = h + first[f]
+        return (b"".join(tparts) * n) % tuple(chain.from_iterable(zip(*args)))
 
     def _write(self, data: bytes) -> None:
         if self.buf is not None:

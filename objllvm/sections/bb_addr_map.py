@@ -27,7 +27,7 @@ from operator import add, sub
 
 from ..binary import uleb_encode
 from ..errors import DecodeError
-from ..render import ColumnTable, TableGroup
+from ..render import ColumnTable, FlatTableGroup, TableGroup
 from .registry import Codec, Table, register
 
 SHT_LLVM_BB_ADDR_MAP_V0 = 0x6FFF4C08
@@ -417,6 +417,25 @@ def decode_map(data, ctx) -> BBAddrMap:
     return out
 
 
+# Maps of more blocks than this compute their offsets and addresses through numpy when it is installed:
+# its import (about 0.1 s) is repaid from about a million blocks on (docs/benchmarks.md).
+NUMPY_BLOCKS = 1_000_000
+_NP = []
+
+
+def _numpy(nblocks):
+    """numpy, for a map of ``nblocks`` blocks (None: not worth its import, or not installed)."""
+    if nblocks < NUMPY_BLOCKS:
+        return None
+    if not _NP:
+        try:
+            import numpy
+        except ImportError:
+            numpy = None
+        _NP.append(numpy)
+    return _NP[0]
+
+
 class _Packed:
     """A map of the common kind kept as columns over the whole section: every entry version 2 to 5
     with no feature bits, one range of 1 to 127 blocks, every ULEB128 of its blocks one byte (below
@@ -468,7 +487,7 @@ class _Packed:
         words = b"".join(map(data.__getitem__, map(slice, map(add, starts, repeat(fixed - asz)),
                                                     map(add, starts, repeat(fixed)))))
         counts = list(counts)
-        if not blocks or not blocks.isascii() or max(blocks[3::4]) > KNOWN_METADATA:
+        if not blocks or not blocks.isascii() or blocks[3::4].translate(None, bytes(range(KNOWN_METADATA + 1))):
             return None
         self = cls.__new__(cls)
         self.data = data
@@ -490,13 +509,53 @@ class _Packed:
     def __len__(self):
         return len(self.starts)
 
+    def table_bounds(self, i, j, cols):
+        """(lower bound, largest value) of the number columns of table_columns(i, j): a function's
+        offsets never decrease (each is the previous one plus its size and a stored offset), so its
+        last block has its largest offset and address, and its start address is below all of them."""
+        ends = self.ends
+        a = ends[i - 1] if i else 0
+        lasts = [e - a - 1 for e in ends[i:j]]
+        addrs, offs = cols[1], cols[2]
+        return [(0, 0x7F), (min(self.bases[i:j]), max(map(addrs.__getitem__, lasts))),
+                (0, max(map(offs.__getitem__, lasts))), (0, 0x7F)]      # (IDs and sizes: single bytes)
+
+    def table_columns(self, i, j):
+        """The columns of the text view (ID, address, offset, size, metadata) of functions i to j."""
+        ends = self.ends
+        a = ends[i - 1] if i else 0
+        b = ends[j - 1]
+        offs, addrs = self.offsets_addresses(i, j)
+        blocks = self.blocks
+        return [blocks[4 * a:4 * b:4], addrs, offs, blocks[4 * a + 2:4 * b:4], blocks[4 * a + 3:4 * b:4]]
+
     def offsets(self, i, j):
         """The blocks' offsets from their function's start, functions i to j, as one flat list (the
         offset of a block: the stored offsets of the blocks up to it plus the sizes before it)."""
+        return self.offsets_addresses(i, j, False)[0]
+
+    def offsets_addresses(self, i, j, addresses=True):
+        """(offsets, addresses or None) of the blocks of functions i to j, as flat lists."""
         ends = self.ends
         a = ends[i - 1] if i else 0
         b = ends[j - 1] if j else 0
         blocks = self.blocks
+        np = _numpy(len(blocks) // 4)
+        if np is not None:
+            cnt = np.array(self.counts[i:j], np.int64)
+            rec = np.frombuffer(blocks, np.uint8, 4 * (b - a), 4 * a).reshape(-1, 4)
+            sizes = rec[:, 2].astype(np.int64)
+            x = rec[:, 1].astype(np.int64)
+            x[1:] += sizes[:-1]
+            g = np.cumsum(x)
+            first = np.cumsum(cnt) - cnt          # each function's first block
+            c = np.zeros(j - i, np.int64)
+            c[1:] = g[first[1:] - 1] + sizes[first[1:] - 1]
+            offs = g - np.repeat(c, cnt)
+            if not addresses:
+                return offs.tolist(), None
+            addrs = offs.astype(np.uint64) + np.repeat(np.array(self.bases[i:j], np.uint64), cnt)
+            return offs.tolist(), addrs.tolist()
         sizes = blocks[4 * a + 2:4 * b:4]
         g = list(accumulate(map(add, blocks[4 * a + 1:4 * b:4], chain((0,), sizes))))
         # minus, for each function, the running total at its start (plus the size of the block before it)
@@ -504,7 +563,10 @@ class _Packed:
         before = [0]
         before += map(add, map(g.__getitem__, [f - 1 for f in firsts]), map(sizes.__getitem__,
                                                                            [f - 1 for f in firsts]))
-        return list(map(sub, g, chain.from_iterable(map(repeat, before, self.counts[i:j]))))
+        offs = list(map(sub, g, chain.from_iterable(map(repeat, before, self.counts[i:j]))))
+        if not addresses:
+            return offs, None
+        return offs, list(map(add, offs, chain.from_iterable(map(repeat, self.bases[i:j], self.counts[i:j]))))
 
     def functions(self) -> list:
         """The FunctionMap objects (columns per function: IDs, offsets, sizes and metadata)."""
@@ -1136,7 +1198,7 @@ def _packed_json_chunks(section_type, pk, indent):
         a = ends[i - 1] if i else 0
         j = max(i + 1, bisect_left(ends, a + _JSON_BATCH, i))
         b = ends[j - 1]
-        offs = pk.offsets(i, j)
+        offs, addrs = pk.offsets_addresses(i, j)
         before = list(map(p1.__getitem__, blocks[4 * a:4 * b:4]))
         # the functions' heads: the end of the previous function, the start of this one, its first block
         qn = [b"null" if n is None else quote(n).encode("ascii") for n in names[i:j]]
@@ -1149,7 +1211,6 @@ def _packed_json_chunks(section_type, pk, indent):
             before[k] = fn_end + h if (k or i) else h
         keys = sm[a:b].tolist() if little else list(map(add, blocks[4 * a + 2:4 * b:4],
                                                          map((256).__mul__, blocks[4 * a + 3:4 * b:4])))
-        addrs = map(add, offs, flat(map(repeat, bases[i:j], counts[i:j])))
         yield (template * (b - a)) % tuple(flat(zip(before, addrs, offs, map(p3.__getitem__, keys))))
         i = j
     yield st["fn_end"] + st["close"]
@@ -1344,6 +1405,10 @@ class BBAddrMapCodec(Codec):
         """One table per function; runs of functions of the common kind (no features, one range, still in
         columns) as a TableGroup, laid out many at a time."""
         pretty = bool((options or {}).get("pretty_pgo"))
+        if model._functions is None:
+            pk = model._packed
+            return [FlatTableGroup(list(_HEADERS), "dxxdc", _PackedTitles(pk), pk.counts, pk.table_columns,
+                                   _COLUMN_LABELS, pk.table_bounds)]
         out, run = [], []
         fns = model.functions
         with _no_gc():
@@ -1400,6 +1465,39 @@ class _Titles:
         addrs = map(attrgetter("base_address"), map(itemgetter(0), map(attrgetter("ranges"), fns)))
         args = tuple(chain.from_iterable(zip(joined.encode(encoding, errors).split(b"\0"), addrs, versions)))
         return (b"function %s at %#x (version %d)\n\0" * len(fns) % args).split(b"\0")
+
+
+class _PackedTitles:
+    """The titles of a packed map's tables (as _Titles)."""
+    __slots__ = ("pk",)
+
+    def __init__(self, pk):
+        self.pk = pk
+
+    def __len__(self):
+        return len(self.pk)
+
+    def __getitem__(self, i):
+        pk = self.pk
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(pk)))]
+        return f"function {pk.names[i] or '<?>'} at {pk.bases[i]:#x} (version {pk.versions[i]})"
+
+    def __iter__(self):
+        return map(self.__getitem__, range(len(self.pk)))
+
+    def encoded(self, i, j, encoding, errors):
+        pk = self.pk
+        names = pk.names[i:j]
+        if None in names or "" in names:
+            return [(self[k] + "\n").encode(encoding, errors) for k in range(i, j)]
+        joined = "\0".join(names)
+        if joined.count("\0") != len(names) - 1:
+            return [(self[k] + "\n").encode(encoding, errors) for k in range(i, j)]
+        from itertools import chain
+        args = tuple(chain.from_iterable(zip(joined.encode(encoding, errors).split(b"\0"), pk.bases[i:j],
+                                             pk.versions[i:j])))
+        return (b"function %s at %#x (version %d)\n\0" * len(names) % args).split(b"\0")
 
 
 def _title(fn):
