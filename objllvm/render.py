@@ -571,7 +571,11 @@ class _TextWriter:
             tparts.insert(0, b"%s")
         for f, h in zip(firsts, heads):
             first[f] = h + first[f]
-        return (b"".join(tparts) * n) % tuple(chain.from_iterable(zip(*args)))
+        k = len(args)
+        rows = first * k            # the arguments row by row, a column at a time (faster than zip)
+        for c, col in enumerate(args):
+            rows[c::k] = col if type(col) is list else list(col)
+        return (b"".join(tparts) * n) % tuple(rows)
 
     def _write(self, data: bytes) -> None:
         if self.buf is not None:

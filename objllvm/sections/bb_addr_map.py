@@ -1211,7 +1211,12 @@ def _packed_json_chunks(section_type, pk, indent):
             before[k] = fn_end + h if (k or i) else h
         keys = sm[a:b].tolist() if little else list(map(add, blocks[4 * a + 2:4 * b:4],
                                                          map((256).__mul__, blocks[4 * a + 3:4 * b:4])))
-        yield (template * (b - a)) % tuple(flat(zip(before, addrs, offs, map(p3.__getitem__, keys))))
+        args = before * 4           # the arguments row by row, a column at a time (faster than zip)
+        args[1::4] = addrs
+        args[2::4] = offs
+        args[3::4] = list(map(p3.__getitem__, keys))
+        args[0::4] = before
+        yield (template * (b - a)) % tuple(args)
         i = j
     yield st["fn_end"] + st["close"]
 
