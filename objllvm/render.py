@@ -496,7 +496,7 @@ class _TextWriter:
                 tb = [(t + "\n").encode(self.encoding, self.errors) if t else b"" for t in titles[i:j]]
             if len(set(keys)) == 1:
                 data = self._piece_rows(cols, kinds, keys[0], bounds, lab, pieces, firsts,
-                                        [t + frames[keys[0]] for t in tb])
+                                        [t + frames[keys[0]] for t in tb], ends[-1])
                 if data is not None:
                     self._write(data)
                     i = j
@@ -513,12 +513,12 @@ class _TextWriter:
         return True
 
     @staticmethod
-    def _piece_rows(cols, kinds, key, bounds, lab, pieces, firsts, heads):
+    def _piece_rows(cols, kinds, key, bounds, lab, pieces, firsts, heads, total):
         """The rows of a batch of tables that all have the widths ``key``, as bytes (None when they are
         not for this): a column of small numbers (below 0x10000) as pieces of text made once for each
         value (with the blanks after it), the last number and the label together as one piece made
         once for each pair (both below 256), other numbers converted by the template.  ``heads``: the
-        text before each table's first row (at ``firsts``)."""
+        text before each table's first row (at ``firsts``); ``total``: the rows of the whole group."""
         last = len(kinds) - 1
         n = len(cols[0])
         args, tparts = [], []
@@ -547,7 +547,8 @@ class _TextWriter:
                             tab[(v | code << 8) if little else (v << 8 | code)] = t.encode("ascii")
                 args.append(map(tab.__getitem__, keys))
                 tparts.append(b"%s")
-            elif hi < 0x10000:
+            elif hi < 0x10000 and hi - len(pieces.get((c, k, w), ())) < total // 4:
+                # (pieces only where making them costs less than converting the rows would)
                 tab = pieces.get((c, k, w))
                 if tab is None:
                     tab = pieces[(c, k, w)] = []

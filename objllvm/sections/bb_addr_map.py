@@ -473,19 +473,21 @@ class _Packed:
             return None
         if pos != end:
             return None
-        versions = bytes(map(data.__getitem__, starts))
+        # the entries' heads (version, feature, address, count) side by side: each field a stride of them
+        first = list(map(add, starts, repeat(fixed + 1)))
+        heads = b"".join(map(data.__getitem__, map(slice, starts, first)))
+        k = fixed + 1
+        versions = heads[0::k]
         if versions.translate(None, b"\5" if fixed == 3 + asz else b"\2\3\4"):
             return None             # another version, or versions of both layouts
-        zero = bytes(map(data.__getitem__, map(add, starts, repeat(1))))
-        if fixed == 3 + asz:
-            zero += bytes(map(data.__getitem__, map(add, starts, repeat(2))))
-        counts = bytes(map(data.__getitem__, map(add, starts, repeat(fixed))))
-        if zero.count(0) != len(zero) or 0 in counts or not counts.isascii():
+        counts = heads[fixed::k]
+        if heads[1::k].translate(None, b"\0") or (fixed == 3 + asz and heads[2::k].translate(None, b"\0")) \
+                or 0 in counts or not counts.isascii():
             return None             # features, no blocks, or a count of more than one byte
-        first = list(map(add, starts, repeat(fixed + 1)))
         blocks = b"".join(map(data.__getitem__, map(slice, first, chain(starts[1:], (end,)))))
-        words = b"".join(map(data.__getitem__, map(slice, map(add, starts, repeat(fixed - asz)),
-                                                    map(add, starts, repeat(fixed)))))
+        words = bytearray(asz * len(starts))
+        for b in range(asz):        # the address words, a byte at a time
+            words[b::asz] = heads[fixed - asz + b::k]
         counts = list(counts)
         if not blocks or not blocks.isascii() or blocks[3::4].translate(None, bytes(range(KNOWN_METADATA + 1))):
             return None
