@@ -38,13 +38,13 @@ def _ctx(endian="<", asz=8):
                           section=_Sec())
 
 
-def _entry(rng, version, base, endian, asz, nblocks=None, long_labels=False):
+def _entry(rng, version, base, endian, asz, nblocks=None, long_labels=False, maxsize=128):
     n = nblocks or rng.randint(1, 127)
     out = bytearray([version]) + bytes(2 if version == 5 else 1)
     out += base.to_bytes(asz, "little" if endian == "<" else "big") + bytes([n])
     mds = [0, 1, 2, 8, 8, 8, 16] + ([3, 7, 15, 31] if long_labels else [])
     for _ in range(n):
-        out += bytes([rng.randrange(128), rng.choice([0, 0, 0, rng.randrange(128)]), rng.randrange(128),
+        out += bytes([rng.randrange(128), rng.choice([0, 0, 0, rng.randrange(maxsize)]), rng.randrange(maxsize),
                       rng.choice(mds)])
     return bytes(out), n
 
@@ -130,7 +130,8 @@ def test_widths_table_by_table_and_batch_wide():
     rng = random.Random(7)
     narrow, _ = _entry(rng, 2, 0x1000, "<", 8, 5)
     wide, _ = _entry(rng, 2, 0xFFFFFFF0, "<", 8, 40, long_labels=True)
-    for raw in (narrow * 3, narrow + wide + narrow, wide * 2):
+    small = b"".join(_entry(rng, 2, 0x10000 + 64 * k, "<", 8, 3, maxsize=16)[0] for k in range(400))
+    for raw in (narrow * 3, narrow + wide + narrow, wide * 2, small):      # (small: offsets as pieces)
         text = _check_packed_equals_objects(raw, _ctx(), tabulate=True)[0]
         assert text.count("function <?> at") == len(M.decode_map(raw, _ctx()).functions)
 
