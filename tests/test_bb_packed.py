@@ -207,3 +207,23 @@ def test_corpus_maps_of_the_common_kind_are_packed():
                 assert _views(model) == _views(objects), p
                 assert [f.name for f in objects.functions] == model._packed.names
     assert n >= 2
+
+
+def test_function_names_that_start_inside_another_string(tmp_path):
+    """A name offset into the middle of a string (a linker may share tails) names the tail, as read_symbols has it."""
+    from conftest import TESTDATA
+    p = TESTDATA / "bb-addr-map" / "clang19-labels.exe"
+    obj = open_object(str(p))
+    symtab = next(s for s in obj.sections if s.type == 2)
+    k = next(s.index for s in obj.symbols if s.type == 2 and len(s.name) > 3)
+    data = bytearray(p.read_bytes())
+    at = symtab.offset + 24 * k
+    data[at:at + 4] = (int.from_bytes(data[at:at + 4], "little") + 2).to_bytes(4, "little")
+    bad = tmp_path / "tail.exe"
+    bad.write_bytes(bytes(data))
+    want = {}
+    for s in open_object(str(bad)).symbols:
+        if s.type == 2:
+            want.setdefault(s.value, s.name)
+    assert open_object(str(bad)).function_names() == want
+    assert obj.symbols[k].name[2:] in want.values()

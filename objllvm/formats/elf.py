@@ -5,7 +5,7 @@ import struct
 import sys
 import zlib
 from array import array
-from itertools import compress, repeat
+from itertools import accumulate, compress, repeat
 from operator import add, and_
 
 from ..errors import DecodeError
@@ -19,6 +19,7 @@ SHT_CREL = 0x40000014
 SHF_ALLOC = 0x2
 SHF_COMPRESSED = 0x800
 SHN_XINDEX = 0xFFFF
+_IS_FUNC = bytes(1 if v & 0xF == 2 else 0 for v in range(256))      # st_info -> 1 for STT_FUNC
 SHN_LORESERVE = 0xFF00
 
 # LLVM-specific section types (see shared/notes/formats.md).
@@ -532,27 +533,32 @@ class ElfFile(ObjectFile):
     @staticmethod
     def _function_names_le64(data, strdata, shndx, thumb):
         """_function_names_raw of a little-endian ELF64 table on a little-endian machine with an ASCII
-        string table that starts and ends with NUL: by columns (no Python code per symbol)."""
-        from operator import eq
-        mv = memoryview(data).cast("Q")
-        w0 = mv[0::3].tolist()        # st_name | st_info << 32 | st_other << 40 | st_shndx << 48
-        if w0 and max(map(and_, w0, repeat(0xFFFFFFFF))) >= len(strdata):
+        string table that starts and ends with NUL: by columns (no Python code per symbol): the fields
+        as strides of the table (st_name, st_info, st_shndx, st_value), the names from the string table
+        split at its NULs (a name that starts inside another string looked up by itself)."""
+        mv = memoryview(data)
+        name_off = mv.cast("I")[0::6]
+        if len(name_off) and max(name_off) >= len(strdata):
             return None               # read_symbols says which one is bad
-        sel = list(map(eq, map(and_, w0, repeat(0xF << 32)), repeat(2 << 32)))     # STT_FUNC
-        funcs = list(compress(w0, sel))
-        values = list(compress(mv[1::3].tolist(), sel))
+        sel = data[4::24].translate(_IS_FUNC)         # st_info: 1 for STT_FUNC
+        starts = list(compress(name_off, sel))
+        values = list(compress(mv.cast("Q")[1::3], sel))
         if shndx is not None:
-            if any(w >> 48 == SHN_XINDEX for w in funcs):
+            sections = list(compress(mv.cast("H")[3::12], sel))
+            if SHN_XINDEX in sections:
                 return None
-            keep = [w >> 48 == shndx for w in funcs]
-            funcs, values = list(compress(funcs, keep)), list(compress(values, keep))
+            keep = bytes(map(shndx.__eq__, sections))
+            starts, values = list(compress(starts, keep)), list(compress(values, keep))
         if thumb:
             values = list(map(and_, values, repeat(~1)))
         text = strdata.decode("ascii")
-        starts = list(map(and_, funcs, repeat(0xFFFFFFFF)))
-        names = map(text.__getitem__, map(slice, starts, map(text.find, repeat("\0"), starts)))
+        parts = text.split("\0")
+        at = dict(zip(accumulate(map((1).__add__, map(len, parts)), initial=0), parts))
+        names = list(map(at.get, starts))
+        if None in names:             # names that are the tail of another string
+            names = [text[s:text.find("\0", s)] if n is None else n for n, s in zip(names, starts)]
         # the first symbol at a value wins: later pairs overwrite earlier ones, so go backwards
-        return dict(zip(reversed(values), reversed(list(names))))
+        return dict(zip(reversed(values), reversed(names)))
 
     def relocation_sections_for(self, section: Section) -> list:
         if self._relocs is None:
