@@ -10,11 +10,11 @@ def add_arguments(p):
     from ..sections import registry
     from ._common import add_json_flag
     p.add_argument("files", nargs="+", metavar="FILE")
-    kinds = sorted(registry.codecs())
+    kinds = registry.kinds()                      # (from the index: no codec imported)
     p.add_argument("--section", "-s", action="append", metavar="KIND", choices=kinds,
                    help=f"only sections of this kind (repeatable): {', '.join(kinds)}")
     add_json_flag(p)
-    for c in registry.codecs().values():
+    for c in registry.option_codecs():            # only the codecs that have options are imported
         c.add_arguments(p)
 
 

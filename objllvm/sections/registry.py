@@ -149,9 +149,62 @@ class Codec:
         """Codec-specific options of ``objllvm dump`` (optional)."""
 
 
-_CODECS: dict = {}
+_CODECS: dict = {}                 # kind -> codec, in the order registered
 _BY_TYPE: dict = {}
 _loaded = False
+
+# -- lazy loading ------------------------------------------------------------------------------------------
+# A codec module is imported when a section needs it, not before: ``_index.KINDS`` (generated from the codecs
+# by scripts/gen-codec-index; tests/test_codec_index.py fails when it no longer matches what the modules
+# register) says, per kind, its module, its ELF types, its names and formats, and whether it has its own
+# ``matches_name``.  Such a codec is imported for a section only when the section's name contains one of
+# its NAME_HINTS (or one of the hint's options is given): its matcher is code, so the hint is written here
+# by hand, and tests/test_codec_index.py checks that a codec never claims a name its hint does not admit.
+# A codec module that the index does not list (a new one, before the index is generated again) makes the
+# registry load every codec, as it did before the index: slower, never wrong.
+NAME_HINTS = {
+    # kind: (substrings of every name it claims, options that make it claim other names)
+    "coverage": (("cov",), ()),
+    "profile": (("prf", "cov"), ()),
+    "llvm-stats": (("llvm_stats",), ()),
+    "offload-entries": (("offload",), ()),
+    "offloading": (("offloading",), ()),
+    "pc-sections": (("sanmd_",), ("pc_section",)),
+}
+_index = None          # (kinds in order, {sh_type: module}, {(format, name): [(kind, module)]})
+_pending: list = []    # [(kind, module, hints, options)]: the codecs with their own matcher not imported yet
+_ordered = None        # the registered codecs in the index's order (None: to be made again)
+_modules_loaded: set = set()
+
+
+def _load_index():
+    """The lookup tables made from ``_index`` (once)."""
+    global _index
+    if _index is not None:
+        return _index
+    from . import _index as ix
+    from .. import sections as pkg
+    if set(module_names(pkg, packages=False)) - {"registry"} != set(ix.MODULES):
+        _load_all()                    # a codec module the index does not know: every codec, as before
+    by_type, by_name = {}, {}
+    for kind, (mod, sh_types, names, formats, _priority, own_matcher, _options) in ix.KINDS.items():
+        for t in sh_types:
+            by_type.setdefault(t, mod)
+        if own_matcher:
+            hints, opts = NAME_HINTS.get(kind, (None, ()))
+            _pending.append((kind, mod, hints, opts))
+        else:
+            for f in formats:
+                for n in names:
+                    by_name.setdefault((f, n), []).append((kind, mod))
+    _index = (tuple(ix.KINDS), by_type, by_name)
+    return _index
+
+
+def _load_module(mod: str) -> None:
+    if mod not in _modules_loaded:
+        _modules_loaded.add(mod)
+        __import__(f"{__package__}.{mod}")      # (importlib.import_module: one more module to import)
 
 
 def register(cls):
@@ -162,6 +215,8 @@ def register(cls):
     if inst.kind in _CODECS:
         raise ValueError(f"codec kind {inst.kind!r} registered twice")
     _CODECS[inst.kind] = inst
+    global _ordered
+    _ordered = None
     for t in inst.sh_types:
         if t in _BY_TYPE:
             raise ValueError(f"section type {t:#x} claimed by {_BY_TYPE[t].kind} and {inst.kind}")
@@ -177,35 +232,123 @@ def _load_all():
     from .. import sections as pkg
     for name in module_names(pkg, packages=False):
         if name != "registry":
-            __import__(f"{pkg.__name__}.{name}")      # (importlib.import_module: one more module to import)
+            _load_module(name)
+
+
+def _in_order() -> tuple:
+    """The registered codecs in the index's order (the order of a load of every module), then any others."""
+    global _ordered
+    if _ordered is None:
+        order = _load_index()[0]
+        out = {k: _CODECS[k] for k in order if k in _CODECS}
+        out.update((k, c) for k, c in _CODECS.items() if k not in out)
+        _ordered = tuple(out.values())
+    return _ordered
 
 
 def codecs() -> dict:
-    """All registered codecs by kind."""
+    """All registered codecs by kind (every codec module imported)."""
     _load_all()
-    return dict(_CODECS)
+    return {c.kind: c for c in _in_order()}
+
+
+def kinds() -> list:
+    """The kinds of every codec, sorted, without importing the codecs (the index)."""
+    return sorted(set(_load_index()[0]) | set(_CODECS))
+
+
+def option_codecs() -> list:
+    """The codecs that add options to ``objllvm dump`` (only their modules imported), in the index's order."""
+    from . import _index as ix
+    _load_index()
+    for kind, entry in ix.KINDS.items():
+        if entry[6]:
+            _load_module(entry[0])
+    return [c for c in _in_order() if type(c).add_arguments.__func__ is not Codec.add_arguments.__func__]
 
 
 def get(kind: str) -> Codec:
-    _load_all()
+    c = _CODECS.get(kind)
+    if c is not None:
+        return c
+    from . import _index as ix
+    entry = ix.KINDS.get(kind)
+    if entry is not None:
+        _load_module(entry[0])
+    else:
+        _load_all()
     try:
         return _CODECS[kind]
     except KeyError:
+        _load_all()
         raise ObjllvmError(f"unknown section kind {kind!r} (known: {', '.join(sorted(_CODECS))})") from None
 
 
 def find_codec(section, obj, options=None) -> Codec | None:
     """The codec for ``section`` of ``obj``: by type first, then by name."""
-    _load_all()
-    if obj.format == "elf" and section.type is not None:
+    _order, by_type, by_name = _index or _load_index()
+    fmt = obj.format
+    if fmt == "elf" and section.type is not None:
         c = _BY_TYPE.get(section.type)
+        if c is None:
+            mod = by_type.get(section.type)
+            if mod is not None:
+                _load_module(mod)
+                c = _BY_TYPE.get(section.type)
         if c is not None:
             return c
+    name = section.name
+    if not _loaded:                      # import the codecs that may claim the name
+        for _kind, mod in by_name.get((fmt, name), ()):
+            _load_module(mod)
+        if _pending and name is not None:
+            _load_hinted(name, options)
     best = None
-    for c in _CODECS.values():
+    for c in _ordered or _in_order():
         if c.matches_name(section, obj, options) and (best is None or c.priority > best.priority):
             best = c
     return best
+
+
+def _load_hinted(name: str, options) -> None:
+    """Import the codecs with their own matcher whose hint admits ``name`` (or whose option is given)."""
+    for entry in list(_pending):
+        _kind, mod, hints, opts = entry
+        if (mod in _modules_loaded or hints is None or any(h in name for h in hints)
+                or (options and any(options.get(o) for o in opts))):
+            _pending.remove(entry)
+            _load_module(mod)
+
+
+def index_source() -> str:
+    """The text of ``objllvm/sections/_index.py`` made from the codecs (every module imported)."""
+    from .. import sections as pkg
+    _load_all()
+    modules = [m for m in module_names(pkg, packages=False) if m != "registry"]
+    lines = ['"""How each section kind is recognised, so that only the codecs of the sections present are imported.',
+             "",
+             "Generated from the codecs by scripts/gen-codec-index (objllvm.sections.registry.index_source): do not",
+             "edit.  tests/test_codec_index.py fails when it no longer matches what the codec modules register.",
+             '"""',
+             "# kind: (module, ELF sh_types, names, formats, priority, has its own matches_name, adds dump options)",
+             "KINDS = {"]
+    for m in modules:
+        for c in _CODECS.values():
+            cls = type(c)
+            if cls.__module__ != f"{pkg.__name__}.{m}":
+                continue
+            own = cls.matches_name is not Codec.matches_name
+            opts = cls.add_arguments.__func__ is not Codec.add_arguments.__func__
+            types = "(" + "".join(f"{t:#x}, " for t in c.sh_types).removesuffix(", ") + \
+                ("," if len(c.sh_types) == 1 else "") + ")"
+            lines.append(f"    {c.kind!r}: ({m!r}, {types}, {tuple(c.names)!r}, {tuple(c.formats)!r}, "
+                         f"{c.priority!r}, {own!r}, {opts!r}),")
+    lines.append("}")
+    lines.append("# every codec module")
+    lines.append("MODULES = (")
+    lines.extend(f"    {m!r}," for m in modules)
+    lines.append(")")
+    return "\n".join(lines) + "\n"
 
 
 @dataclass
