@@ -162,11 +162,33 @@ def test_get_loads_one_module_and_unknown_kinds_name_every_kind(lazy):
         registry.get("nope")
 
 
-def test_codecs_and_options_in_the_order_of_a_full_load(lazy):
+def _options(add):
+    import argparse
+    p = argparse.ArgumentParser(prog="x")
+    add(p)
+    return [(a.option_strings, a.dest, a.default, a.type, a.choices, a.nargs, a.help, a.metavar, type(a).__name__)
+            for a in p._actions] + [(g.title, [a.dest for a in g._group_actions]) for g in p._action_groups]
+
+
+def test_the_dump_options_come_from_the_index_as_the_codecs_give_them(lazy):
+    got = _options(registry.add_codec_arguments)
+    assert lazy == [], "adding the codecs' options imported a codec"
+    assert "--pretty-pgo" in str(got) and "--pc-width" in str(got)
+    want = _options(lambda p: [c.add_arguments(p) for c in registry.codecs().values()])
+    assert got == want
+
+
+def test_a_codec_whose_options_are_not_plain_values_is_imported_to_add_them(lazy, monkeypatch):
+    kinds = dict(_index.KINDS)
+    kinds["deplibs"] = kinds["deplibs"][:6] + (True,)
+    monkeypatch.setattr(_index, "KINDS", kinds)
+    _options(registry.add_codec_arguments)
+    assert lazy == ["deplibs"]
+
+
+def test_codecs_in_the_order_of_a_full_load(lazy):
     registry.get("xray-fn-idx")
-    opts = [c.kind for c in registry.option_codecs()]
-    assert opts == [k for k, e in _index.KINDS.items() if e[6]] == ["bb-addr-map", "bitcode", "pc-sections"]
-    assert sorted(lazy) == ["bb_addr_map", "bitcode", "pc_sections", "xray"]
+    registry.get("addrsig")
     assert list(registry.codecs()) == list(_index.KINDS)
 
 

@@ -40,9 +40,14 @@ def test_a_command_imports_only_its_module():
     assert _commands(mods) == ["perf_map"]
 
 
-def test_dump_parser_does_not_import_bitcode_reader():
-    mods = _modules_after("from objllvm import cli; cli.build_parser(['dump', 'x.o'])")
-    assert _commands(mods) == ["dump"] and "objllvm.sections.bitcode" in mods and "objllvm.bitcode" not in mods
+def test_dump_parser_imports_no_codec():
+    """The codecs' options come from the codec index (tests/test_codec_index.py)."""
+    for code in ("from objllvm import cli; cli.build_parser(['dump', 'x.o'])", "from objllvm import cli; "
+                 "cli.parse_fast(['dump', 'x.o'])"):
+        mods = _modules_after(code)
+        codecs = {m for m in mods if m.startswith("objllvm.sections.")} - {"objllvm.sections.registry",
+                                                                           "objllvm.sections._index"}
+        assert _commands(mods) == ["dump"] and not codecs and "objllvm.bitcode" not in mods
 
 
 @pytest.mark.parametrize("argv", [[], ["--help"], ["--help", "dump"], ["-h", "dump"], ["no-such", "x"], ["_common"],

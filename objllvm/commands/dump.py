@@ -14,8 +14,7 @@ def add_arguments(p):
     p.add_argument("--section", "-s", action="append", metavar="KIND", choices=kinds,
                    help=f"only sections of this kind (repeatable): {', '.join(kinds)}")
     add_json_flag(p)
-    for c in registry.option_codecs():            # only the codecs that have options are imported
-        c.add_arguments(p)
+    registry.add_codec_arguments(p)               # the codecs' own options (from the index: none imported)
 
 
 def run(args) -> int:
