@@ -479,7 +479,13 @@ def run() -> None:
     takes the memory back at once (clang's ``-disable-free`` does the same).  A rewrite of an object with
     60,000 sections leaves about a million objects, which take ~20 ms to free.  Nothing of objllvm's is
     left to do at exit: files are written and closed by then.  A failing flush is reported (exit status 1),
-    a closed pipe is not.  (``main`` itself returns, for callers in Python.)"""
+    a closed pipe is not.  (``main`` itself returns, for callers in Python.)
+
+    The collector's first threshold is raised (700 -> 20,000 new container objects) for the run: the imports
+    and the decoders allocate many objects and few cycles, and each young collection costs time (about 1 ms
+    of a 21 ms `dump small.o`, docs/benchmarks.md); at most 20,000 unreachable objects wait for one."""
+    import gc
+    gc.set_threshold(20000, *gc.get_threshold()[1:])
     if sys.stderr is None:               # started with standard error closed: messages go nowhere
         sys.stderr = open(os.devnull, "w")
     status = main()
