@@ -197,3 +197,30 @@ def test_a_codec_module_missing_from_the_index_loads_every_codec(lazy, monkeypat
     obj = next(iter_objects(str(TESTDATA / "elf" / "deplibs.o")))
     _kinds(obj)
     assert sorted(lazy) == sorted(_index.MODULES + ("addrsig",))
+
+
+def test_threads_loading_codecs_at_once_find_what_a_full_load_finds():
+    """A fresh process, eight threads finding the codecs of every corpus object at once (each import in one
+    thread, the others wait for it), then the same after every codec is loaded."""
+    code = """if True:
+        import sys, threading
+        from objllvm.formats import iter_objects
+        from objllvm.errors import ObjllvmError
+        from objllvm.sections import registry
+        objs = [o for p in sys.argv[1:] for o in iter_objects(p) if not isinstance(o, ObjllvmError)]
+        kinds = lambda: [[getattr(registry.find_codec(s, o), "kind", None) for s in o.sections] for o in objs]
+        out = [None] * 8
+        def work(i):
+            out[i] = kinds()
+        ts = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+        [t.start() for t in ts]
+        [t.join() for t in ts]
+        registry.codecs()
+        want = kinds()
+        print(all(o == want for o in out), sum(k is not None for ks in want for k in ks))
+    """
+    files = [str(p) for p in corpus_files() if p.suffix == ".o"][:60]
+    p = subprocess.run([sys.executable, "-c", code, *files], capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    same, found = p.stdout.split()
+    assert same == "True" and int(found) > 30

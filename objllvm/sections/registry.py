@@ -9,6 +9,8 @@ section kind) and are found there automatically.
 """
 from __future__ import annotations
 
+from _thread import RLock
+
 from .._model import dataclass, field
 from .._modules import module_names
 from ..errors import DecodeError, ObjllvmError
@@ -175,6 +177,7 @@ _index = None          # (kinds in order, {sh_type: module}, {(format, name): [(
 _pending: list = []    # [(kind, module, hints, options)]: the codecs with their own matcher not imported yet
 _ordered = None        # the registered codecs in the index's order (None: to be made again)
 _modules_loaded: set = set()
+_LOCK = RLock()
 
 
 def _load_index():
@@ -182,6 +185,13 @@ def _load_index():
     global _index
     if _index is not None:
         return _index
+    with _LOCK:
+        if _index is None:
+            _index = _make_index()
+    return _index
+
+
+def _make_index():
     from . import _index as ix
     from .. import sections as pkg
     if set(module_names(pkg, packages=False)) - {"registry"} != set(ix.MODULES):
@@ -197,14 +207,17 @@ def _load_index():
             for f in formats:
                 for n in names:
                     by_name.setdefault((f, n), []).append((kind, mod))
-    _index = (tuple(ix.KINDS), by_type, by_name)
-    return _index
+    return tuple(ix.KINDS), by_type, by_name
 
 
 def _load_module(mod: str) -> None:
+    """Import codec module ``mod`` (its codecs register themselves).  Marked loaded once imported: a thread
+    that finds it marked finds its codecs registered."""
     if mod not in _modules_loaded:
-        _modules_loaded.add(mod)
-        __import__(f"{__package__}.{mod}")      # (importlib.import_module: one more module to import)
+        with _LOCK:
+            if mod not in _modules_loaded:
+                __import__(f"{__package__}.{mod}")      # (importlib.import_module: one more module to import)
+                _modules_loaded.add(mod)
 
 
 def register(cls):
@@ -228,11 +241,12 @@ def _load_all():
     global _loaded
     if _loaded:
         return
-    _loaded = True
     from .. import sections as pkg
-    for name in module_names(pkg, packages=False):
-        if name != "registry":
-            _load_module(name)
+    with _LOCK:
+        for name in module_names(pkg, packages=False):
+            if name != "registry":
+                _load_module(name)
+        _loaded = True
 
 
 def _in_order() -> tuple:
@@ -380,8 +394,10 @@ def _load_hinted(name: str, options) -> None:
         _kind, mod, hints, opts = entry
         if (mod in _modules_loaded or hints is None or any(h in name for h in hints)
                 or (options and any(options.get(o) for o in opts))):
-            _pending.remove(entry)
             _load_module(mod)
+            with _LOCK:
+                if entry in _pending:
+                    _pending.remove(entry)
 
 
 def index_source() -> str:
