@@ -474,7 +474,7 @@ def main(argv=None) -> int:
 
 
 def run() -> None:
-    """The ``objllvm`` command (console script and ``python -m objllvm``): :func:`main`, its output flushed,
+    """The ``objllvm`` command (bin/objllvm, ``python -m objllvm``): :func:`main`, its output flushed,
     then the process ends without the interpreter freeing its objects one by one; the operating system
     takes the memory back at once (clang's ``-disable-free`` does the same).  A rewrite of an object with
     60,000 sections leaves about a million objects, which take ~20 ms to free.  Nothing of objllvm's is
