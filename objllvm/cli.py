@@ -163,6 +163,228 @@ def build_parser(argv=None) -> "argparse.ArgumentParser":
     return p
 
 
+# -- the common command lines without argparse ---------------------------------------------------------------
+# argparse (with the `re`, `gettext` and `locale` it imports and the parser it builds) is about a third of
+# the start-up of `objllvm dump small.o`.  A command line of the plain forms (exact option names, option
+# values that do not start with '-', the positional arguments together) is parsed here from the very same
+# add_arguments calls, recorded (one definition of each option); anything else (help, an abbreviation,
+# `--opt=value`, an error of any kind, an action argparse has and this does not) goes to argparse, which
+# gives its own result or message.  tests/test_cli_fast.py checks that the two agree on every command line
+# where this one answers.
+
+class Namespace:
+    """The result of parsing: attributes, as argparse.Namespace (``vars(args)`` is the same mapping, in the
+    same order)."""
+
+    def __init__(self, **kwargs):
+        self.__dict__.update(kwargs)
+
+    def __eq__(self, other):
+        return vars(self) == vars(other) if hasattr(other, "__dict__") else NotImplemented
+
+    def __contains__(self, key):
+        return key in self.__dict__
+
+    def __repr__(self):
+        return "Namespace(" + ", ".join(f"{k}={v!r}" for k, v in self.__dict__.items()) + ")"
+
+
+class _Unsupported(Exception):
+    """A declaration or a command line the fast path does not take: argparse does it."""
+
+
+_ACTION_KEYS = frozenset(("action", "nargs", "default", "type", "choices", "required", "help", "metavar", "dest"))
+
+
+class _Argument:
+    __slots__ = ("flags", "dest", "action", "nargs", "default", "type", "choices", "required", "__dict__")
+
+    def __init__(self, flags, dest, action, nargs, default, type, choices, required):
+        self.flags, self.dest, self.action, self.nargs = flags, dest, action, nargs
+        self.default, self.type, self.choices, self.required = default, type, choices, required
+
+
+class _Recorder:
+    """Takes a command's ``add_arguments`` calls in place of an ArgumentParser (and its argument groups) and
+    parses the plain command lines of what they declare as argparse does; raises _Unsupported for a
+    declaration it does not know."""
+
+    def __init__(self, prog: str):
+        self.prog = prog
+        self.arguments: list = []
+        self.defaults: dict = {}
+
+    def add_argument(self, *flags, **kw):
+        if not flags or set(kw) - _ACTION_KEYS:
+            raise _Unsupported
+        action = kw.get("action", "store")
+        if action not in ("store", "store_true", "store_false", "append"):
+            raise _Unsupported
+        nargs = kw.get("nargs")
+        if not flags[0].startswith("-"):                    # a positional argument
+            if len(flags) != 1 or "dest" in kw or action != "store" or nargs not in (None, "?", "*", "+"):
+                raise _Unsupported
+            if nargs == "*" and kw.get("choices") is not None:
+                raise _Unsupported
+            dest = flags[0]
+            required = nargs in (None, "+")
+        else:
+            if nargs is not None or not all(f.startswith("-") and len(f) > 1 for f in flags):
+                raise _Unsupported
+            dest = kw.get("dest")
+            if dest is None:
+                long = [f for f in flags if f.startswith("--")]
+                dest = (long or flags)[0].lstrip("-").replace("-", "_")
+            required = bool(kw.get("required", False))
+        if action in ("store_true", "store_false") and ("type" in kw or "choices" in kw):
+            raise _Unsupported
+        if "default" in kw:
+            default = kw["default"]
+        elif dest in self.defaults:
+            default = self.defaults[dest]
+        else:
+            default = {"store_true": False, "store_false": True}.get(action)
+        if default == "==SUPPRESS==":                       # argparse.SUPPRESS
+            raise _Unsupported
+        arg = _Argument(flags, dest, action, nargs, default, kw.get("type"), kw.get("choices"), required)
+        self.arguments.append(arg)
+        return arg
+
+    def add_argument_group(self, *args, **kwargs):
+        return self                                         # groups only change the help text
+
+    def set_defaults(self, **kwargs):
+        self.defaults.update(kwargs)
+        for a in self.arguments:
+            if a.dest in kwargs:
+                a.default = kwargs[a.dest]
+
+    def __getattr__(self, name):                            # anything else of ArgumentParser's
+        raise _Unsupported
+
+    @staticmethod
+    def _value(a, text):
+        """argparse's _get_value and _check_value: the type applied, the choices checked."""
+        if a.type is not None:
+            if not callable(a.type):
+                raise _Unsupported
+            try:
+                text = a.type(text)
+            except Exception:
+                raise _Unsupported from None
+        if a.choices is not None and text not in a.choices:
+            raise _Unsupported
+        return text
+
+    def parse(self, argv) -> dict:
+        """The values of a plain command line, in argparse's order (raises _Unsupported for any other)."""
+        values: dict = {}
+        options = {}
+        positionals = []
+        for a in self.arguments:
+            values.setdefault(a.dest, a.default)
+            if a.flags[0].startswith("-"):
+                for f in a.flags:
+                    options[f] = a
+            else:
+                positionals.append(a)
+        for dest, v in self.defaults.items():
+            values.setdefault(dest, v)
+        seen = set()
+        words: list = []
+        after_words = False
+        i, n = 0, len(argv)
+        while i < n:
+            t = argv[i]
+            if t[:1] == "-" and t != "-":
+                a = options.get(t)
+                if a is None:
+                    raise _Unsupported
+                after_words = bool(words)
+                if a.action == "store_true" or a.action == "store_false":
+                    values[a.dest] = a.action == "store_true"
+                else:
+                    i += 1
+                    if i == n or (argv[i][:1] == "-" and argv[i] != "-"):
+                        raise _Unsupported
+                    v = self._value(a, argv[i])
+                    if a.action == "store":
+                        values[a.dest] = v
+                    else:
+                        old = values[a.dest]
+                        values[a.dest] = (list(old) if old is not None else []) + [v]
+                seen.add(a)
+            else:
+                if after_words:                             # positional words on both sides of an option
+                    raise _Unsupported
+                words.append(t)
+            i += 1
+        counts = _match_counts([a.nargs for a in positionals], len(words))
+        if counts is None:
+            raise _Unsupported
+        k = 0
+        for a, c in zip(positionals, counts):
+            got = words[k:k + c]
+            k += c
+            if a.nargs is None:
+                values[a.dest] = self._value(a, got[0])
+            elif a.nargs == "?":
+                if got:
+                    values[a.dest] = self._value(a, got[0])
+                else:
+                    v = a.default
+                    values[a.dest] = self._value(a, v) if isinstance(v, str) else v
+            elif a.nargs == "*" and not got:
+                values[a.dest] = a.default if a.default is not None else []
+            else:
+                values[a.dest] = [self._value(a, w) for w in got]
+            seen.add(a)
+        for a in self.arguments:
+            if a.required and a not in seen:
+                raise _Unsupported
+            if (a not in seen and isinstance(a.default, str) and a.type is not None
+                    and values.get(a.dest) is a.default):
+                values[a.dest] = self._value(a, a.default) if callable(a.type) else a.default
+        return values
+
+
+def _match_counts(nargs: list, n: int):
+    """How many of ``n`` words each positional takes, as argparse's greedy patterns give them (None: no fit)."""
+    if not nargs:
+        return [] if n == 0 else None
+    lo, hi = {None: (1, 1), "?": (0, 1), "*": (0, n), "+": (1, n)}[nargs[0]]
+    for c in range(min(hi, n), lo - 1, -1):
+        rest = _match_counts(nargs[1:], n - c)
+        if rest is not None:
+            return [c] + rest
+    return None
+
+
+def parse_fast(argv):
+    """A Namespace equal to the one argparse gives for ``argv`` (build_parser(argv).parse_args(argv)), or None
+    when ``argv`` is not one of the plain forms this takes (then argparse parses it)."""
+    i, debug = 0, False
+    while i < len(argv) and argv[i] == "--debug":
+        debug = True
+        i += 1
+    if i == len(argv) or argv[i][:1] == "-":
+        return None
+    mods = _command_modules(argv[i])
+    if not mods:
+        return None
+    mod = mods[0]
+    rec = _Recorder(f"objllvm {mod.NAME}")
+    try:
+        mod.add_arguments(rec)
+        rec.set_defaults(_run=mod.run, _inputs=getattr(mod, "INPUTS", ()))
+        values = rec.parse(argv[i + 1:])
+    except _Unsupported:
+        return None
+    ns = Namespace(debug=debug, command=mod.NAME)
+    ns.__dict__.update(values)
+    return ns
+
+
 def _terminal_columns() -> int:
     """``shutil.get_terminal_size().columns`` (what argparse formats its messages to), without shutil."""
     try:
@@ -209,11 +431,13 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if _version_only(argv):
         sys.exit(0)          # as argparse's version action exits (no parser, no command module imported)
-    parser = build_parser(argv)
-    args = parser.parse_args(argv)
-    if not getattr(args, "_run", None):
-        parser.print_help(sys.stderr)
-        return 2
+    args = parse_fast(argv)
+    if args is None:
+        parser = build_parser(argv)
+        args = parser.parse_args(argv)
+        if not getattr(args, "_run", None):
+            parser.print_help(sys.stderr)
+            return 2
     missing = _missing_inputs(args)
     if missing:
         for p in missing:
@@ -250,12 +474,18 @@ def main(argv=None) -> int:
 
 
 def run() -> None:
-    """The ``objllvm`` command (console script and ``python -m objllvm``): :func:`main`, its output flushed,
+    """The ``objllvm`` command (bin/objllvm, ``python -m objllvm``): :func:`main`, its output flushed,
     then the process ends without the interpreter freeing its objects one by one; the operating system
     takes the memory back at once (clang's ``-disable-free`` does the same).  A rewrite of an object with
     60,000 sections leaves about a million objects, which take ~20 ms to free.  Nothing of objllvm's is
     left to do at exit: files are written and closed by then.  A failing flush is reported (exit status 1),
-    a closed pipe is not.  (``main`` itself returns, for callers in Python.)"""
+    a closed pipe is not.  (``main`` itself returns, for callers in Python.)
+
+    The collector's first threshold is raised (700 -> 20,000 new container objects) for the run: the imports
+    and the decoders allocate many objects and few cycles, and each young collection costs time (about 1 ms
+    of a 21 ms `dump small.o`, docs/benchmarks.md); at most 20,000 unreachable objects wait for one."""
+    import gc
+    gc.set_threshold(20000, *gc.get_threshold()[1:])
     if sys.stderr is None:               # started with standard error closed: messages go nowhere
         sys.stderr = open(os.devnull, "w")
     status = main()

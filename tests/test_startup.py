@@ -40,9 +40,14 @@ def test_a_command_imports_only_its_module():
     assert _commands(mods) == ["perf_map"]
 
 
-def test_dump_parser_does_not_import_bitcode_reader():
-    mods = _modules_after("from objllvm import cli; cli.build_parser(['dump', 'x.o'])")
-    assert _commands(mods) == ["dump"] and "objllvm.sections.bitcode" in mods and "objllvm.bitcode" not in mods
+def test_dump_parser_imports_no_codec():
+    """The codecs' options come from the codec index (tests/test_codec_index.py)."""
+    for code in ("from objllvm import cli; cli.build_parser(['dump', 'x.o'])", "from objllvm import cli; "
+                 "cli.parse_fast(['dump', 'x.o'])"):
+        mods = _modules_after(code)
+        codecs = {m for m in mods if m.startswith("objllvm.sections.")} - {"objllvm.sections.registry",
+                                                                           "objllvm.sections._index"}
+        assert _commands(mods) == ["dump"] and not codecs and "objllvm.bitcode" not in mods
 
 
 @pytest.mark.parametrize("argv", [[], ["--help"], ["--help", "dump"], ["-h", "dump"], ["no-such", "x"], ["_common"],
@@ -271,3 +276,29 @@ def test_symtab_found_once_and_still_right():
             assert (s.index, s.type, s.name) == (want.index, want.type, want.name), p
         n += 1
     assert n > 50 and none >= 1
+
+
+def test_the_installed_command_is_the_script_without_re():
+    """pyproject installs bin/objllvm (pip writes the interpreter into its `#!python` line), not a
+    [project.scripts] entry point: the script pip writes for one imports re (docs/benchmarks.md)."""
+    import tomllib
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert meta["tool"]["setuptools"]["script-files"] == ["bin/objllvm"]
+    assert "objllvm" not in meta["project"].get("scripts", {})
+    script = ROOT / "bin" / "objllvm"
+    assert script.read_text().startswith("#!python\n")
+
+
+@pytest.mark.parametrize("argv", [["dump"], ["dump", "--section", "deplibs"], ["sections"]])
+def test_a_small_dump_imports_no_argparse_re_or_collections(argv):
+    """What the installed command imports for a plain command line on a small object (without site, whose
+    .pth files may import anything): none of the modules that made most of its start-up time."""
+    import os
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    p = subprocess.run([sys.executable, "-S", "-X", "importtime", str(ROOT / "bin" / "objllvm"), *argv,
+                        str(TESTDATA / "elf" / "deplibs.o")], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    mods = {ln.rsplit("|", 1)[1].strip() for ln in p.stderr.splitlines() if ln.startswith("import time:")}
+    assert "objllvm.sections.deplibs" in mods and "deplibs" in p.stdout
+    assert not mods & {"argparse", "re", "enum", "collections", "functools", "gettext", "locale", "json",
+                       "objllvm.sections.bb_addr_map", "objllvm.sections.coverage_map"}

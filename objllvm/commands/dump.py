@@ -10,12 +10,11 @@ def add_arguments(p):
     from ..sections import registry
     from ._common import add_json_flag
     p.add_argument("files", nargs="+", metavar="FILE")
-    kinds = sorted(registry.codecs())
+    kinds = registry.kinds()                      # (from the index: no codec imported)
     p.add_argument("--section", "-s", action="append", metavar="KIND", choices=kinds,
                    help=f"only sections of this kind (repeatable): {', '.join(kinds)}")
     add_json_flag(p)
-    for c in registry.codecs().values():
-        c.add_arguments(p)
+    registry.add_codec_arguments(p)               # the codecs' own options (from the index: none imported)
 
 
 def run(args) -> int:

@@ -7,7 +7,6 @@ caller can report them and go on with the rest.
 """
 from __future__ import annotations
 
-import importlib
 import os
 import struct
 
@@ -78,6 +77,7 @@ def open_data(data: bytes, path: str, member: str | None = None, *, kind: str | 
             except ObjllvmError as exc:
                 yield exc.located(file=path, member=m.name)
     elif kind in _OTHER_OPENERS:
+        import importlib       # here: it imports warnings (start-up time)
         try:
             mod = importlib.import_module(_OTHER_OPENERS[kind])
         except ImportError:

@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import struct
 import sys
-import zlib
-from array import array
 from itertools import accumulate, compress, repeat
 from operator import add, and_
 
@@ -198,6 +196,7 @@ class ElfFile(ObjectFile):
         def words(code):
             if native:
                 return table.cast(code)
+            from array import array       # here: array imports collections (about 3 ms of start-up)
             a = array(code)
             a.frombytes(table)
             a.byteswap()
@@ -319,6 +318,7 @@ class ElfFile(ObjectFile):
         body = raw[hsize:]
         try:
             if ch_type == 1:
+                import zlib
                 d = zlib.decompressobj()
                 out = d.decompress(body, ch_size + 1)
             elif ch_type == 2:

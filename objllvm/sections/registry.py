@@ -9,6 +9,8 @@ section kind) and are found there automatically.
 """
 from __future__ import annotations
 
+from _thread import RLock
+
 from .._model import dataclass, field
 from .._modules import module_names
 from ..errors import DecodeError, ObjllvmError
@@ -149,9 +151,73 @@ class Codec:
         """Codec-specific options of ``objllvm dump`` (optional)."""
 
 
-_CODECS: dict = {}
+_CODECS: dict = {}                 # kind -> codec, in the order registered
 _BY_TYPE: dict = {}
 _loaded = False
+
+# -- lazy loading ------------------------------------------------------------------------------------------
+# A codec module is imported when a section needs it, not before: ``_index.KINDS`` (generated from the codecs
+# by scripts/gen-codec-index; tests/test_codec_index.py fails when it no longer matches what the modules
+# register) says, per kind, its module, its ELF types, its names and formats, and whether it has its own
+# ``matches_name``.  Such a codec is imported for a section only when the section's name contains one of
+# its NAME_HINTS (or one of the hint's options is given): its matcher is code, so the hint is written here
+# by hand, and tests/test_codec_index.py checks that a codec never claims a name its hint does not admit.
+# A codec module that the index does not list (a new one, before the index is generated again) makes the
+# registry load every codec, as it did before the index: slower, never wrong.
+NAME_HINTS = {
+    # kind: (substrings of every name it claims, options that make it claim other names)
+    "coverage": (("cov",), ()),
+    "profile": (("prf", "cov"), ()),
+    "llvm-stats": (("llvm_stats",), ()),
+    "offload-entries": (("offload",), ()),
+    "offloading": (("offloading",), ()),
+    "pc-sections": (("sanmd_",), ("pc_section",)),
+}
+_index = None          # (kinds in order, {sh_type: module}, {(format, name): [(kind, module)]})
+_pending: list = []    # [(kind, module, hints, options)]: the codecs with their own matcher not imported yet
+_ordered = None        # the registered codecs in the index's order (None: to be made again)
+_modules_loaded: set = set()
+_LOCK = RLock()
+
+
+def _load_index():
+    """The lookup tables made from ``_index`` (once)."""
+    global _index
+    if _index is not None:
+        return _index
+    with _LOCK:
+        if _index is None:
+            _index = _make_index()
+    return _index
+
+
+def _make_index():
+    from . import _index as ix
+    from .. import sections as pkg
+    if set(module_names(pkg, packages=False)) - {"registry"} != set(ix.MODULES):
+        _load_all()                    # a codec module the index does not know: every codec, as before
+    by_type, by_name = {}, {}
+    for kind, (mod, sh_types, names, formats, _priority, own_matcher, _options) in ix.KINDS.items():
+        for t in sh_types:
+            by_type.setdefault(t, mod)
+        if own_matcher:
+            hints, opts = NAME_HINTS.get(kind, (None, ()))
+            _pending.append((kind, mod, hints, opts))
+        else:
+            for f in formats:
+                for n in names:
+                    by_name.setdefault((f, n), []).append((kind, mod))
+    return tuple(ix.KINDS), by_type, by_name
+
+
+def _load_module(mod: str) -> None:
+    """Import codec module ``mod`` (its codecs register themselves).  Marked loaded once imported: a thread
+    that finds it marked finds its codecs registered."""
+    if mod not in _modules_loaded:
+        with _LOCK:
+            if mod not in _modules_loaded:
+                __import__(f"{__package__}.{mod}")      # (importlib.import_module: one more module to import)
+                _modules_loaded.add(mod)
 
 
 def register(cls):
@@ -162,6 +228,8 @@ def register(cls):
     if inst.kind in _CODECS:
         raise ValueError(f"codec kind {inst.kind!r} registered twice")
     _CODECS[inst.kind] = inst
+    global _ordered
+    _ordered = None
     for t in inst.sh_types:
         if t in _BY_TYPE:
             raise ValueError(f"section type {t:#x} claimed by {_BY_TYPE[t].kind} and {inst.kind}")
@@ -173,39 +241,195 @@ def _load_all():
     global _loaded
     if _loaded:
         return
-    _loaded = True
     from .. import sections as pkg
-    for name in module_names(pkg, packages=False):
-        if name != "registry":
-            __import__(f"{pkg.__name__}.{name}")      # (importlib.import_module: one more module to import)
+    with _LOCK:
+        for name in module_names(pkg, packages=False):
+            if name != "registry":
+                _load_module(name)
+        _loaded = True
+
+
+def _in_order() -> tuple:
+    """The registered codecs in the index's order (the order of a load of every module), then any others."""
+    global _ordered
+    if _ordered is None:
+        order = _load_index()[0]
+        out = {k: _CODECS[k] for k in order if k in _CODECS}
+        out.update((k, c) for k, c in _CODECS.items() if k not in out)
+        _ordered = tuple(out.values())
+    return _ordered
 
 
 def codecs() -> dict:
-    """All registered codecs by kind."""
+    """All registered codecs by kind (every codec module imported)."""
     _load_all()
-    return dict(_CODECS)
+    return {c.kind: c for c in _in_order()}
+
+
+def kinds() -> list:
+    """The kinds of every codec, sorted, without importing the codecs (the index)."""
+    return sorted(set(_load_index()[0]) | set(_CODECS))
+
+
+def add_codec_arguments(parser) -> None:
+    """The codecs' options of ``objllvm dump`` added to ``parser``, in the index's order, without importing the
+    codecs: each codec's ``add_arguments`` calls, recorded in the index when they are plain values (the
+    codec's own ``add_arguments`` is the one definition; the index is generated from it and checked); a codec
+    whose calls are not (``True`` in the index) is imported and asked.  Then any codec registered from
+    elsewhere that has options."""
+    from . import _index as ix
+    for kind, entry in ix.KINDS.items():
+        calls = entry[6]
+        if calls is True:
+            get(kind).add_arguments(parser)
+        elif calls:
+            targets = [parser]
+            for target, method, args, kwargs in calls:
+                result = getattr(targets[target], method)(*args, **kwargs)
+                if method == "add_argument_group":
+                    targets.append(result)
+    for c in list(_CODECS.values()):
+        if c.kind not in ix.KINDS and type(c).add_arguments.__func__ is not Codec.add_arguments.__func__:
+            c.add_arguments(parser)
+
+
+class _NotPlain(Exception):
+    pass
+
+
+class _CallLog:
+    """Stands for the parser when an ``add_arguments`` is recorded for the index."""
+
+    def __init__(self, log: list, target: int):
+        self._log, self._target = log, target
+
+    def add_argument(self, *args, **kwargs):
+        self._log.append((self._target, "add_argument", args, kwargs))
+
+    def add_argument_group(self, *args, **kwargs):
+        self._log.append((self._target, "add_argument_group", args, kwargs))
+        return _CallLog(self._log, sum(m == "add_argument_group" for _, m, _, _ in self._log))
+
+    def __getattr__(self, name):
+        raise _NotPlain(name)
+
+
+_PLAIN_TYPES = {int: "int", float: "float", str: "str"}
+
+
+def _plain(v) -> str:
+    """``repr(v)`` for a value the index can hold as text (raises _NotPlain for any other)."""
+    if isinstance(v, type) and v in _PLAIN_TYPES:
+        return _PLAIN_TYPES[v]
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return repr(v)
+    if isinstance(v, (tuple, list)):
+        inner = ", ".join(map(_plain, v))
+        return f"({inner},)" if isinstance(v, tuple) and len(v) == 1 else (
+            f"({inner})" if isinstance(v, tuple) else f"[{inner}]")
+    raise _NotPlain(repr(v))
+
+
+def _recorded_options(cls) -> str:
+    """The index's text of a codec's ``add_arguments`` calls: None (no options), a tuple of calls, or True
+    (calls the index cannot hold: the codec is imported to add them)."""
+    if cls.add_arguments.__func__ is Codec.add_arguments.__func__:
+        return "None"
+    log: list = []
+    try:
+        cls.add_arguments(_CallLog(log, 0))
+        calls = [f"({t}, {m!r}, {_plain(tuple(a))}, {{{', '.join(f'{k!r}: {_plain(v)}' for k, v in kw.items())}}})"
+                 for t, m, a, kw in log]
+    except _NotPlain:
+        return "True"
+    return "(" + "".join(f"\n        {c}," for c in calls) + ")"
 
 
 def get(kind: str) -> Codec:
-    _load_all()
+    c = _CODECS.get(kind)
+    if c is not None:
+        return c
+    from . import _index as ix
+    entry = ix.KINDS.get(kind)
+    if entry is not None:
+        _load_module(entry[0])
+    else:
+        _load_all()
     try:
         return _CODECS[kind]
     except KeyError:
+        _load_all()
         raise ObjllvmError(f"unknown section kind {kind!r} (known: {', '.join(sorted(_CODECS))})") from None
 
 
 def find_codec(section, obj, options=None) -> Codec | None:
     """The codec for ``section`` of ``obj``: by type first, then by name."""
-    _load_all()
-    if obj.format == "elf" and section.type is not None:
+    _order, by_type, by_name = _index or _load_index()
+    fmt = obj.format
+    if fmt == "elf" and section.type is not None:
         c = _BY_TYPE.get(section.type)
+        if c is None:
+            mod = by_type.get(section.type)
+            if mod is not None:
+                _load_module(mod)
+                c = _BY_TYPE.get(section.type)
         if c is not None:
             return c
+    name = section.name
+    if not _loaded:                      # import the codecs that may claim the name
+        for _kind, mod in by_name.get((fmt, name), ()):
+            _load_module(mod)
+        if _pending and name is not None:
+            _load_hinted(name, options)
     best = None
-    for c in _CODECS.values():
+    for c in _ordered or _in_order():
         if c.matches_name(section, obj, options) and (best is None or c.priority > best.priority):
             best = c
     return best
+
+
+def _load_hinted(name: str, options) -> None:
+    """Import the codecs with their own matcher whose hint admits ``name`` (or whose option is given)."""
+    for entry in list(_pending):
+        _kind, mod, hints, opts = entry
+        if (mod in _modules_loaded or hints is None or any(h in name for h in hints)
+                or (options and any(options.get(o) for o in opts))):
+            _load_module(mod)
+            with _LOCK:
+                if entry in _pending:
+                    _pending.remove(entry)
+
+
+def index_source() -> str:
+    """The text of ``objllvm/sections/_index.py`` made from the codecs (every module imported)."""
+    from .. import sections as pkg
+    _load_all()
+    modules = [m for m in module_names(pkg, packages=False) if m != "registry"]
+    lines = ['"""How each section kind is recognised, so that only the codecs of the sections present are imported.',
+             "",
+             "Generated from the codecs by scripts/gen-codec-index (objllvm.sections.registry.index_source): do not",
+             "edit.  tests/test_codec_index.py fails when it no longer matches what the codec modules register.",
+             '"""',
+             "# kind: (module, ELF sh_types, names, formats, priority, has its own matches_name, its dump options: the",
+             "# add_arguments calls as (0: the parser / n: the n-th group, method, args, kwargs); True: import it to ask)",
+             "KINDS = {"]
+    for m in modules:
+        for c in _CODECS.values():
+            cls = type(c)
+            if cls.__module__ != f"{pkg.__name__}.{m}":
+                continue
+            own = cls.matches_name is not Codec.matches_name
+            opts = _recorded_options(cls)
+            types = "(" + "".join(f"{t:#x}, " for t in c.sh_types).removesuffix(", ") + \
+                ("," if len(c.sh_types) == 1 else "") + ")"
+            lines.append(f"    {c.kind!r}: ({m!r}, {types}, {tuple(c.names)!r}, {tuple(c.formats)!r}, "
+                         f"{c.priority!r}, {own!r}, {opts}),")
+    lines.append("}")
+    lines.append("# every codec module")
+    lines.append("MODULES = (")
+    lines.extend(f"    {m!r}," for m in modules)
+    lines.append(")")
+    return "\n".join(lines) + "\n"
 
 
 @dataclass
