@@ -233,3 +233,33 @@ def test_streamed_json_goes_compact_past_big_json(monkeypatch):
     out = io.StringIO()
     render.render_json({"x": render.RawJSON(codec.to_json(model), lambda: plain["x"])}, out, raw=True)
     assert out.getvalue() == json.dumps(plain, separators=(",", ":")) + "\n"
+
+
+# -- dumps_plain: json's text without json --------------------------------------------------------
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as hst  # noqa: E402
+
+_plain_values = hst.recursive(
+    hst.none() | hst.booleans() | hst.integers(-(1 << 70), 1 << 70) | hst.text(max_size=8),
+    lambda inner: hst.lists(inner, max_size=4) | hst.tuples(inner, inner)
+    | hst.dictionaries(hst.text(max_size=6), inner, max_size=4), max_leaves=30)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_plain_values)
+def test_dumps_plain_is_json_dumps(value):
+    assert render.dumps_plain(value) == json.dumps(value, separators=(",", ":"))
+    assert render.dumps_plain(value, 2) == json.dumps(value, indent=2)
+
+
+def test_dumps_plain_default_and_the_small_json_path_imports_no_json():
+    doc = {"a": b"\x01\xff", "b": [1, {"c": (True, None)}], "d": {}}
+    assert render.dumps_plain(doc, 2, render._default) == json.dumps(doc, indent=2, default=render._default)
+    with pytest.raises(TypeError):
+        render.dumps_plain({"x": object()})
+    code = ("import sys, io; sys.path.insert(0, %r); from objllvm import render; o = io.StringIO(); "
+            "render.render_json({'a': [1, 'x', None, {'b': True}]}, o); print(o.getvalue().strip()[:1]); "
+            "print('json' in sys.modules, 're' in sys.modules)" % str(ROOT))
+    out = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, check=True,
+                         cwd=str(ROOT)).stdout.split()
+    assert out == ["{", "False", "False"]

@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import gc
 import sys
-from array import array
-from functools import partial
 from itertools import accumulate, chain, repeat
 from operator import add, sub
 
@@ -305,7 +303,13 @@ class _no_gc:
             gc.enable()
 
 
-_u16 = partial(array, "H")      # (a C-level call: no Python frame per function)
+def _u16(values):
+    """array('H', values) (array is imported when first used: it imports collections, ~3 ms)."""
+    global _u16
+    from array import array
+    from functools import partial
+    _u16 = partial(array, "H")      # (a C-level call: no Python frame per function)
+    return _u16(values)
 
 
 def _uleb(data, pos, end, what, bits=32):
@@ -496,12 +500,11 @@ class _Packed:
         self.starts = starts
         self.counts = counts
         self.ends = list(accumulate(counts))
-        bases = array("Q" if asz == 8 else "I", words)
-        if bases.itemsize != asz:
-            return None
-        if (ctx.endian == "<") != (sys.byteorder == "little"):
-            bases.byteswap()
-        self.bases = bases.tolist()
+        if (ctx.endian == "<") == (sys.byteorder == "little"):
+            self.bases = memoryview(words).cast("Q" if asz == 8 else "I").tolist()
+        else:
+            self.bases = list(map(int.from_bytes, map(bytes, zip(*[iter(words)] * asz)),
+                                  repeat("little" if ctx.endian == "<" else "big")))
         self.names = list(map(_name_finder(ctx), self.bases))
         self.versions = versions
         self.blocks = blocks
@@ -1046,7 +1049,6 @@ def _json_style(indent):
     st = _STYLES.get(indent)
     if st is not None:
         return st
-    import json
     if indent is None:
         nl = [b""] * 10
         colon = b":"
@@ -1061,7 +1063,7 @@ def _json_style(indent):
     for v in range(32):
         names = _FLAG_LISTS[v]
         if names:
-            items = b",".join(nl[8] + json.dumps(n).encode() for n in names)
+            items = b",".join(nl[8] + b'"%s"' % n.encode("ascii") for n in names)     # (identifiers)
             flags = b"[" + items + nl[7] + b"]"
         else:
             flags = b"[]"
@@ -1112,7 +1114,7 @@ def map_json_stream(model):
         if pk.bases and max(pk.bases) + 0x10000 >= _U64:    # (cautious: offsets are below 0x10000)
             return None
         size = 100 * len(pk.blocks) // 4 + sum(80 + len(n or "") for n in pk.names)
-        return size, partial(_packed_json_chunks, model.section_type, pk)
+        return size, lambda indent: _packed_json_chunks(model.section_type, pk, indent)
     fns = model.functions
     cols, bases, counts = [], [], []
     for fn in fns:
@@ -1179,7 +1181,7 @@ def _packed_json_chunks(section_type, pk, indent):
     its ID: made once), its address, its offset and the text after it (which depends on its size and
     metadata: made once)."""
     from bisect import bisect_left
-    from json.encoder import encode_basestring_ascii as quote
+    from ..render import quote_json_ascii as quote
     st = _json_style(indent)
     pc = _json_pieces(st)
     p1, p3, template = pc["p1"], pc["p3"], pc["template"]
@@ -1226,7 +1228,7 @@ def _packed_json_chunks(section_type, pk, indent):
 def _map_json_chunks(model, fns, cols, bases, counts, versions, vtypes, st):
     from bisect import bisect_left
     from itertools import chain, repeat
-    from json.encoder import encode_basestring_ascii as quote
+    from ..render import quote_json_ascii as quote
     from operator import itemgetter
     flat = chain.from_iterable
     tname = quote(TYPE_NAMES.get(model.section_type, hex(model.section_type))).encode("ascii")
