@@ -181,7 +181,7 @@ def render_text(items, out=None, *, engine: str = "fast") -> None:
     w.flush()
 
 
-_BATCH_ROWS = 1 << 14      # table rows formatted by one %-operation (its memory is reused by the next)
+_BATCH_ROWS = 1 << 13      # table rows formatted by one %-operation (its memory is reused by the next)
 # Groups of tables with more rows than this are laid out through numpy (when it is installed): its
 # import (about 0.1 s and 14 MB) is then repaid (2M rows: 1.4 s instead of 2.4 s); below, the
 # %-templates are about as fast and take less memory.
@@ -540,11 +540,15 @@ class _TextWriter:
                 tab = pieces.get((c, k, w))
                 if tab is None:
                     tab = pieces[(c, k, w)] = [None] * 0x10000
-                    for code, s in enumerate(lab):
-                        for v in range(256):
-                            txt = fmt % v
-                            t = ((txt.ljust(w) + "  " + s) if s else txt) + "\n"
-                            tab[(v | code << 8) if little else (v << 8 | code)] = t.encode("ascii")
+                    pieces[(c, k, w, "made")] = set()
+                made = pieces[(c, k, w, "made")]
+                for code in set(codes) - made:      # the pieces of the labels present
+                    s = lab[code]
+                    for v in range(256):
+                        txt = fmt % v
+                        t = ((txt.ljust(w) + "  " + s) if s else txt) + "\n"
+                        tab[(v | code << 8) if little else (v << 8 | code)] = t.encode("ascii")
+                    made.add(code)
                 args.append(map(tab.__getitem__, keys))
                 tparts.append(b"%s")
             elif hi < 0x10000 and hi - len(pieces.get((c, k, w), ())) < total // 4:

@@ -1039,7 +1039,7 @@ def function_to_dict(fn, pretty=False) -> dict:
 
 
 _U64 = 1 << 64
-_JSON_BATCH = 1 << 14     # blocks per %-formatting (the memory it takes is reused by the next batch)
+_JSON_BATCH = 1 << 13     # blocks per %-formatting (the memory it takes is reused by the next batch)
 _STYLES = {}
 
 
@@ -1165,14 +1165,19 @@ def _json_pieces(st):
         addr_key = rest[:rest.index(b"%d")]
         tail = rest[rest.index(b"%d") + 2:]
         off_key, after = tail[:tail.index(b"%d")], tail[tail.index(b"%d") + 2:]
-        md = st["md"]
-        p3 = [None] * (256 * 32)
-        for m in range(32):
-            for sz in range(0x80):
-                p3[sz + 256 * m] = after % (sz, md[m])
-        pc = st["pieces"] = {"p1": [i + addr_key for i in st["ids"]], "p3": p3,
-                             "template": b"%s%d" + off_key.replace(b"%", b"%%") + b"%d%s"}
+        pc = st["pieces"] = {"p1": [i + addr_key for i in st["ids"]], "p3": [None] * (256 * 32), "after": after,
+                             "made": set(), "template": b"%s%d" + off_key.replace(b"%", b"%%") + b"%d%s"}
     return pc
+
+
+def _json_rests(st, pc, metadata):
+    """pc["p3"] made for the metadata values in ``metadata`` (the rest are made when seen)."""
+    new = set(metadata) - pc["made"]
+    p3, after, md = pc["p3"], pc["after"], st["md"]
+    for m in new:
+        for sz in range(0x80):
+            p3[sz + 256 * m] = after % (sz, md[m])
+    pc["made"] |= new
 
 
 def _packed_json_chunks(section_type, pk, indent):
@@ -1185,6 +1190,7 @@ def _packed_json_chunks(section_type, pk, indent):
     st = _json_style(indent)
     pc = _json_pieces(st)
     p1, p3, template = pc["p1"], pc["p3"], pc["template"]
+    _json_rests(st, pc, pk.blocks[3::4])
     flat = chain.from_iterable
     tname = quote(TYPE_NAMES.get(section_type, hex(section_type))).encode("ascii")
     nfn = len(pk.starts)
@@ -1205,14 +1211,18 @@ def _packed_json_chunks(section_type, pk, indent):
         offs, addrs = pk.offsets_addresses(i, j)
         before = list(map(p1.__getitem__, blocks[4 * a:4 * b:4]))
         # the functions' heads: the end of the previous function, the start of this one, its first block
-        qn = [b"null" if n is None else quote(n).encode("ascii") for n in names[i:j]]
-        firsts = [e - a for e in ends[i:j - 1]]
-        firsts.insert(0, 0)
+        nm = names[i:j]
+        if None in nm:
+            qn = [b"null" if n is None else quote(n).encode("ascii") for n in nm]
+        else:
+            qn = list(map(str.encode, map(quote, nm)))
+        firsts = list(map(sub, chain((a,), ends[i:j - 1]), repeat(a)))
         args = tuple(flat(zip(qn, bases[i:j], versions[i:j], bases[i:j],
                               map(bytes.__getitem__, map(before.__getitem__, firsts), repeat(slice(1, None))))))
-        heads = (b"\0".join([head] * (j - i)) % args).split(b"\0")
-        for k, h in zip(firsts, heads):
-            before[k] = fn_end + h if (k or i) else h
+        heads = (b"\0".join([fn_end + head] * (j - i)) % args).split(b"\0")
+        if not i:
+            heads[0] = heads[0][len(fn_end):]
+        any(map(before.__setitem__, firsts, heads))       # (C-level: __setitem__ returns None)
         keys = sm[a:b].tolist() if little else list(map(add, blocks[4 * a + 2:4 * b:4],
                                                          map((256).__mul__, blocks[4 * a + 3:4 * b:4])))
         args = before * 4           # the arguments row by row, a column at a time (faster than zip)
