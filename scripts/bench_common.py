@@ -92,7 +92,7 @@ def spread(runs) -> str:
 
 def table(rows, headers) -> str:
     rows = [[str(c) for c in r] for r in rows]
-    w = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+    w = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
     line = lambda cells: "  ".join(c.ljust(x) for c, x in zip(cells, w)).rstrip()   # noqa: E731
     return "\n".join([line(headers), line(["-" * x for x in w])] + [line(r) for r in rows])
 
