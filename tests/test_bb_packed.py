@@ -136,9 +136,14 @@ def test_widths_table_by_table_and_batch_wide():
         assert text.count("function <?> at") == len(M.decode_map(raw, _ctx()).functions)
 
 
+@pytest.mark.parametrize("through", ["python", "numpy"])
 @pytest.mark.parametrize("bad", ["feature", "two-byte uleb", "no blocks", "version 1", "metadata", "cut",
                                  "128 blocks", "mixed layouts"])
-def test_anything_else_goes_to_the_general_decoder(bad):
+def test_anything_else_goes_to_the_general_decoder(monkeypatch, bad, through):
+    if through == "numpy":
+        pytest.importorskip("numpy", reason="numpy is not installed (the pure-Python checks are tested too)")
+        monkeypatch.setattr(M, "NUMPY_BLOCKS", 0)
+        monkeypatch.setattr(M, "_NP", [])
     rng = random.Random(3)
     good, _ = _entry(rng, 2, 0x401000, "<", 8, 4)
     one, n = bytearray(good), 4
