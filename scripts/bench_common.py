@@ -201,5 +201,5 @@ def growth_row(sizes: str, step: float, prev: tuple, cur: tuple) -> list:
     """How cost grew from one size to the next: ``prev`` and ``cur`` are (objllvm medians, LLVM 22 medians)."""
     (po, pt), (co, ct) = prev, cur
     f = lambda a, b: f"{a / b:.1f}x" if b else "-"    # noqa: E731
-    return [sizes, f"x{step:g}", f(co[1], po[1]), f(ct[1], pt[1]), f(co[0], po[0]), f(ct[0], pt[0]),
+    return [sizes, f"x{step:.3g}", f(co[1], po[1]), f(ct[1], pt[1]), f(co[0], po[0]), f(ct[0], pt[0]),
             f(co[2], po[2]), f(ct[2], pt[2])]
