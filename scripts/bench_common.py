@@ -170,3 +170,40 @@ def bb_inputs(d: Path, sizes) -> dict:
                 objs.append(o)
         subprocess.run(["clang-19", "-fuse-ld=lld", *map(str, objs), "-o", str(exe)], check=True)
     return out
+
+
+# -- for the benchmarks of the other jobs (extract, audit, coverage, perf-map): one LLVM process per input
+# against one objllvm process, at several sizes.
+
+def shell_loop(listing: Path, body: str, fields: str = "f") -> list:
+    """A command running the bash ``body`` once per line of ``listing`` (tab-separated ``fields``, e.g.
+    "f o" gives $f and $o), output to /dev/null: one process per input, as a shell loop runs a tool.  Timed
+    with ``run``, its wall and CPU are the whole loop's (wait4 counts every process bash waited for) and its
+    peak RSS is the largest of any single process of the loop."""
+    return ["bash", "-c", "while IFS=$'\\t' read -r " + fields + "; do " + body + '; done < "$0" > /dev/null',
+            str(listing)]
+
+
+RATIO_HEADERS = ["size", "objllvm s", "LLVM 22 s", "wall", "CPU s (o / 22)", "CPU", "peak MiB (o / 22)", "memory",
+                 "vs LLVM 19 wall", "wall spread s (o / 22)"]
+
+
+def ratio_row(size: str, res: dict, ours: str, ref: str, ref19=None) -> list:
+    """A row of RATIO_HEADERS: medians of case ``ours`` against case ``ref`` (LLVM 22) and ``ref19``."""
+    o, t = medians(res[ours]), medians(res[ref])
+    w19 = f"{o[0] / medians(res[ref19])[0]:.2f}x" if ref19 and res.get(ref19) else "-"
+    return [size, f"{o[0]:.3f}", f"{t[0]:.3f}", f"{o[0] / t[0]:.2f}x", f"{o[1]:.3f} / {t[1]:.3f}",
+            f"{o[1] / t[1]:.2f}x", f"{o[2]:.0f} / {t[2]:.0f}", f"{o[2] / t[2]:.2f}x", w19,
+            f"{spread(res[ours])} / {spread(res[ref])}"]
+
+
+GROWTH_HEADERS = ["sizes", "step", "objllvm CPU", "LLVM 22 CPU", "objllvm wall", "LLVM 22 wall", "objllvm memory",
+                  "LLVM 22 memory"]
+
+
+def growth_row(sizes: str, step: float, prev: tuple, cur: tuple) -> list:
+    """How cost grew from one size to the next: ``prev`` and ``cur`` are (objllvm medians, LLVM 22 medians)."""
+    (po, pt), (co, ct) = prev, cur
+    f = lambda a, b: f"{a / b:.1f}x" if b else "-"    # noqa: E731
+    return [sizes, f"x{step:.3g}", f(co[1], po[1]), f(ct[1], pt[1]), f(co[0], po[0]), f(ct[0], pt[0]),
+            f(co[2], po[2]), f(ct[2], pt[2])]
