@@ -668,10 +668,14 @@ class _TextWriter:
         return True
 
 
-try:
-    from _json import encode_basestring_ascii as quote_json_ascii     # json's own (C), without json's imports
-except ImportError:                                                  # pragma: no cover - not CPython
-    from json.encoder import encode_basestring_ascii as quote_json_ascii
+def json_quoter():
+    """json's function that quotes a str as ASCII JSON text (its C one, without json's imports; imported
+    when first asked for: text output does not need it)."""
+    try:
+        from _json import encode_basestring_ascii
+    except ImportError:                                              # pragma: no cover - not CPython
+        from json.encoder import encode_basestring_ascii
+    return encode_basestring_ascii
 
 
 def dumps_plain(data, indent=None, default=None) -> str:
@@ -679,7 +683,7 @@ def dumps_plain(data, indent=None, default=None) -> str:
     None) for the documents _same_in_json accepts (dicts with str keys, lists, tuples, str, int, bool,
     None; anything else through ``default``): the same text, without importing json (its encoder and
     decoder import re and enum: ~9 ms of a small command's start-up)."""
-    q = quote_json_ascii
+    q = json_quoter()
     out: list = []
     app = out.append
     sep = ": " if indent is not None else ":"
@@ -830,7 +834,7 @@ def _stream(data, out, indent: bool) -> bool:
             out.write(p.decode("ascii") if isinstance(p, bytes) else p)
     pos = 0
     for i, r in enumerate(raws):
-        m = quote_json_ascii(f"{tag}{i}\0").encode("ascii")
+        m = dumps_plain(f"{tag}{i}\0").encode("ascii")
         at = b.index(m, pos)
         write(b[pos:at])
         if isinstance(r.text, JSONStream):

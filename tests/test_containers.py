@@ -186,3 +186,10 @@ def test_truncated_crel_header_is_located(tmp_path):
     e = ei.value
     assert e.file == str(p) and e.section_index == crel.index and e.offset == 0
     assert "truncated CREL header" in e.message
+
+
+def test_archive_magics_in_formats_are_the_archive_modules():
+    """formats keeps its own copy of the archive magics (archive.py is imported for archives only)."""
+    from objllvm import formats
+    from objllvm.formats import archive
+    assert (formats.AR_MAGIC, formats.THIN_MAGIC) == (archive.AR_MAGIC, archive.THIN_MAGIC)

@@ -11,7 +11,8 @@ import os
 import struct
 
 from ..errors import DecodeError, ObjllvmError
-from .archive import AR_MAGIC, THIN_MAGIC, Archive
+AR_MAGIC = b"!<arch>\n"            # (archive.py's; the module is imported for archives only)
+THIN_MAGIC = b"!<thin>\n"
 from .base import ObjectFile, Relocation, Section, Symbol  # noqa: F401  (re-exported)
 from .elf import ELF_MAGIC, ElfFile
 
@@ -66,6 +67,7 @@ def open_data(data: bytes, path: str, member: str | None = None, *, kind: str | 
     elif kind == "archive":
         if member is not None:
             raise DecodeError("nested archives are not supported", file=path, member=member, offset=0)
+        from .archive import Archive
         ar = Archive(data, path)
         for m in ar.members:
             try:
@@ -95,12 +97,12 @@ def map_file(path: str):
 
     The map is never closed explicitly: it is closed when the last object referring to it goes (the ELF
     reader, a section's bytes, a memoryview of it), so no view can outlive it.  OSError when unreadable."""
-    import mmap
     with open(path, "rb") as f:
         try:
             size = os.fstat(f.fileno()).st_size
             head = f.read(8)
             if size >= _MAP_AT_LEAST and sniff(head + b"\0" * 24) in ("elf", "archive"):
+                import mmap         # (here: a small file is read, and mmap's import is 0.3 ms of its run)
                 try:        # (Python >= 3.13: the map holds no file descriptor of its own)
                     return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ, trackfd=False)
                 except TypeError:

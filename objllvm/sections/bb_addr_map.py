@@ -1223,7 +1223,8 @@ def _packed_json_chunks(section_type, pk, indent):
     its ID: made once), its address, its offset and the text after it (which depends on its size and
     metadata: made once)."""
     from bisect import bisect_left
-    from ..render import quote_json_ascii as quote
+    from ..render import json_quoter
+    quote = json_quoter()
     st = _json_style(indent)
     pc = _json_pieces(st)
     p1, p3, template = pc["p1"], pc["p3"], pc["template"]
@@ -1275,7 +1276,8 @@ def _packed_json_chunks(section_type, pk, indent):
 def _map_json_chunks(model, fns, cols, bases, counts, versions, vtypes, st):
     from bisect import bisect_left
     from itertools import chain, repeat
-    from ..render import quote_json_ascii as quote
+    from ..render import json_quoter
+    quote = json_quoter()
     from operator import itemgetter
     flat = chain.from_iterable
     tname = quote(TYPE_NAMES.get(model.section_type, hex(model.section_type))).encode("ascii")
