@@ -469,15 +469,15 @@ class _Packed:
         starts = []
         app = starts.append
         pos = 0
+        k = fixed + 1
         try:
             while pos < end:
                 app(pos)
-                pos += fixed + 1 + 4 * data[pos + fixed]
+                pos += k + 4 * data[pos + fixed]
         except IndexError:          # an entry cut short
             return None
         if pos != end:
             return None
-        k = fixed + 1
         np = _numpy((end - k * len(starts)) // 4)
         if np is not None:
             return cls._decode_numpy(np, data, ctx, starts, fixed, asz)
