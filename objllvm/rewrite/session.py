@@ -560,8 +560,10 @@ def rewrite_file(path: str, output: str | None = None, operations=(), *, in_plac
     res = RewriteResult(path, None if dry_run else output, sess.changes, lambda: _joined(parts))
     if not dry_run:
         from ..atomicio import atomic_write
+        # Synced before it takes its name only when it replaces the input (--in-place): a new output is written
+        # as llvm-objcopy, compilers and linkers write theirs (whole or not at all, not forced to disk).
         atomic_write(output, parts, force=force or in_place, mode=st.st_mode & 0o7777,
-                     check=sess.verify_written if sess.needs_read_back else None)
+                     check=sess.verify_written if sess.needs_read_back else None, sync=in_place)
         res.written = True
     return res
 
