@@ -140,23 +140,30 @@ def _write_all(fd: int, data) -> None:
             for chunk in data:
                 f.write(chunk)
         return
+    if isinstance(data, (list, tuple)):
+        for k in range(0, len(data), _IOV_BATCH):
+            _writev_all(writev, fd, list(data[k:k + _IOV_BATCH]))
+        return
     batch: list = []
     for chunk in data:
-        if len(chunk):
-            batch.append(chunk)
-            if len(batch) >= _IOV_BATCH:
-                _writev_all(writev, fd, batch)
-                batch = []
+        batch.append(chunk)
+        if len(batch) >= _IOV_BATCH:
+            _writev_all(writev, fd, batch)
+            batch = []
     if batch:
         _writev_all(writev, fd, batch)
 
 
 def _writev_all(writev, fd: int, bufs: list) -> None:
     """writev() until every byte of ``bufs`` is written (a short write goes on from where it stopped)."""
-    while bufs:
+    total = sum(map(len, bufs))
+    while total:
         n = writev(fd, bufs)
+        if n == total:
+            return
         if n <= 0:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        total -= n
         k = 0
         while k < len(bufs) and n >= len(bufs[k]):
             n -= len(bufs[k])
