@@ -43,7 +43,7 @@ from __future__ import annotations
 import struct
 import sys
 from array import array
-from itertools import accumulate, chain, compress, repeat
+from itertools import accumulate, compress, repeat
 from operator import add, and_, itemgetter, lshift, mul, ne, not_, or_, rshift, sub
 
 from .elf import (SHF_ALLOC, SHF_COMPRESSED, SHN_LORESERVE, SHN_XINDEX, SHT_CREL, SHT_DYNSYM,
@@ -152,9 +152,6 @@ class _Sections:
         return (WSection(w, k) for k in range(len(w._removed)))
 
 
-_NOT_RESERVED = list(range(SHN_LORESERVE)) + [0] * (0x10000 - SHN_LORESERVE)     # st_shndx -> a section, or 0
-
-
 def _quarter(x: int) -> int:
     return x >> 2
 
@@ -202,9 +199,18 @@ class ElfWriter:
         if self._kinds_key != key:
             self._kinds, self._kinds_key, self._types_seen = {}, key, set(types)
         found = self._kinds.get(wanted)
-        if found is None:       # (each kind when first asked for: one pass over the types, none if absent)
-            found = self._kinds[wanted] = (list(compress(range(len(types)), map(wanted.__contains__, types)))
-                                           if not wanted.isdisjoint(self._types_seen) else [])
+        if found is None:       # (each kind when first asked for)
+            found = []
+            for t in wanted & self._types_seen:
+                count = types.count(t)
+                if count <= 64:        # a few: found by list.index, a search in C
+                    i = -1
+                    for _ in range(count):
+                        i = types.index(t, i + 1)
+                        found.append(i)
+                else:
+                    found += compress(range(len(types)), map(t.__eq__, types))
+            found = self._kinds[wanted] = sorted(found)
         return found[1:] if first and found and found[0] == 0 else found
 
     def name(self, index: int) -> str:
@@ -562,15 +568,14 @@ class ElfWriter:
             if col2 != column:
                 self._store(si, self._with_column(data, st.size, shndx_pos, col2))
             return
-        real = self._real_shndx(column, ext)
-        if self.elf.is_relocatable and self._defines_in_removed(real, removed, data, st.size):
-            # a relocatable object with a symbol (not a section's) in a removed section: the symbols of the removed
-            # sections go (what the walk below comes to at the first such symbol)
+        # a relocatable object with a symbol (not a section's) in a removed section: the symbols of the removed
+        # sections go (what the walk below comes to at the first such symbol; found by columns where no symbol's
+        # section is in SHT_SYMTAB_SHNDX)
+        if (self.elf.is_relocatable and SHN_XINDEX not in values
+                and self._defines_in_removed(self._real_shndx(column, None), removed, data, st.size)):
             self._drop_symbols(si, new, removed, data, st, column, ext, shndx_sec)
             return
-        if self._renumber_symbols(si, new, removed, data, st, column, ext, shndx_sec, real):
-            return
-        out = None          # (the walk, for the refusal it comes to)
+        out = None
         neutral = []
         u16 = struct.Struct(e + "H")
         for k, shndx in enumerate(column):
@@ -639,7 +644,9 @@ class ElfWriter:
         0 where none."""
         if max(column, default=0) < SHN_LORESERVE:
             return list(column)
-        base = list(map(_NOT_RESERVED.__getitem__, column))        # (reserved ones, SHN_XINDEX too: 0)
+        lut = list(range(SHN_LORESERVE))          # st_shndx -> its section; reserved ones (SHN_XINDEX too): 0
+        lut += repeat(0, 0x10000 - SHN_LORESERVE)
+        base = list(map(lut.__getitem__, column))
         if ext is None:
             return base
         is_x = map(SHN_XINDEX.__eq__, column)
@@ -654,68 +661,6 @@ class ElfWriter:
         out = words.tolist()
         out += repeat(0, count - len(out))
         return out
-
-    def _renumber_symbols(self, si, new, removed, data, st, column, ext, shndx_sec, real) -> bool:
-        """The walk of :meth:`_fix_symbols` by columns: every symbol's section index renumbered (st_shndx, or its
-        SHT_SYMTAB_SHNDX word), section symbols of removed sections made null.  False (nothing done) when a symbol
-        other than a section symbol is defined in a removed section (the walk refuses it)."""
-        rm = self._removed
-        n = len(rm)
-        size = st.size
-        nsyms = len(column)
-        hit = list(compress(range(nsyms), map(removed.__contains__, real)))
-        info = data[(4 if self.is64 else 12):nsyms * size:size]
-        if any(info[k] & 0xF != STT_SECTION for k in hit):
-            return False
-        neutral = hit
-        shndx_pos = 6 if self.is64 else 14
-        lim = min(n, SHN_LORESERVE)
-        lut = new[:lim]                  # st_shndx -> the new index; reserved ones and SHN_XINDEX stay
-        lut += range(lim, 0x10000)
-        col2 = list(map(lut.__getitem__, column))
-        out = bytearray(self._with_column(data, size, shndx_pos, col2)) if col2 != column or neutral else None
-        ext_new = None
-        if ext is not None:
-            count = min(len(ext) // 4, nsyms)
-            ext_new = words = self._ext_words(ext, count)
-            if SHN_XINDEX in column:
-                is_x = list(map(SHN_XINDEX.__eq__, column[:count]))
-                moved = (list(map(new.__getitem__, words)) if max(words, default=0) < n else
-                         [new[w] if w < n else w for w in words])
-                ext_new = list(map(add, words, map(mul, is_x, map(sub, moved, words))))
-        if neutral:
-            used = self._symbols_used_by_relocations(si)
-            zeros = bytes(size)
-            for k in neutral:
-                if k in used:
-                    raise self._err(f"the section symbol (index {k}) of a removed section is used by a kept "
-                                    f"relocation (refused)", si)
-                # A local section symbol whose section is gone becomes a null local symbol (no index shifts).
-                out[k * size:(k + 1) * size] = zeros
-                if ext_new is not None and k < len(ext_new):
-                    ext_new[k] = 0
-            # .llvm_addrsig lists no symbol of a removed section: the nulled ones leave it (no index moves)
-            types, links = self.cols[_TYPE], self.cols[_LINK]
-            sigs = [i for i in compress(range(n), map(si.__eq__, links))
-                    if i and not rm[i] and types[i] == _SHT_LLVM_ADDRSIG]
-            if sigs:
-                mapping = list(range(nsyms))
-                for k in neutral:
-                    mapping[k] = -1
-                for i in sigs:
-                    b = self._renumbered_addrsig(i, mapping, nsyms)
-                    if b != self._plain(i):
-                        self._store(i, b)
-        if out is not None:
-            self._store(si, bytes(out))
-        if ext_new is not None:
-            words = array("I", ext_new)
-            if (self.elf.endian == "<") != (sys.byteorder == "little"):
-                words.byteswap()
-            b = words.tobytes() + bytes(ext[len(ext_new) * 4:])
-            if b != self._plain(shndx_sec):
-                self._store(shndx_sec, b)
-        return True
 
     def _defines_in_removed(self, real, removed, data, size) -> bool:
         """Whether a symbol other than a section symbol is defined in one of the ``removed`` sections (``real``: the
@@ -1121,12 +1066,6 @@ class ElfWriter:
         # section and the section) are copied as one slice: run = [output offset, input start, input end].
         run_out = run_in = run_end = -1
         append = chunks.append
-        if low is not None and not has_segments:
-            # nothing fixed but the ELF header (a relocatable object): the same walk, without what only files with
-            # segments need
-            pos, prev_end, shoff = self._pack(order, offs_w, eff, contents, aligns, new_off, chunks, beyond, pos,
-                                              prev_end, bound, cap, shsize, mv, in_fixed)
-            order = []
         for ref in order:
             off = offs_w[ref]
             size = eff[ref]
@@ -1262,86 +1201,6 @@ class ElfWriter:
         self._out_parts = self._parts(allc, total, head)
         return self._out_parts
 
-    def _pack(self, order, offs_w, eff, contents, aligns, new_off, chunks, beyond, pos, prev_end, bound, cap, shsize,
-              mv, in_fixed):
-        """The walk of :meth:`_layout` over the sections in file order, for a file where nothing but the ELF header
-        is fixed (a relocatable object).  Returns (pos, prev_end, shoff)."""
-        rm = self._removed
-        size_in = len(self.data)
-        e_shoff = self.elf.e_shoff
-        word = 8 if self.is64 else 4
-        append = chunks.append
-        get = contents.get
-        shoff = None
-        run_out = run_in = run_end = -1
-        for ref, off, size in zip(order, map(offs_w.__getitem__, order), map(eff.__getitem__, order)):
-            end = off + size
-            if ref < 0:
-                shoff = self._place(off if e_shoff else None, shsize, word, pos, prev_end, in_fixed)
-                if shoff + shsize > pos:
-                    pos = shoff + shsize
-                if end > prev_end:
-                    prev_end = end
-                continue
-            if rm[ref]:
-                if end > prev_end and off <= size_in:
-                    prev_end = end
-                continue
-            if off > size_in:
-                # Only an empty or SHT_NOBITS section can claim an offset past the end (the container checks the
-                # others): it has no bytes there, so it must not move anything else out to that offset.
-                if get(ref):
-                    beyond.append(ref)      # new bytes: placed after everything, like an added section
-                else:
-                    new_off[ref] = off
-                continue
-            body = get(ref)
-            if body is None:
-                n_out = (end if end < size_in else size_in) - off      # the input's bytes (none for NOBITS)
-            else:
-                n_out = len(body)
-            if pos == prev_end and off >= pos:
-                cand = off                # in step with the input: keep the offset
-            else:
-                a = aligns[ref]
-                cand = pos + off - prev_end if off > prev_end else pos
-                if a > 1:
-                    if a & (a - 1) or a > cap:
-                        a = self._alignment(ref)      # (refused there)
-                    cand = (cand + a - 1) // a * a
-            new_off[ref] = cand
-            if cand + n_out > bound:
-                self._check_end(cand + n_out, bound, ref)
-            if n_out:
-                if off > prev_end and cand == pos + off - prev_end:
-                    # the input's padding, as it was
-                    if run_end == prev_end and run_out + run_end - run_in == pos:
-                        run_end = off
-                    else:
-                        if run_end >= 0:
-                            append((run_out, mv[run_in:run_end]))
-                        run_out, run_in, run_end = pos, prev_end, off
-                if body is None:
-                    if run_end == off and run_out + run_end - run_in == cand:
-                        run_end = off + n_out
-                    else:
-                        if run_end >= 0:
-                            append((run_out, mv[run_in:run_end]))
-                        run_out, run_in, run_end = cand, off, off + n_out
-                else:
-                    if run_end >= 0:
-                        append((run_out, mv[run_in:run_end]))
-                        run_end = -1
-                    append((cand, body))
-                pos = cand + n_out if cand + n_out > pos else pos
-            elif cand > pos:
-                pos = cand
-            if end > prev_end:
-                prev_end = end
-        if run_end >= 0:
-            append((run_out, mv[run_in:run_end]))
-        return pos, prev_end, shoff
-
     def _covered_end(self, cols, fixed, sh_in, sh_in_size) -> int:
         """Where the last byte that a header describes ends in the input: the ELF header, the program header
         table and segments (``fixed``), every section's contents (to the end of the file at most), the section
@@ -1369,35 +1228,28 @@ class ElfWriter:
         """:meth:`_assemble` as a list of buffers to be written one after the other (no copy of the input's
         bytes: slices of it stay views).  Chunks that do not overlap (a relocatable object's) are taken in
         offset order with zeros between; overlapping ones are painted in priority order (later ones win)."""
-        order = sorted(compress(chunks, map(len, map(itemgetter(1), chunks))), key=itemgetter(0))
-        # (by columns: where each piece starts and ends, and the gaps between them)
-        starts = list(map(itemgetter(0), order))
-        bufs = list(map(itemgetter(1), order))
-        ends = list(map(add, starts, map(len, bufs)))
-        gaps = list(map(sub, starts, [0] + ends[:-1]))
-        if gaps and min(gaps) < 0:           # overlapping chunks: painted, later ones winning
+        order = sorted(((o, b) for o, b in chunks if len(b)), key=itemgetter(0))
+        pos, ok = 0, True
+        for o, b in order:
+            if o < pos:
+                ok = False
+                break
+            pos = o + len(b)
+        if not ok:
             order = ElfWriter._paint(chunks)
-            starts = list(map(itemgetter(0), order))
-            bufs = list(map(itemgetter(1), order))
-            ends = list(map(add, starts, map(len, bufs)))
-            gaps = list(map(sub, starts, [0] + ends[:-1]))
         need = max(off + struct.calcsize(fmt) for fmt, off, *_ in head)
-        # the pieces: zeros for each gap (a slice of one buffer of zeros where the gaps are small), then the chunk
-        widest = max(gaps, default=0)
-        if widest <= 1 << 20:
-            zeros = bytes(max(widest, 1))
-            pieces = list(chain.from_iterable(zip(map(zeros.__getitem__, map(slice, repeat(0), gaps)), bufs)))
-            pieces = list(compress(pieces, map(len, pieces)))
-        else:
-            pieces = []
-            for gap, b in zip(gaps, bufs):
-                if gap:
-                    pieces.append(bytes(gap))
-                pieces.append(b)
-        pos = ends[-1] if ends else 0
+        # the ELF header fields: the first ``need`` bytes made as a small buffer of their own
+        pieces, pos = [], 0
+        zeros = bytes(4096)
+        for o, b in order:
+            if o > pos:
+                gap = o - pos
+                pieces.append(zeros[:gap] if gap <= 4096 else bytes(gap))
+            pieces.append(b)
+            pos = o + len(b)
         if pos < total:
             pieces.append(bytes(total - pos))
-        # the ELF header fields: the first ``need`` bytes split off, as a small buffer of their own, and patched
+        # split off and patch the first ``need`` bytes
         first = bytearray()
         while pieces and len(first) < need:
             p = pieces.pop(0)
@@ -1499,17 +1351,13 @@ class ElfWriter:
         n_orig = self._n_orig
         table = memoryview(self.data)[self.elf.e_shoff:self.elf.e_shoff + n_orig * row]
         out = bytearray()
-        if keep.count(b"\1\0", 0, n_orig) * 8 < len(rows):
-            # few runs of kept rows: each copied whole
-            i = keep.find(1, 0, n_orig)
-            while i >= 0:
-                j = keep.find(0, i, n_orig)
-                if j < 0:
-                    j = n_orig
-                out += table[i * row:j * row]
-                i = keep.find(1, j, n_orig)
-        else:       # many: the kept rows picked out of the whole table, as a column of rows
-            out += b"".join(map(itemgetter(0), compress(struct.Struct(f"{row}s").iter_unpack(table), keep)))
+        i = keep.find(1, 0, n_orig)
+        while i >= 0:
+            j = keep.find(0, i, n_orig)
+            if j < 0:
+                j = n_orig
+            out += table[i * row:j * row]
+            i = keep.find(1, j, n_orig)
         for i in range(n_orig, n):
             if keep[i]:
                 out += pack(*(c[i] for c in self.cols))
