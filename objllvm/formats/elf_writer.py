@@ -693,7 +693,10 @@ class ElfWriter:
         ``mapping``, by columns (the sections of one type joined); None when one of them uses a ``dropped`` symbol or
         is not a whole number of entries (the caller then walks them one by one, and refuses)."""
         types = self.cols[_TYPE]
-        edits = {}
+        edits: dict = {}
+        if not dropped:
+            return edits
+        low = min(dropped)
         for t in (SHT_REL, SHT_RELA):
             idx = [i for i in users if types[i] == t]
             if not idx:
@@ -714,6 +717,8 @@ class ElfWriter:
             else:
                 infos_col = self._wide_column(b, size, wide, wide)
                 syms = list(map(rshift, infos_col, repeat(shift)))
+            if max(syms, default=0) < low:
+                continue        # every symbol used is below the first dropped one: nothing moves, nothing refused
             if not dropped.isdisjoint(syms):
                 return None
             if max(syms, default=0) >= nsyms:
