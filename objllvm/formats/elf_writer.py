@@ -43,6 +43,7 @@ from __future__ import annotations
 import struct
 import sys
 from array import array
+from bisect import bisect_right
 from itertools import accumulate, compress, repeat
 from operator import add, and_, itemgetter, lshift, mul, ne, not_, or_, rshift, sub
 
@@ -56,6 +57,7 @@ SHF_EXCLUDE = 0x80000000
 STT_SECTION = 3
 _SHT_LLVM_ADDRSIG = 0x6FFF4C03
 _SHT_LLVM_CG_PROFILE_OLD = 0x6FFF4C02      # LLVM <= 12: {u32 from, u32 to, u64 weight} by symbol index
+_BATCH_BYTES = 1 << 22       # relocations renumbered as one column at a time: about 4 MiB of entries
 MIN_ALIGN_CAP = 1 << 16      # sh_addralign up to this (or up to the input's size) is honoured when placing
 _REL_TYPES = frozenset((SHT_REL, SHT_RELA, SHT_CREL))
 _SYMTAB_TYPES = frozenset((SHT_SYMTAB, SHT_DYNSYM))
@@ -697,48 +699,64 @@ class ElfWriter:
         if not dropped:
             return edits
         low = min(dropped)
+        sizes = self.cols[_SIZE]
         for t in (SHT_REL, SHT_RELA):
             idx = [i for i in users if types[i] == t]
             if not idx:
                 continue
-            size = (24 if t == SHT_RELA else 16) if self.is64 else (12 if t == SHT_RELA else 8)
-            shift, mask = (32, 0xFFFFFFFF) if self.is64 else (8, 0xFF)
-            wide = 8 if self.is64 else 4
-            parts = self._plain_many(idx)
-            lens = list(map(len, parts))
-            if any(x % size for x in lens):
-                return None
-            b = b"".join(parts)
-            # ELF64 of this machine's byte order: r_sym is the 32-bit word at byte 12 (little-endian) or 8 (big-endian)
-            # of each entry, read and written as a column of words
-            words = self.is64 and (self.elf.endian == "<") == (sys.byteorder == "little")
-            if words:
-                syms = memoryview(b).cast("I")[(3 if sys.byteorder == "little" else 2)::size // 4].tolist()
-            else:
-                infos_col = self._wide_column(b, size, wide, wide)
-                syms = list(map(rshift, infos_col, repeat(shift)))
-            if max(syms, default=0) < low:
-                continue        # every symbol used is below the first dropped one: nothing moves, nothing refused
-            if not dropped.isdisjoint(syms):
-                return None
-            if max(syms, default=0) >= nsyms:
-                new_syms = [mapping[x] if x < nsyms else x for x in syms]
-            else:
-                new_syms = list(map(mapping.__getitem__, syms))
-            if new_syms == syms:
-                continue
-            if words:
-                out = bytearray(b)
-                mv = memoryview(out).cast("I")
-                mv[(3 if sys.byteorder == "little" else 2)::size // 4] = array("I", new_syms)
-                mv.release()
-                nb = bytes(out)
-            else:
-                new_col = list(map(or_, map(lshift, new_syms, repeat(shift)), map(and_, infos_col, repeat(mask))))
-                nb = self._with_wide_column(b, size, wide, wide, new_col)
-            pieces = list(map(nb.__getitem__, map(slice, accumulate(lens, initial=0), accumulate(lens))))
-            edits.update(compress(zip(idx, pieces), map(ne, pieces, parts)))
+            # a batch of sections at a time, about 4 MiB of entries (what this holds at once stays small)
+            ends = list(accumulate(map(sizes.__getitem__, idx)))
+            start = 0
+            while start < len(idx):
+                stop = max(bisect_right(ends, (ends[start - 1] if start else 0) + _BATCH_BYTES), start + 1)
+                if not self._renumber_batch(t, idx[start:stop], edits, dropped, low, mapping, nsyms):
+                    return None
+                start = stop
         return edits
+
+    def _renumber_batch(self, t, idx, edits, dropped, low, mapping, nsyms) -> bool:
+        """:meth:`_renumber_relocations` for the sections ``idx`` of type ``t``: their new bytes into ``edits``; False
+        where the caller is to walk them (a dropped symbol used, an entry cut short)."""
+        size = (24 if t == SHT_RELA else 16) if self.is64 else (12 if t == SHT_RELA else 8)
+        shift, mask = (32, 0xFFFFFFFF) if self.is64 else (8, 0xFF)
+        wide = 8 if self.is64 else 4
+        parts = self._plain_many(idx)
+        lens = list(map(len, parts))
+        if any(x % size for x in lens):
+            return False
+        b = b"".join(parts)
+        # ELF64 of this machine's byte order: r_sym is the 32-bit word at byte 12 (little-endian) or 8 (big-endian)
+        # of each entry, read and written as a column of words
+        words = self.is64 and (self.elf.endian == "<") == (sys.byteorder == "little")
+        if words:
+            syms = memoryview(b).cast("I")[(3 if sys.byteorder == "little" else 2)::size // 4].tolist()
+        else:
+            infos_col = self._wide_column(b, size, wide, wide)
+            syms = list(map(rshift, infos_col, repeat(shift)))
+        if max(syms, default=0) < low:
+            return True         # every symbol used is below the first dropped one: nothing moves, nothing refused
+        if not dropped.isdisjoint(syms):
+            return False
+        if max(syms, default=0) >= nsyms:
+            new_syms = [mapping[x] if x < nsyms else x for x in syms]
+        else:
+            new_syms = list(map(mapping.__getitem__, syms))
+        if new_syms == syms:
+            return True
+        if words:
+            out = bytearray(b)
+            mv = memoryview(out).cast("I")
+            mv[(3 if sys.byteorder == "little" else 2)::size // 4] = array("I", new_syms)
+            mv.release()
+            nb = bytes(out)
+            del out
+        else:
+            new_col = list(map(or_, map(lshift, new_syms, repeat(shift)), map(and_, infos_col, repeat(mask))))
+            nb = self._with_wide_column(b, size, wide, wide, new_col)
+        del syms, new_syms, b
+        pieces = list(map(nb.__getitem__, map(slice, accumulate(lens, initial=0), accumulate(lens))))
+        edits.update(compress(zip(idx, pieces), map(ne, pieces, parts)))
+        return True
 
     def _drop_symbols(self, si, new, removed, data, st, column, ext, shndx_sec):
         """Symbol table ``si`` of a relocatable object without the symbols defined in removed sections (section
