@@ -3,9 +3,10 @@
 A failure at any point leaves the target as it was (absent or old) and no temporary file behind:
 
 * On Linux the temporary file is unnamed (``O_TMPFILE``): until its data is written (and synced, unless the
-  caller says ``sync=False``) it has no name at all, so even a SIGKILL leaves nothing behind.  It is then given a name with ``linkat`` through
-  ``/proc/self/fd`` -- straight to the target when it must not be replaced (the link fails if the target
-  exists), else to a fresh temporary name that is renamed over the target at once.
+  caller says ``sync=False``) it has no name at all, so even a SIGKILL leaves nothing behind.  It is then
+  given a name with ``linkat`` through ``/proc/self/fd`` -- straight to the target when it must not be
+  replaced (the link fails if the target exists), else to a fresh temporary name that is renamed over the
+  target at once.
 * Elsewhere, or where the file system refuses ``O_TMPFILE`` (or ``/proc`` is not mounted), a named temporary
   file ``.objllvm-RANDOM.tmp`` is used, as before, and removed on any error.
 * SIGTERM (and SIGHUP) while a file is being written: the temporary file is removed, as for Ctrl-C
@@ -129,9 +130,9 @@ _IOV_BATCH = 1024         # buffers handed to one writev() (Linux's IOV_MAX)
 
 
 def _write_all(fd: int, data) -> None:
-    """Write ``data`` (a buffer, or an iterable of buffers) to ``fd``: with writev() where there is one, the buffers
-    ``_IOV_BATCH`` at a time (a rewrite's output is tens of thousands of slices of the input: one system call per
-    thousand of them, no copy in this process), else through a buffered file."""
+    """Write ``data`` (a buffer, or an iterable of buffers: bytes-like, one byte per item) to ``fd``: with writev()
+    where there is one, the buffers ``_IOV_BATCH`` at a time (a rewrite's output is tens of thousands of slices of
+    the input: one system call per thousand of them, no copy in this process), else through a buffered file."""
     if isinstance(data, (bytes, bytearray, memoryview)):
         data = (data,)
     writev = getattr(os, "writev", None)

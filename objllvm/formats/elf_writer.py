@@ -427,8 +427,8 @@ class ElfWriter:
         return [keep[m] if m < n else 0 for m in words]
 
     def _group_table(self, groups):
-        """The words of groups ``groups`` (input sections, not compressed, each a whole number of words, none given
-        new contents) as one column: (words, bounds, raw), group ``groups[k]`` being ``words[bounds[k]:bounds[k + 1]]``
+        """The words of groups ``groups`` (input sections, not compressed, each a whole number of words and at least
+        the flag word, none given new contents) as one column: (words, bounds, raw), group ``groups[k]`` being ``words[bounds[k]:bounds[k + 1]]``
         (its flag word first), ``raw`` the bytes the words were read from; None when one of them is not such a group
         (the caller then reads them one by one)."""
         cols = self.cols
@@ -438,7 +438,7 @@ class ElfWriter:
             return None
         offs = list(map(cols[_OFFSET].__getitem__, groups))
         sizes = list(map(cols[_SIZE].__getitem__, groups))
-        if any(map(and_, sizes, repeat(3))) or max(map(add, offs, sizes)) > len(self.data):
+        if min(sizes) < 4 or any(map(and_, sizes, repeat(3))) or max(map(add, offs, sizes)) > len(self.data):
             return None
         mv = memoryview(self.data)
         ends = list(map(add, offs, sizes))
