@@ -41,6 +41,11 @@ _PLAIN_NAMES = frozenset((".comment", ".note.GNU-stack", ".debug_abbrev", ".debu
                           ".debug_frame", ".debug_info", ".debug_line", ".debug_line_str", ".debug_loc",
                           ".debug_loclists", ".debug_names", ".debug_ranges", ".debug_rnglists", ".debug_str",
                           ".debug_str_offsets"))
+# And names every codec lookup answers with a codec (the instrumentation's sections, claimed by name whatever their
+# type; the same test checks it): LLVM's, without the codecs.
+_LLVM_NAMES = frozenset(("__llvm_covfun", "__llvm_covmap", "__llvm_covnames", "__llvm_prf_data", "__llvm_prf_cnts",
+                         "__llvm_prf_names", "__llvm_prf_bits", "__llvm_prf_vals", "__llvm_prf_vnds",
+                         "__llvm_prf_vtab", "__llvm_prf_vns"))
 
 
 class Change:
@@ -169,8 +174,12 @@ class Session:
             return True
         if t in _GENERIC_TYPES:      # symbol/string/relocation tables, groups: never LLVM's own
             return False
-        if not self.options and self.elf.section_name(index) in _PLAIN_NAMES:
-            return False
+        if not self.options:
+            name = self.elf.section_name(index)
+            if name in _PLAIN_NAMES:
+                return False
+            if name in _LLVM_NAMES:
+                return True
         return self.codec_at(index) is not None
 
     # -- models --------------------------------------------------------------------------------
