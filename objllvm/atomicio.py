@@ -2,10 +2,11 @@
 
 A failure at any point leaves the target as it was (absent or old) and no temporary file behind:
 
-* On Linux the temporary file is unnamed (``O_TMPFILE``): until its data is written and synced it has no name
-  at all, so even a SIGKILL leaves nothing behind.  It is then given a name with ``linkat`` through
-  ``/proc/self/fd`` -- straight to the target when it must not be replaced (the link fails if the target
-  exists), else to a fresh temporary name that is renamed over the target at once.
+* On Linux the temporary file is unnamed (``O_TMPFILE``): until its data is written (and synced, unless the
+  caller says ``sync=False``) it has no name at all, so even a SIGKILL leaves nothing behind.  It is then
+  given a name with ``linkat`` through ``/proc/self/fd`` -- straight to the target when it must not be
+  replaced (the link fails if the target exists), else to a fresh temporary name that is renamed over the
+  target at once.
 * Elsewhere, or where the file system refuses ``O_TMPFILE`` (or ``/proc`` is not mounted), a named temporary
   file ``.objllvm-RANDOM.tmp`` is used, as before, and removed on any error.
 * SIGTERM (and SIGHUP) while a file is being written: the temporary file is removed, as for Ctrl-C
@@ -125,15 +126,52 @@ def _create_unnamed(directory: str):
         raise
 
 
+_IOV_BATCH = 1024         # buffers handed to one writev() (Linux's IOV_MAX)
+
+
 def _write_all(fd: int, data) -> None:
-    with os.fdopen(fd, "wb", closefd=False) as f:
-        if isinstance(data, (bytes, bytearray, memoryview)):
-            f.write(data)
-        else:
+    """Write ``data`` (a buffer, or an iterable of buffers: bytes-like, one byte per item) to ``fd``: with writev()
+    where there is one, the buffers ``_IOV_BATCH`` at a time (a rewrite's output is tens of thousands of slices of
+    the input: one system call per thousand of them, no copy in this process), else through a buffered file."""
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        data = (data,)
+    writev = getattr(os, "writev", None)
+    if writev is None:          # pragma: no cover - not on Linux
+        with os.fdopen(fd, "wb", closefd=False) as f:
             for chunk in data:
                 f.write(chunk)
-        f.flush()
-    os.fsync(fd)
+        return
+    if isinstance(data, (list, tuple)):
+        for k in range(0, len(data), _IOV_BATCH):
+            _writev_all(writev, fd, list(data[k:k + _IOV_BATCH]))
+        return
+    batch: list = []
+    for chunk in data:
+        batch.append(chunk)
+        if len(batch) >= _IOV_BATCH:
+            _writev_all(writev, fd, batch)
+            batch = []
+    if batch:
+        _writev_all(writev, fd, batch)
+
+
+def _writev_all(writev, fd: int, bufs: list) -> None:
+    """writev() until every byte of ``bufs`` is written (a short write goes on from where it stopped)."""
+    total = sum(map(len, bufs))
+    while total:
+        n = writev(fd, bufs)
+        if n == total:
+            return
+        if n <= 0:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        total -= n
+        k = 0
+        while k < len(bufs) and n >= len(bufs[k]):
+            n -= len(bufs[k])
+            k += 1
+        bufs = bufs[k:]
+        if bufs and n:
+            bufs[0] = memoryview(bufs[0])[n:]
 
 
 def _link_unnamed(fd: int, directory: str, path: str, force: bool) -> bool:
@@ -176,12 +214,16 @@ def _link_unnamed(fd: int, directory: str, path: str, force: bool) -> bool:
     raise FileExistsError(errno.EEXIST, f"no unused temporary file name after {_TMP_ATTEMPTS} attempts")
 
 
-def atomic_write(path: str, data, *, force: bool = True, mode: int | None = None, check=None) -> None:
+def atomic_write(path: str, data, *, force: bool = True, mode: int | None = None, check=None,
+                 sync: bool = True) -> None:
     """Write ``data`` (bytes, or an iterable of bytes chunks) to ``path`` atomically.
 
     ``force=False`` refuses to replace an existing file.  ``mode`` sets the permissions (default: those of the
     file being replaced, else 0o666 & ~umask).  ``check(buf)``, when given, is called with the written bytes (a
     read-only map of the temporary file) before the file takes its name; whatever it raises leaves nothing.
+    ``sync=False`` leaves out the fsync() before the file takes its name: the file still appears whole or not at
+    all to every reader, but a power cut soon after may leave it empty (as for the output of a compiler or
+    linker); for an output written beside an input, never for a file replacing the only copy of something.
     """
     path = os.fspath(path)
     if not force and os.path.lexists(path):
@@ -205,6 +247,8 @@ def atomic_write(path: str, data, *, force: bool = True, mode: int | None = None
             try:
                 try:
                     _write_all(fd, data)
+                    if sync:
+                        os.fsync(fd)
                     os.fchmod(fd, mode)
                     _check(fd, check)
                     if _link_unnamed(fd, directory, path, force):
@@ -213,7 +257,7 @@ def atomic_write(path: str, data, *, force: bool = True, mode: int | None = None
                     os.close(fd)
             except OSError as exc:
                 raise ObjllvmError(f"{path}: cannot write: {exc.strerror or exc}") from None
-        _atomic_write_named(path, directory, data, force, mode, check)
+        _atomic_write_named(path, directory, data, force, mode, check, sync)
 
 
 def _check(fd: int, check, path: str | None = None) -> None:
@@ -240,7 +284,7 @@ def _check(fd: int, check, path: str | None = None) -> None:
         pass
 
 
-def _atomic_write_named(path, directory, data, force, mode, check=None) -> None:
+def _atomic_write_named(path, directory, data, force, mode, check=None, sync=True) -> None:
     try:
         fd, tmp = _create_temporary(directory)
     except OSError as exc:
@@ -248,6 +292,8 @@ def _atomic_write_named(path, directory, data, force, mode, check=None) -> None:
     try:
         try:
             _write_all(fd, data)
+            if sync:
+                os.fsync(fd)
             _check(fd, check, tmp)
         finally:
             os.close(fd)

@@ -636,3 +636,37 @@ def test_drop_cg_edge_on_a_partly_paired_profile_says_why_it_refuses(tmp_path):
                                "--drop-cg-edge", "hot:warm")
     assert code == 1 and not out.exists()
     assert "1 of its 4 edges have no symbol" in err and "linked file" not in err and err.count("\n") == 1
+
+
+
+def test_names_answered_without_the_codecs():
+    """Session.is_llvm_at answers "not LLVM's" for the names of session._PLAIN_NAMES and "LLVM's" for those of
+    session._LLVM_NAMES without asking the codecs (that would import every codec module): no codec may claim one
+    of the first, every lookup must find a codec for the second, as PROGBITS or as any other type that is not a
+    generic table, in an ELF file; and on real files the answers are the codecs'."""
+    from objllvm.formats.base import Section
+    from objllvm.formats.elf import ElfFile
+    from objllvm.rewrite import session
+    from objllvm.sections import registry
+    elf = ElfFile((TESTDATA / "rewrite" / "main.o").read_bytes(), "main.o")
+    assert {".comment", ".note.GNU-stack", ".debug_info"} <= session._PLAIN_NAMES
+    types = {7, 0x6FFFFFF5, 0x70000001} | {t for t in range(20) if t not in session._GENERIC_TYPES}
+    for name in sorted(session._PLAIN_NAMES):
+        for t in sorted(types):
+            sec = Section(1, name, t, 0, 0, 0, 0, 0, 0, 1, 0, _data=b"")
+            assert registry.find_codec(sec, elf, None) is None, (name, t)
+    plain = [s.index for s in elf.sections if s.name in session._PLAIN_NAMES]
+    assert plain
+    sess = session.Session(elf)
+    assert [sess.is_llvm_at(i) for i in plain] == [sess.codec_at(i) is not None for i in plain] == [False] * len(plain)
+    # the other way: names that every lookup gives a codec
+    assert {"__llvm_covfun", "__llvm_covmap"} <= session._LLVM_NAMES
+    for name in sorted(session._LLVM_NAMES):
+        for t in sorted(types):
+            sec = Section(1, name, t, 0, 0, 0, 0, 0, 0, 1, 0, _data=b"")
+            assert registry.find_codec(sec, elf, None) is not None, (name, t)
+    cov = ElfFile((TESTDATA / "profile" / "prog-clang22.o").read_bytes(), "prog-clang22.o")
+    named = [s.index for s in cov.sections if s.name in session._LLVM_NAMES and s.type == 1]
+    assert named
+    sess = session.Session(cov)
+    assert [sess.is_llvm_at(i) for i in named] == [sess.codec_at(i) is not None for i in named] == [True] * len(named)

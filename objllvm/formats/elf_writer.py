@@ -43,8 +43,9 @@ from __future__ import annotations
 import struct
 import sys
 from array import array
+from bisect import bisect_right
 from itertools import accumulate, compress, repeat
-from operator import add, and_, itemgetter, lshift, not_, or_, sub
+from operator import add, and_, itemgetter, lshift, mul, ne, not_, or_, rshift, sub
 
 from .elf import (SHF_ALLOC, SHF_COMPRESSED, SHN_LORESERVE, SHN_XINDEX, SHT_CREL, SHT_DYNSYM,
                              SHT_GROUP, SHT_NOBITS, SHT_REL, SHT_RELA, SHT_SYMTAB, SHT_SYMTAB_SHNDX, ElfFile)
@@ -56,14 +57,12 @@ SHF_EXCLUDE = 0x80000000
 STT_SECTION = 3
 _SHT_LLVM_ADDRSIG = 0x6FFF4C03
 _SHT_LLVM_CG_PROFILE_OLD = 0x6FFF4C02      # LLVM <= 12: {u32 from, u32 to, u64 weight} by symbol index
+_BATCH_BYTES = 1 << 22       # relocations renumbered as one column at a time: about 4 MiB of entries
 MIN_ALIGN_CAP = 1 << 16      # sh_addralign up to this (or up to the input's size) is honoured when placing
 _REL_TYPES = frozenset((SHT_REL, SHT_RELA, SHT_CREL))
 _SYMTAB_TYPES = frozenset((SHT_SYMTAB, SHT_DYNSYM))
 _GROUP_TYPES = frozenset((SHT_GROUP,))
 _SHNDX_TYPES = frozenset((SHT_SYMTAB_SHNDX,))
-_KINDS = (_REL_TYPES, _SYMTAB_TYPES, _GROUP_TYPES, _SHNDX_TYPES)       # the section kinds the writer looks for
-_KIND_OF = {t: k for k in _KINDS for t in k}
-_ANY_KIND = frozenset(_KIND_OF)
 _FLIP = bytes.maketrans(b"\0\1", b"\1\0")       # removed flags -> kept flags
 
 # The fields of a section header tuple, in file order (ElfFile.headers).
@@ -155,6 +154,10 @@ class _Sections:
         return (WSection(w, k) for k in range(len(w._removed)))
 
 
+def _quarter(x: int) -> int:
+    return x >> 2
+
+
 def _align(x: int, a: int) -> int:
     return x if a <= 1 else (x + a - 1) // a * a
 
@@ -196,11 +199,20 @@ class ElfWriter:
         types = self.cols[_TYPE]
         key = (id(types), len(types))
         if self._kinds_key != key:
-            kinds = {k: [] for k in _KINDS}
-            for i in compress(range(len(types)), map(_ANY_KIND.__contains__, types)):
-                kinds[_KIND_OF[types[i]]].append(i)
-            self._kinds, self._kinds_key = kinds, key
-        found = self._kinds[wanted]
+            self._kinds, self._kinds_key, self._types_seen = {}, key, set(types)
+        found = self._kinds.get(wanted)
+        if found is None:       # (each kind when first asked for)
+            found = []
+            for t in wanted & self._types_seen:
+                count = types.count(t)
+                if count <= 64:        # a few: found by list.index, a search in C
+                    i = -1
+                    for _ in range(count):
+                        i = types.index(t, i + 1)
+                        found.append(i)
+                else:
+                    found += compress(range(len(types)), map(t.__eq__, types))
+            found = self._kinds[wanted] = sorted(found)
         return found[1:] if first and found and found[0] == 0 else found
 
     def name(self, index: int) -> str:
@@ -301,10 +313,9 @@ class ElfWriter:
         rm = self._removed
         n = len(rm)
         indices = list(indices)
-        for i in indices:
-            if not 0 < i < n:
-                raise self._err(f"no section with index {i}")
-        new = [i for i in indices if not rm[i]]
+        if indices and (min(indices) <= 0 or max(indices) >= n):
+            raise self._err(f"no section with index {next(i for i in indices if not 0 < i < n)}")
+        new = list(compress(indices, map(not_, map(rm.__getitem__, indices))))
         for i in new:
             rm[i] = 1
         targets = set(new)
@@ -373,22 +384,73 @@ class ElfWriter:
         groups = self._of_types(_GROUP_TYPES, 1)
         targets = list(map(infos.__getitem__, rels))
         removed = set(compress(range(n), rm))
-        changed = True
-        while changed:
+        table = self._group_table(groups) if groups else None
+        members = set(table[0]) if table is not None else None
+        pending = set(removed)          # removed sections whose relocation sections and groups are not looked at yet
+        first = True                    # (groups are looked at once in any case: one may name no section in range)
+        while pending or first:
             # relocation sections whose target is removed (by columns), then groups whose members all are
-            joining = [i for i in compress(rels, map(removed.__contains__, targets)) if not rm[i]]
+            joining = [i for i in compress(rels, map(pending.__contains__, targets)) if not rm[i]]
             for i in joining:
                 rm[i] = 1
-            removed.update(joining)
-            changed = bool(joining)
-            for i in groups:
-                if not rm[i]:
-                    members = self._group_members(i, strict=False)
-                    if members and all(rm[m] for m in members if m < n):
+            if table is not None:
+                if first or not members.isdisjoint(pending) or not members.isdisjoint(joining):
+                    # by columns: a group goes when it has members and none of them (in range) is kept
+                    words, bounds, _ = table
+                    alive = self._alive(words)
+                    acc = list(accumulate(alive, initial=0))
+                    starts, ends = bounds[:-1], bounds[1:]
+                    live = list(map(sub, map(sub, map(acc.__getitem__, ends), map(acc.__getitem__, starts)),
+                                    map(alive.__getitem__, starts))) if words else []
+                    hit = [i for i, x, b, e in zip(groups, live, starts, ends) if not x and e - b > 1 and not rm[i]]
+                    for i in hit:
                         rm[i] = 1
-                        removed.add(i)
-                        changed = True
+                    joining += hit
+            else:
+                for i in groups:
+                    if not rm[i]:
+                        members_i = self._group_members(i, strict=False)
+                        if members_i and all(rm[m] for m in members_i if m < n):
+                            rm[i] = 1
+                            joining.append(i)
+            removed.update(joining)
+            pending = set(joining)
+            first = False
         return removed
+
+    def _alive(self, words) -> list:
+        """1 for each of ``words`` that is the index of a kept section, else 0."""
+        keep = self._removed.translate(_FLIP)
+        if not words or max(words) < len(keep):
+            return list(map(keep.__getitem__, words))
+        n = len(keep)
+        return [keep[m] if m < n else 0 for m in words]
+
+    def _group_table(self, groups):
+        """The words of groups ``groups`` (input sections, not compressed, each a whole number of words and at least
+        the flag word, none given new contents) as one column: (words, bounds, raw), group ``groups[k]`` being ``words[bounds[k]:bounds[k + 1]]``
+        (its flag word first), ``raw`` the bytes the words were read from; None when one of them is not such a group
+        (the caller then reads them one by one)."""
+        cols = self.cols
+        n_orig = self._n_orig
+        if max(groups) >= n_orig or any(map(self._content.__contains__, groups)) or any(
+                map(and_, map(cols[_FLAGS].__getitem__, groups), repeat(SHF_COMPRESSED))):
+            return None
+        offs = list(map(cols[_OFFSET].__getitem__, groups))
+        sizes = list(map(cols[_SIZE].__getitem__, groups))
+        if min(sizes) < 4 or any(map(and_, sizes, repeat(3))) or max(map(add, offs, sizes)) > len(self.data):
+            return None
+        mv = memoryview(self.data)
+        ends = list(map(add, offs, sizes))
+        if offs[1:] == ends[:-1]:       # one after the other in the file (as assemblers write them): one slice
+            raw = bytes(mv[offs[0]:ends[-1]])
+        else:
+            raw = b"".join(map(mv.__getitem__, map(slice, offs, ends)))
+        words = array("I")
+        words.frombytes(raw)
+        if (self.elf.endian == "<") != (sys.byteorder == "little"):
+            words.byteswap()
+        return words.tolist(), list(accumulate(map(_quarter, sizes), initial=0)), raw
 
     def _group_members(self, i: int, strict: bool = True) -> list:
         """The member indices of group ``i``; not ``strict``: a compressed group that does not decompress is read
@@ -449,7 +511,28 @@ class ElfWriter:
         # Symbols defined in removed sections.
         for i in symtabs:
             self._fix_symbols(i, new, removed)
-        # Group member lists.
+        # Group member lists: by columns where every member (in range) is kept, renumbered as one column.
+        table = self._group_table(groups) if groups else None
+        if table is not None:
+            words, bounds, raw = table
+            alive = self._alive(words)
+            starts, ends = bounds[:-1], bounds[1:]
+            for b in starts:
+                alive[b] = 1            # (flag words)
+            if all(alive):
+                renumbered = list(map(new.__getitem__, words))
+                for b in starts:
+                    renumbered[b] = words[b]
+                if renumbered != words:
+                    out = array("I", renumbered)
+                    if (self.elf.endian == "<") != (sys.byteorder == "little"):
+                        out.byteswap()
+                    blob = out.tobytes()
+                    cuts = list(map(slice, map(lshift, starts, repeat(2)), map(lshift, ends, repeat(2))))
+                    pieces = list(map(blob.__getitem__, cuts))
+                    # (uncompressed input sections: stored as they are, no flag to clear)
+                    self._content.update(compress(zip(groups, pieces), map(ne, pieces, map(raw.__getitem__, cuts))))
+                groups = []
         for i in groups:
             b = self._plain(i)
             if len(b) < 4:
@@ -486,6 +569,13 @@ class ElfWriter:
             col2 = list(map(lut.__getitem__, column))
             if col2 != column:
                 self._store(si, self._with_column(data, st.size, shndx_pos, col2))
+            return
+        # a relocatable object with a symbol (not a section's) in a removed section: the symbols of the removed
+        # sections go (what the walk below comes to at the first such symbol; found by columns where no symbol's
+        # section is in SHT_SYMTAB_SHNDX)
+        if (self.elf.is_relocatable and SHN_XINDEX not in values
+                and self._defines_in_removed(self._real_shndx(column, None), removed, data, st.size)):
+            self._drop_symbols(si, new, removed, data, st, column, ext, shndx_sec)
             return
         out = None
         neutral = []
@@ -551,6 +641,123 @@ class ElfWriter:
         if ext is not None and bytes(ext) != self._plain(shndx_sec):
             self._store(shndx_sec, bytes(ext))
 
+    def _real_shndx(self, column, ext) -> list:
+        """The section of every symbol (``column``: the st_shndx values) through SHT_SYMTAB_SHNDX when extended;
+        0 where none."""
+        if max(column, default=0) < SHN_LORESERVE:
+            return list(column)
+        lut = list(range(SHN_LORESERVE))          # st_shndx -> its section; reserved ones (SHN_XINDEX too): 0
+        lut += repeat(0, 0x10000 - SHN_LORESERVE)
+        base = list(map(lut.__getitem__, column))
+        if ext is None:
+            return base
+        is_x = map(SHN_XINDEX.__eq__, column)
+        return list(map(add, base, map(mul, is_x, self._ext_words(ext, len(column)))))
+
+    def _ext_words(self, ext, count: int) -> list:
+        """The first ``count`` words of an SHT_SYMTAB_SHNDX table (0 past its end)."""
+        words = array("I")
+        words.frombytes(ext[:min(len(ext) // 4, count) * 4])
+        if (self.elf.endian == "<") != (sys.byteorder == "little"):
+            words.byteswap()
+        out = words.tolist()
+        out += repeat(0, count - len(out))
+        return out
+
+    def _defines_in_removed(self, real, removed, data, size) -> bool:
+        """Whether a symbol other than a section symbol is defined in one of the ``removed`` sections (``real``: the
+        section of every symbol, as :meth:`_real_shndx` gives)."""
+        pos = 4 if self.is64 else 12      # st_info
+        info = data[pos:len(real) * size:size]
+        return any(info[k] & 0xF != STT_SECTION for k in compress(range(len(real)), map(removed.__contains__, real)))
+
+    def _plain_many(self, indices) -> list:
+        """:meth:`_plain` of each of ``indices`` (sliced by columns where they are input sections, uncompressed)."""
+        cols = self.cols
+        if not indices:
+            return []
+        if max(indices) >= self._n_orig or SHT_NOBITS in map(cols[_TYPE].__getitem__, indices) or any(
+                map(and_, map(cols[_FLAGS].__getitem__, indices), repeat(SHF_COMPRESSED))):
+            return list(map(self._plain, indices))
+        offs = list(map(cols[_OFFSET].__getitem__, indices))
+        ends = map(add, offs, map(cols[_SIZE].__getitem__, indices))
+        out = list(map(self.data.__getitem__, map(slice, offs, ends)))
+        contents = self._content
+        if contents:
+            for k, i in enumerate(indices):
+                c = contents.get(i)
+                if c is not None:
+                    out[k] = c
+        return out
+
+    def _renumber_relocations(self, users, dropped, mapping, nsyms) -> dict | None:
+        """{index: new bytes} of the REL/RELA sections of ``users`` with their symbol indices renumbered by
+        ``mapping``, by columns (the sections of one type joined); None when one of them uses a ``dropped`` symbol or
+        is not a whole number of entries (the caller then walks them one by one, and refuses)."""
+        types = self.cols[_TYPE]
+        edits: dict = {}
+        if not dropped:
+            return edits
+        low = min(dropped)
+        sizes = self.cols[_SIZE]
+        for t in (SHT_REL, SHT_RELA):
+            idx = [i for i in users if types[i] == t]
+            if not idx:
+                continue
+            # a batch of sections at a time, about 4 MiB of entries (what this holds at once stays small)
+            ends = list(accumulate(map(sizes.__getitem__, idx)))
+            start = 0
+            while start < len(idx):
+                stop = max(bisect_right(ends, (ends[start - 1] if start else 0) + _BATCH_BYTES), start + 1)
+                if not self._renumber_batch(t, idx[start:stop], edits, dropped, low, mapping, nsyms):
+                    return None
+                start = stop
+        return edits
+
+    def _renumber_batch(self, t, idx, edits, dropped, low, mapping, nsyms) -> bool:
+        """:meth:`_renumber_relocations` for the sections ``idx`` of type ``t``: their new bytes into ``edits``; False
+        where the caller is to walk them (a dropped symbol used, an entry cut short)."""
+        size = (24 if t == SHT_RELA else 16) if self.is64 else (12 if t == SHT_RELA else 8)
+        shift, mask = (32, 0xFFFFFFFF) if self.is64 else (8, 0xFF)
+        wide = 8 if self.is64 else 4
+        parts = self._plain_many(idx)
+        lens = list(map(len, parts))
+        if any(x % size for x in lens):
+            return False
+        b = b"".join(parts)
+        # ELF64 of this machine's byte order: r_sym is the 32-bit word at byte 12 (little-endian) or 8 (big-endian)
+        # of each entry, read and written as a column of words
+        words = self.is64 and (self.elf.endian == "<") == (sys.byteorder == "little")
+        if words:
+            syms = memoryview(b).cast("I")[(3 if sys.byteorder == "little" else 2)::size // 4].tolist()
+        else:
+            infos_col = self._wide_column(b, size, wide, wide)
+            syms = list(map(rshift, infos_col, repeat(shift)))
+        if max(syms, default=0) < low:
+            return True         # every symbol used is below the first dropped one: nothing moves, nothing refused
+        if not dropped.isdisjoint(syms):
+            return False
+        if max(syms, default=0) >= nsyms:
+            new_syms = [mapping[x] if x < nsyms else x for x in syms]
+        else:
+            new_syms = list(map(mapping.__getitem__, syms))
+        if new_syms == syms:
+            return True
+        if words:
+            out = bytearray(b)
+            mv = memoryview(out).cast("I")
+            mv[(3 if sys.byteorder == "little" else 2)::size // 4] = array("I", new_syms)
+            mv.release()
+            nb = bytes(out)
+            del out
+        else:
+            new_col = list(map(or_, map(lshift, new_syms, repeat(shift)), map(and_, infos_col, repeat(mask))))
+            nb = self._with_wide_column(b, size, wide, wide, new_col)
+        del syms, new_syms, b
+        pieces = list(map(nb.__getitem__, map(slice, accumulate(lens, initial=0), accumulate(lens))))
+        edits.update(compress(zip(idx, pieces), map(ne, pieces, parts)))
+        return True
+
     def _drop_symbols(self, si, new, removed, data, st, column, ext, shndx_sec):
         """Symbol table ``si`` of a relocatable object without the symbols defined in removed sections (section
         symbols too): the kept ones renumbered in order (locals stay first; sh_info is the new first global),
@@ -565,14 +772,7 @@ class ElfWriter:
         nsyms = len(column)
         types, links, infos = self.cols[_TYPE], self.cols[_LINK], self.cols[_INFO]
         # The section of every symbol (through SHT_SYMTAB_SHNDX when extended); 0 where none.
-        real = list(column)
-        if max(column, default=0) >= SHN_LORESERVE:
-            for k, x in enumerate(column):
-                if x == SHN_XINDEX:
-                    real[k] = (self._u32.unpack_from(ext, 4 * k)[0] if ext is not None and 4 * k + 4 <= len(ext)
-                               else 0)
-                elif x >= SHN_LORESERVE:
-                    real[k] = 0
+        real = self._real_shndx(column, ext)
         gone = list(map(removed.__contains__, real))
         gone[0] = False
         drop = list(compress(range(nsyms), gone))
@@ -590,6 +790,11 @@ class ElfWriter:
         mapping = list(map(sub, accumulate(map(not_, gone)), repeat(1)))
         for k in drop:
             mapping[k] = -1
+        renumbered = None
+        if SHT_CREL not in map(types.__getitem__, users):
+            renumbered = self._renumber_relocations(users, dropped, mapping, nsyms)
+        if renumbered is not None:      # (done: the others are walked below)
+            users = [i for i in users if types[i] not in (SHT_REL, SHT_RELA)]
         rel_edits = {}
         for i in users:
             t = types[i]
@@ -632,6 +837,12 @@ class ElfWriter:
             elif t == _SHT_LLVM_ADDRSIG:
                 rel_edits[i] = self._renumbered_addrsig(i, mapping, nsyms)
         # Nothing kept uses a dropped symbol: write the new tables.
+        if renumbered:              # (only those that changed)
+            if any(map(and_, map(self.cols[_FLAGS].__getitem__, renumbered), repeat(SHF_COMPRESSED))):
+                for i, b in renumbered.items():
+                    self._store(i, b)
+            else:
+                self._content.update(renumbered)
         for i, b in rel_edits.items():
             if b != self._plain(i):
                 self._store(i, b)
@@ -660,10 +871,14 @@ class ElfWriter:
         parts.append(data[nsyms * size:])
         self._store(si, b"".join(parts))
         if ext is not None:
-            words = [self._u32.unpack_from(ext, 4 * k)[0] if 4 * k + 4 <= len(ext) else 0
-                     for k in compress(range(nsyms), keep)]
-            words = [new[r] if column[k] == SHN_XINDEX and 0 < r < n and not rm[r] else r
-                     for k, r in zip(compress(range(nsyms), keep), words)]
+            words = list(compress(self._ext_words(ext, nsyms), keep))
+            is_x = map(SHN_XINDEX.__eq__, compress(column, keep))
+            if max(words, default=0) < n:       # (a kept section's word moves to its new index)
+                keeps = rm.translate(_FLIP)
+                moves = map(mul, map(keeps.__getitem__, words), map(sub, map(new.__getitem__, words), words))
+                words = list(map(add, words, map(mul, is_x, moves)))
+            else:
+                words = [new[r] if x and 0 < r < n and not rm[r] else r for x, r in zip(is_x, words)]
             self._store(shndx_sec, struct.pack(f"{e}{len(words)}I", *words))
         first_global = infos[si]
         self._own_column(_INFO)[si] = first_global - sum(1 for k in drop if k < first_global)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import fnmatch
-from itertools import compress
+from itertools import compress, repeat
+from operator import and_, not_
 
 from ..errors import ObjllvmError, UsageError
 from ..formats.elf import SHF_ALLOC, is_llvm_type
@@ -44,19 +45,31 @@ class StripLLVM(Operation):
 
     def apply(self, sess):
         elf, w = sess.elf, sess.writer
-        types, flags = elf.columns[1], elf.columns[2]
+        names, types, flags = elf.columns[0], elf.columns[1], elf.columns[2]
         rm = w.removed_flags
         # LLVM's own types and the bitcode names decide for most sections, found by columns; a section of another
-        # type that is not a generic table is asked of the codecs, by name.  Only kept, unallocated ones go.
+        # type that is not a generic table is asked of the codecs, once per (type, name).  Only kept, unallocated
+        # ones go.
         distinct = set(types)
         llvm = {t for t in distinct if is_llvm_type(t)}
         other = {t for t in distinct if t not in llvm and t not in _GENERIC_TYPES}
         n = elf.section_count
-        hit = set(compress(range(n), map(llvm.__contains__, types)))
-        hit.update(elf.indices_named(BITCODE_NAMES))
-        hit = {i for i in hit if i and not flags[i] & SHF_ALLOC and not rm[i]}
-        hit.update(i for i in compress(range(n), map(other.__contains__, types))
-                   if i and i not in hit and not flags[i] & SHF_ALLOC and not rm[i] and sess.is_llvm_at(i))
+
+        def unallocated(indices):       # the kept, unallocated ones of ``indices`` (section 0 aside)
+            indices = list(indices)
+            indices = list(compress(indices, map(not_, map(and_, map(flags.__getitem__, indices),
+                                                           repeat(SHF_ALLOC)))))
+            return [i for i in compress(indices, map(not_, map(rm.__getitem__, indices))) if i]
+        hit = set(unallocated(compress(range(n), map(llvm.__contains__, types))))
+        hit.update(unallocated(elf.indices_named(BITCODE_NAMES)))
+        asked: dict = {}
+        for i in unallocated(compress(range(n), map(other.__contains__, types))):
+            key = (types[i], names[i])
+            yes = asked.get(key)
+            if yes is None:
+                yes = asked[key] = sess.is_llvm_at(i)
+            if yes:
+                hit.add(i)
         sess.remove_all(sorted(hit))
 
 

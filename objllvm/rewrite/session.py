@@ -35,6 +35,17 @@ BITCODE_NAMES = (".llvmbc", ".llvmcmd", ".llvm.lto")
 SHF_MERGE, SHF_STRINGS = 0x10, 0x20
 # SYMTAB, STRTAB, RELA, HASH, DYNAMIC, NOBITS, REL, DYNSYM, GROUP, SYMTAB_SHNDX, RELR, CREL
 _GENERIC_TYPES = frozenset((2, 3, 4, 5, 6, 8, 9, 11, 17, 18, 19, 0x40000014))
+# Names of sections no codec claims (tests/test_rewrite.py asks the registry about each): is_llvm_at answers for them
+# without asking the codecs, which would import every codec module (about 10 ms of a run) for a .comment.
+_PLAIN_NAMES = frozenset((".comment", ".note.GNU-stack", ".debug_abbrev", ".debug_addr", ".debug_aranges",
+                          ".debug_frame", ".debug_info", ".debug_line", ".debug_line_str", ".debug_loc",
+                          ".debug_loclists", ".debug_names", ".debug_ranges", ".debug_rnglists", ".debug_str",
+                          ".debug_str_offsets"))
+# And names every codec lookup answers with a codec (the instrumentation's sections, claimed by name whatever their
+# type; the same test checks it): LLVM's, without the codecs.
+_LLVM_NAMES = frozenset(("__llvm_covfun", "__llvm_covmap", "__llvm_covnames", "__llvm_prf_data", "__llvm_prf_cnts",
+                         "__llvm_prf_names", "__llvm_prf_bits", "__llvm_prf_vals", "__llvm_prf_vnds",
+                         "__llvm_prf_vtab", "__llvm_prf_vns"))
 
 
 class Change:
@@ -163,6 +174,12 @@ class Session:
             return True
         if t in _GENERIC_TYPES:      # symbol/string/relocation tables, groups: never LLVM's own
             return False
+        if not self.options:
+            name = self.elf.section_name(index)
+            if name in _PLAIN_NAMES:
+                return False
+            if name in _LLVM_NAMES:
+                return True
         return self.codec_at(index) is not None
 
     # -- models --------------------------------------------------------------------------------
@@ -560,8 +577,10 @@ def rewrite_file(path: str, output: str | None = None, operations=(), *, in_plac
     res = RewriteResult(path, None if dry_run else output, sess.changes, lambda: _joined(parts))
     if not dry_run:
         from ..atomicio import atomic_write
+        # Synced before it takes its name only when it replaces the input (--in-place): a new output is written
+        # as llvm-objcopy, compilers and linkers write theirs (whole or not at all, not forced to disk).
         atomic_write(output, parts, force=force or in_place, mode=st.st_mode & 0o7777,
-                     check=sess.verify_written if sess.needs_read_back else None)
+                     check=sess.verify_written if sess.needs_read_back else None, sync=in_place)
         res.written = True
     return res
 
