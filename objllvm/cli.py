@@ -193,7 +193,8 @@ class _Unsupported(Exception):
     """A declaration or a command line the fast path does not take: argparse does it."""
 
 
-_ACTION_KEYS = frozenset(("action", "nargs", "default", "type", "choices", "required", "help", "metavar", "dest"))
+_ACTION_KEYS = frozenset(("action", "nargs", "default", "type", "choices", "required", "help", "metavar", "dest",
+                          "const"))
 
 
 class _Argument:
@@ -218,7 +219,9 @@ class _Recorder:
         if not flags or set(kw) - _ACTION_KEYS:
             raise _Unsupported
         action = kw.get("action", "store")
-        if action not in ("store", "store_true", "store_false", "append"):
+        if action not in ("store", "store_true", "store_false", "append", "append_const"):
+            raise _Unsupported
+        if ("const" in kw) != (action == "append_const"):
             raise _Unsupported
         nargs = kw.get("nargs")
         if not flags[0].startswith("-"):                    # a positional argument
@@ -236,7 +239,7 @@ class _Recorder:
                 long = [f for f in flags if f.startswith("--")]
                 dest = (long or flags)[0].lstrip("-").replace("-", "_")
             required = bool(kw.get("required", False))
-        if action in ("store_true", "store_false") and ("type" in kw or "choices" in kw):
+        if action in ("store_true", "store_false", "append_const") and ("type" in kw or "choices" in kw):
             raise _Unsupported
         if "default" in kw:
             default = kw["default"]
@@ -247,6 +250,7 @@ class _Recorder:
         if default == "==SUPPRESS==":                       # argparse.SUPPRESS
             raise _Unsupported
         arg = _Argument(flags, dest, action, nargs, default, kw.get("type"), kw.get("choices"), required)
+        arg.const = kw.get("const")
         self.arguments.append(arg)
         return arg
 
@@ -303,6 +307,9 @@ class _Recorder:
                 after_words = bool(words)
                 if a.action == "store_true" or a.action == "store_false":
                     values[a.dest] = a.action == "store_true"
+                elif a.action == "append_const":
+                    old = values[a.dest]
+                    values[a.dest] = (list(old) if old is not None else []) + [a.const]
                 else:
                     i += 1
                     if i == n or (argv[i][:1] == "-" and argv[i] != "-"):

@@ -74,8 +74,25 @@ def test_other_command_lines_are_argparse_s(argv):
 
 def test_what_the_fast_path_leaves_to_argparse():
     for argv in (["--help"], ["dump", "--js", "a.o"], ["dump", "a.o", "--json", "b.o"], ["dump", "-s", "nope", "a.o"],
-                 ["rewrite", "a.o", "-o", "b.o"], ["extract", "a.o"], ["dump", "--section=deplibs", "a.o"]):
+                 ["extract", "a.o"], ["dump", "--section=deplibs", "a.o"]):
         assert cli.parse_fast(argv) is None, argv
+
+
+@pytest.mark.parametrize("argv", [
+    ["rewrite", "a.o", "-o", "b.o"], ["rewrite", "a.o", "-o", "b.o", "--strip-llvm"],
+    ["rewrite", "a.o", "--remove", "bb-addr-map", "--strip-llvm", "--remove", ".x", "-o", "b.o"],
+    ["rewrite", "a.o", "--in-place", "--add-deplib", "m", "--drop-addrsig", "--add-deplib", "n", "--json"],
+    ["rewrite", "a.o", "-n", "--scale-cg-weights", "2", "--drop-cg-edge", "f:g"],
+])
+def test_rewrite_operations_in_order_without_argparse(argv):
+    """rewrite's operations (one list, in command-line order) come out of the fast path as argparse has them."""
+    ns = cli.parse_fast(argv)
+    assert ns is not None, argv
+    _check(argv)
+    want = [a for a in argv[2:] if a.startswith("--") and a not in ("--in-place", "--json")]
+    assert [op for op, _ in ns.operations] == [
+        next(c for o, _, c, _ in __import__("objllvm.commands.rewrite", fromlist=["_OPS"])._OPS if o == w)
+        for w in want]
 
 
 def _vocabulary(name):

@@ -1,8 +1,6 @@
 """objllvm rewrite: edit the LLVM-specific sections of an ELF file (a thin layer over objllvm.rewrite)."""
 from __future__ import annotations
 
-import argparse
-
 NAME = "rewrite"
 HELP = "remove or edit LLVM-specific sections of an ELF file (operations apply in command-line order)"
 INPUTS = ("input",)  # paths read: one that does not exist is a usage error (cli)
@@ -30,11 +28,14 @@ _OPS = [
 ]
 
 
-class _OpAction(argparse.Action):
-    def __call__(self, parser, namespace, values, option_string=None):
-        ops = list(getattr(namespace, "operations", None) or [])
-        ops.append((self.const, values))
-        namespace.operations = ops
+def _operation(cls: str):
+    """The ``type`` of an operation's option: its value as (operation class name, value), appended to
+    ``operations`` with the flags' (name, []) in command-line order (plain argparse actions, so the command
+    line is parsed without argparse when it is a plain one: cli.parse_fast)."""
+    def value(text):
+        return (cls, text)
+    value.__name__ = cls
+    return value
 
 
 def add_arguments(p):
@@ -49,9 +50,9 @@ def add_arguments(p):
     g = p.add_argument_group("operations (repeatable, applied in order)")
     for opt, metavar, cls, hlp in _OPS:
         if metavar is None:
-            g.add_argument(opt, nargs=0, action=_OpAction, const=cls, help=hlp)
+            g.add_argument(opt, action="append_const", dest="operations", const=(cls, []), help=hlp)
         else:
-            g.add_argument(opt, metavar=metavar, action=_OpAction, const=cls, help=hlp)
+            g.add_argument(opt, metavar=metavar, action="append", dest="operations", type=_operation(cls), help=hlp)
 
 
 def run(args) -> int:

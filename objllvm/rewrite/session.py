@@ -155,7 +155,7 @@ class Session:
                 and (c := self.codec_of(s)) is not None and c.kind == kind]
 
     def by_kind_or_name(self, what: str, op: str) -> list:
-        kinds = registry.codecs()
+        kinds = registry.kinds()
         if what in kinds:
             secs = self.of_kind(what)
         else:
