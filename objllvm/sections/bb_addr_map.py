@@ -1237,7 +1237,7 @@ def _packed_json_chunks(section_type, pk, indent):
         return
     head = st["head"].replace(b'"%s"', b"%s", 1) + b"%s"
     fn_end = st["fn_end"] + b","
-    blocks, ends, counts, bases, names, versions = pk.blocks, pk.ends, pk.counts, pk.bases, pk.names, pk.versions
+    blocks, ends, bases, names, versions = pk.blocks, pk.ends, pk.bases, pk.names, pk.versions
     little = sys.byteorder == "little"
     sm = memoryview(blocks).cast("H")[1::2] if little else None     # size + 256 * metadata
     yield st["open"] % tname
@@ -1510,19 +1510,23 @@ class _Titles:
 
     def encoded(self, i, j, encoding, errors):
         """The titles of functions i to j as bytes, each with its newline."""
-        fns = self.fns[i:j]
-        names = [f.name for f in fns]
-        versions = [f.version for f in fns]
-        if None in names or "" in names or None in versions:
-            return [(_title(f) + "\n").encode(encoding, errors) for f in fns]
-        joined = "\0".join(names)
-        if joined.count("\0") != len(names) - 1:
-            return [(_title(f) + "\n").encode(encoding, errors) for f in fns]
-        from itertools import chain
         from operator import attrgetter, itemgetter
-        addrs = map(attrgetter("base_address"), map(itemgetter(0), map(attrgetter("ranges"), fns)))
-        args = tuple(chain.from_iterable(zip(joined.encode(encoding, errors).split(b"\0"), addrs, versions)))
-        return (b"function %s at %#x (version %d)\n\0" * len(fns) % args).split(b"\0")
+        fns = self.fns[i:j]
+        return _encoded_titles([f.name for f in fns],
+                               map(attrgetter("base_address"), map(itemgetter(0), map(attrgetter("ranges"), fns))),
+                               [f.version for f in fns], lambda: map(_title, fns), encoding, errors)
+
+
+def _encoded_titles(names, bases, versions, titles, encoding, errors):
+    """Tables' titles as bytes, each with its newline: one %-format for them all when every name is plain
+    text and every version a number, else ``titles()`` (the titles as text) one by one."""
+    if None in names or "" in names or None in versions:
+        return [(t + "\n").encode(encoding, errors) for t in titles()]
+    joined = "\0".join(names)
+    if joined.count("\0") != len(names) - 1:
+        return [(t + "\n").encode(encoding, errors) for t in titles()]
+    args = tuple(chain.from_iterable(zip(joined.encode(encoding, errors).split(b"\0"), bases, versions)))
+    return (b"function %s at %#x (version %d)\n\0" * len(names) % args).split(b"\0")
 
 
 class _PackedTitles:
@@ -1546,16 +1550,8 @@ class _PackedTitles:
 
     def encoded(self, i, j, encoding, errors):
         pk = self.pk
-        names = pk.names[i:j]
-        if None in names or "" in names:
-            return [(self[k] + "\n").encode(encoding, errors) for k in range(i, j)]
-        joined = "\0".join(names)
-        if joined.count("\0") != len(names) - 1:
-            return [(self[k] + "\n").encode(encoding, errors) for k in range(i, j)]
-        from itertools import chain
-        args = tuple(chain.from_iterable(zip(joined.encode(encoding, errors).split(b"\0"), pk.bases[i:j],
-                                             pk.versions[i:j])))
-        return (b"function %s at %#x (version %d)\n\0" * len(names) % args).split(b"\0")
+        return _encoded_titles(pk.names[i:j], pk.bases[i:j], list(pk.versions[i:j]),
+                               lambda: map(self.__getitem__, range(i, j)), encoding, errors)
 
 
 def _title(fn):
