@@ -596,8 +596,11 @@ class _Packed:
             offs = g - np.repeat(c, cnt)
             if not addresses:
                 return offs.tolist(), None
-            addrs = offs.astype(np.uint64) + np.repeat(np.array(self.bases[i:j], np.uint64), cnt)
-            return offs.tolist(), addrs.tolist()
+            if max(self.bases[i:j]) < _U64 - 0x10000:     # (else past 64 bits, as Python ints have them)
+                addrs = offs.astype(np.uint64) + np.repeat(np.array(self.bases[i:j], np.uint64), cnt)
+                return offs.tolist(), addrs.tolist()
+            offs = offs.tolist()
+            return offs, list(map(add, offs, chain.from_iterable(map(repeat, self.bases[i:j], self.counts[i:j]))))
         sizes = blocks[4 * a + 2:4 * b:4]
         g = list(accumulate(map(add, blocks[4 * a + 1:4 * b:4], chain((0,), sizes))))
         # minus, for each function, the running total at its start (plus the size of the block before it)
