@@ -18,9 +18,9 @@ command line's start-up time.  This module gives the same classes for a fraction
 * :func:`field` (``default``, ``default_factory``, ``repr``, ``compare``), :func:`fields` and
   :func:`replace`.
 
-Only ``__init__`` is compiled from source (one ``exec`` per class, about 50 µs), and only when the first
-instance is made (until then the class has a stand-in that takes ``*args, **kwargs``); the other
-methods are closures over the field names.  The classes are not
+Only ``__init__`` is compiled from source (one ``exec`` per class, about 0.1 ms), and only once a few
+instances have been made (until then the class has a stand-in that takes ``*args, **kwargs`` and sets the
+fields itself); the other methods are closures over the field names.  The classes are not
 ``dataclasses`` dataclasses (``dataclasses.is_dataclass`` is False, orjson does not serialise them):
 objllvm turns models into plain data itself (``to_dict``) before printing.
 """
@@ -237,10 +237,46 @@ def _init_fn(cls, flds, frozen):
     return ns["__init__"]
 
 
+_COMPILE_AFTER = 8     # instances a class's stand-in __init__ makes itself before the real one is compiled
+
+
 def _lazy_init(cls, flds, frozen):
-    """An ``__init__`` that compiles the real one (see _init_fn), puts it on the class and calls it: a model
-    that is never made (most of them, in one command-line run) costs no compilation."""
+    """An ``__init__`` that sets the fields itself for the first few instances (a run that makes a model
+    once or twice, as a small command does for most of them, then costs no compilation: ~0.1 ms a class),
+    then compiles the real one (see _init_fn), puts it on the class and calls it.  Anything but a plain
+    call (too many arguments, an unknown or repeated keyword, a missing field) goes to the real one at
+    once, so its errors are the compiled ``__init__``'s."""
+    names = tuple(flds)
+    fl = tuple(flds.values())
+    left = [_COMPILE_AFTER]
+    setter = object.__setattr__ if frozen else setattr
+
     def __init__(self, *args, **kwargs):
+        if left[0] > 0 and len(args) <= len(names):
+            values = dict(zip(names, args))
+            ok = True
+            for k in kwargs:
+                if k in values or k not in flds:
+                    ok = False
+                    break
+            if ok:
+                values.update(kwargs)
+                for n, f in zip(names, fl):
+                    if n not in values:
+                        if f.default_factory is not MISSING:
+                            values[n] = f.default_factory()
+                        elif f.default is not MISSING:
+                            values[n] = f.default
+                        else:
+                            ok = False
+                            break
+            if ok:
+                left[0] -= 1
+                for n in names:
+                    setter(self, n, values[n])
+                if hasattr(cls, "__post_init__"):
+                    self.__post_init__()
+                return
         real = _init_fn(cls, flds, frozen)
         real.__qualname__ = __init__.__qualname__
         if cls.__dict__.get("__init__") is __init__:

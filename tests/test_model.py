@@ -322,3 +322,24 @@ def test_registry_loads_without_dataclasses_inspect_typing():
                              capture_output=True, text=True, cwd=ROOT)
         assert out.returncode == 0, out.stderr
         assert out.stdout.strip() == "[]", imports
+
+
+@pytest.mark.parametrize("compile_after", [0, 1000])
+def test_stand_in_init_and_compiled_init_agree(monkeypatch, compile_after):
+    """The stand-in __init__ (the first instances) and the compiled one make the same instances as
+    dataclasses do, and refuse the same calls with the same messages."""
+    monkeypatch.setattr(_model, "_COMPILE_AFTER", compile_after)
+    ours = _shapes(_model.dataclass, _model.field)          # fresh classes: none compiled yet
+    for name, args, kwargs in CASES:
+        s, o = STD[name](*args, **kwargs), ours[name](*args, **kwargs)
+        assert repr(s) == repr(o) and _state(s) == {n: getattr(o, n) for n in _state(s)}, name
+        assert ("__init__" in type(o).__dict__ and type(o).__init__.__code__.co_varnames[:2] == ("self", "args")) \
+            == (compile_after > 0), name
+    bad = [("Plain", (1, "x", 4, "y", 5), {}), ("Plain", (1,), {}), ("Plain", (1, "x"), {"a": 2}),
+           ("Plain", (1, "x"), {"nope": 1}), ("Frozen", (), {"name": "n"})]
+    for name, args, kwargs in bad:
+        with pytest.raises(TypeError) as want:
+            STD[name](*args, **kwargs)
+        with pytest.raises(TypeError) as got:
+            ours[name](*args, **kwargs)
+        assert str(got.value).split(": ", 1)[-1] == str(want.value).split(": ", 1)[-1], name
