@@ -496,7 +496,7 @@ class _TextWriter:
                 tb = [(t + "\n").encode(self.encoding, self.errors) if t else b"" for t in titles[i:j]]
             if len(set(keys)) == 1:
                 data = self._piece_rows(cols, kinds, keys[0], bounds, lab, pieces, firsts,
-                                        [t + frames[keys[0]] for t in tb], ends[-1])
+                                        list(map(bytes.__add__, tb, repeat(frames[keys[0]]))), ends[-1])
                 if data is not None:
                     self._write(data)
                     i = j
@@ -574,8 +574,8 @@ class _TextWriter:
             first = [b""] * n
             args.insert(0, first)
             tparts.insert(0, b"%s")
-        for f, h in zip(firsts, heads):
-            first[f] = h + first[f]
+        # (C-level: __setitem__ returns None)
+        any(map(first.__setitem__, firsts, map(bytes.__add__, heads, map(first.__getitem__, firsts))))
         k = len(args)
         rows = first * k            # the arguments row by row, a column at a time (faster than zip)
         for c, col in enumerate(args):
