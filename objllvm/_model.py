@@ -29,7 +29,7 @@ from __future__ import annotations
 from _thread import get_ident as _get_ident
 from operator import attrgetter
 
-__all__ = ["dataclass", "field", "fields", "replace", "Field", "FrozenInstanceError", "MISSING"]
+__all__ = ["dataclass", "field", "fields", "replace", "Field", "FrozenInstanceError", "MISSING", "no_gc"]
 
 
 class _Missing:
@@ -339,3 +339,20 @@ def dataclass(cls=None, /, *, init=True, repr=True, eq=True, frozen=False, slots
     def wrap(c):
         return _build(c, init, repr, eq, frozen, slots)
     return wrap if cls is None else wrap(cls)
+
+
+class no_gc:
+    """Context manager: the cyclic garbage collector paused while a decoder or the writer makes many small
+    acyclic objects (hundreds of thousands of blocks, regions or section headers: the collector's repeated
+    passes over them would cost more than the work itself); what they hold is freed as usual once it runs
+    again.  Its state on entry comes back on exit (nesting is harmless)."""
+
+    def __enter__(self):
+        import gc
+        self.gc = gc
+        self.was = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc):
+        if self.was:
+            self.gc.enable()

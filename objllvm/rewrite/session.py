@@ -15,7 +15,6 @@ leaves the input untouched and no partial output.
 """
 from __future__ import annotations
 
-import gc
 import os
 from itertools import compress
 
@@ -26,6 +25,7 @@ from ..formats.elf import (SHF_COMPRESSED, SHT_CREL, SHT_GROUP, SHT_REL, SHT_REL
                              is_llvm_type)
 from ..formats.elf_writer import ElfWriter
 from ..errors import ObjllvmError, UsageError
+from .._model import no_gc
 
 SHT_LLVM_LINKER_OPTIONS = 0x6FFF4C01
 SHT_LLVM_DEPENDENT_LIBRARIES = 0x6FFF4C04
@@ -498,23 +498,9 @@ _RELOC_FIXERS = {"cg-profile": _fix_cg_profile, "sympart": _fix_sympart, "bb-add
 
 
 # -- operations ------------------------------------------------------------------------------------
-class _no_gc:
-    """Pause the cyclic garbage collector during a rewrite: an object with tens of thousands of sections makes a
-    header object per section (container and writer), and the collector's repeated passes over them cost more
-    than the rewrite itself.  What they hold is freed as usual once the collector runs again."""
-
-    def __enter__(self):
-        self.was = gc.isenabled()
-        gc.disable()
-
-    def __exit__(self, *exc):
-        if self.was:
-            gc.enable()
-
-
 def _run(elf: ElfFile, operations, options=None, defer_verify: bool = False):
     """Apply ``operations`` to an opened ELF file: (the new file's parts, the finished Session)."""
-    with _no_gc():
+    with no_gc():
         sess = Session(elf, options)
         for op in operations:
             op.apply(sess)
@@ -544,7 +530,7 @@ def _open_elf(data: bytes, path: str) -> ElfFile:
     if kind != "elf":
         raise ObjllvmError(f"only ELF files can be rewritten (this is {kind or 'not an object file'})", file=path,
                            offset=0)
-    with _no_gc():
+    with no_gc():
         elf = ElfFile(data, path)
     for exc in elf.section_errors.values():
         raise exc               # a section whose bytes are not all there: nothing to rewrite it from

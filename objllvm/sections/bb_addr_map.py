@@ -23,6 +23,7 @@ import sys
 from itertools import accumulate, chain, repeat
 from operator import add, sub
 
+from .._model import no_gc
 from ..binary import uleb_encode
 from ..errors import DecodeError
 from ..render import ColumnTable, FlatTableGroup, TableGroup
@@ -290,19 +291,6 @@ class _Fail(Exception):
         self.offset = offset
 
 
-class _no_gc:
-    """Pause the cyclic garbage collector while building many small acyclic objects (a big map makes
-    hundreds of thousands: the collector's passes over them cost more than the decoding)."""
-
-    def __enter__(self):
-        self.was = gc.isenabled()
-        gc.disable()
-
-    def __exit__(self, *exc):
-        if self.was:
-            gc.enable()
-
-
 def _u16(values):
     """array('H', values) (array is imported when first used: it imports collections, ~3 ms)."""
     global _u16
@@ -412,7 +400,7 @@ def decode_map(data, ctx) -> BBAddrMap:
             out._functions = None
             out._packed = packed
             return out
-    with _no_gc():
+    with no_gc():
         try:
             _decode_into(bytes(data), ctx, stype, out.functions)
         except _Fail as f:
@@ -621,7 +609,7 @@ class _Packed:
         new_fn = FunctionMap.__new__
         blocks = self.blocks
         ends = self.ends
-        with _no_gc():
+        with no_gc():
             offs = self.offsets(0, len(self.starts))
             a = 0
             for start, n, base, name, version, e in zip(self.starts, self.counts, self.bases, self.names,
@@ -1435,12 +1423,12 @@ class BBAddrMapCodec(Codec):
 
     def to_dict(self, model):
         pretty = model.pretty
-        with _no_gc():
+        with no_gc():
             return {"section_type": TYPE_NAMES.get(model.section_type, hex(model.section_type)),
                     "functions": [function_to_dict(f, pretty) for f in model.functions]}
 
     def to_json(self, model):
-        with _no_gc():
+        with no_gc():
             try:
                 stream = map_json_stream(model)
             except (IndexError, TypeError, ValueError, AttributeError, OverflowError):
@@ -1476,7 +1464,7 @@ class BBAddrMapCodec(Codec):
                                    _COLUMN_LABELS, pk.table_bounds)]
         out, run = [], []
         fns = model.functions
-        with _no_gc():
+        with no_gc():
             if fns and _all_common(fns):
                 return [_table_group(fns)]
             for f in fns:
