@@ -92,19 +92,11 @@ class Reader:
             if b < 0x80:
                 self.pos = pos + 1
                 return b
-        result = 0
-        shift = 0
-        while True:
-            if pos >= end:
-                raise DecodeError(f"truncated {what}: ran off the end", offset=start)
-            b = data[pos]
-            pos += 1
-            result |= (b & 0x7F) << shift
-            shift += 7
-            if b < 0x80:
-                break
-            if shift > 70:
-                raise DecodeError(f"{what} is too long (over 10 bytes)", offset=start)
+        try:
+            result, pos, _ = read_uleb(data, pos, end, 11)
+        except ULEBError as exc:
+            raise DecodeError(f"truncated {what}: ran off the end" if exc.truncated
+                              else f"{what} is too long (over 10 bytes)", offset=start) from None
         if result >> max_bits:
             raise DecodeError(f"{what} {result:#x} does not fit in {max_bits} bits", offset=start)
         self.pos = pos
@@ -141,6 +133,36 @@ class Reader:
         s = bytes(self.data[self.pos:i])
         self.pos = i + 1
         return s
+
+
+class ULEBError(ValueError):
+    """A ULEB128 that runs off the end of its data (``truncated``) or is longer than allowed; ``start``: where
+    it begins.  Callers turn it into their own located error."""
+
+    def __init__(self, truncated: bool, start: int):
+        super().__init__("truncated ULEB128" if truncated else "ULEB128 too long")
+        self.truncated = truncated
+        self.start = start
+
+
+def read_uleb(data, pos: int, end: int, max_bytes: int = 10) -> tuple:
+    """(value, position after it, minimal) of the ULEB128 at ``pos``, read before ``end``: ``minimal`` is False
+    when it ends in a padding byte (a zero after a continuation: not the shortest encoding).  At most
+    ``max_bytes`` bytes; raises :class:`ULEBError` otherwise, or when it runs past ``end``."""
+    start = pos
+    result = shift = 0
+    limit = 7 * max_bytes
+    while True:
+        if pos >= end:
+            raise ULEBError(True, start)
+        b = data[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        shift += 7
+        if b < 0x80:
+            return result, pos, b != 0 or shift == 7
+        if shift >= limit:
+            raise ULEBError(False, start)
 
 
 def uleb_encode(value: int) -> bytes:

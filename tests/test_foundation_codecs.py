@@ -222,3 +222,27 @@ def test_reader_uleb_limits():
         Reader(b"\x80" * 11 + b"\x00").uleb()
     r = Reader(b"\x7f\x80\x7f")
     assert r.sleb() == -1 and r.sleb() == -128
+    assert Reader(b"\x80" * 10 + b"\x00").uleb() == 0          # eleven bytes: the Reader's own limit
+    with pytest.raises(DecodeError, match="ran off the end"):
+        Reader(b"\x80\x80").uleb()
+
+
+def test_read_uleb_the_shared_loop():
+    """binary.read_uleb, under the Reader, the bb-addr-map and coverage decoders and the writer's addrsig renumbering:
+    value, position after it, minimal encoding; a bound on its length; truncation; both at their start."""
+    from objllvm.binary import ULEBError, read_uleb
+    for v in (0, 1, 127, 128, 300, 2**32, 2**63 + 5):
+        enc = uleb_encode(v)
+        assert read_uleb(b"\xff" + enc + b"\x01", 1, 1 + len(enc)) == (v, 1 + len(enc), True)
+    assert read_uleb(b"\x81\x80\x00", 0, 3) == (1, 3, False)         # padded: not minimal
+    assert read_uleb(b"\x00", 0, 1) == (0, 1, True)
+    assert read_uleb(b"\x80" * 9 + b"\x01", 0, 10) == (1 << 63, 10, True)
+    with pytest.raises(ULEBError) as ei:
+        read_uleb(b"\x00" + b"\x80" * 10 + b"\x01", 1, 12)
+    assert not ei.value.truncated and ei.value.start == 1
+    with pytest.raises(ULEBError) as ei:
+        read_uleb(b"\x80\x80\x80", 1, 3)
+    assert ei.value.truncated and ei.value.start == 1
+    assert read_uleb(b"\x80" * 5 + b"\x01", 0, 6, 6)[0] == 1 << 35
+    with pytest.raises(ULEBError):
+        read_uleb(b"\x80" * 6 + b"\x01", 0, 7, 6)

@@ -49,6 +49,7 @@ from operator import add, and_, itemgetter, lshift, mul, ne, not_, or_, rshift, 
 
 from .elf import (SHF_ALLOC, SHF_COMPRESSED, SHN_LORESERVE, SHN_XINDEX, SHT_CREL, SHT_DYNSYM,
                              SHT_GROUP, SHT_NOBITS, SHT_REL, SHT_RELA, SHT_SYMTAB, SHT_SYMTAB_SHNDX, ElfFile)
+from ..binary import ULEBError, read_uleb, uleb_encode
 from ..errors import ObjllvmError
 
 SHF_INFO_LINK = 0x40
@@ -889,26 +890,14 @@ class ElfWriter:
         out = bytearray()
         pos, end = 0, len(b)
         while pos < end:
-            start, x, shift = pos, 0, 0
-            while True:
-                if pos >= end or shift > 35:
-                    raise self._err(f"address-significance table: bad ULEB128 symbol index at byte {start} "
-                                    f"(cannot renumber it)", i, start)
-                c = b[pos]
-                pos += 1
-                x |= (c & 0x7F) << shift
-                shift += 7
-                if not c & 0x80:
-                    break
+            try:
+                x, pos, _ = read_uleb(b, pos, end, 6)
+            except ULEBError as exc:
+                raise self._err(f"address-significance table: bad ULEB128 symbol index at byte {exc.start} "
+                                f"(cannot renumber it)", i, exc.start) from None
             y = mapping[x] if x < nsyms else x
-            if y < 0:
-                continue
-            while True:
-                c = y & 0x7F
-                y >>= 7
-                out.append(c | 0x80 if y else c)
-                if not y:
-                    break
+            if y >= 0:
+                out += uleb_encode(y)
         return bytes(out)
 
     def _column(self, table: bytes, entsize: int, pos: int) -> list:

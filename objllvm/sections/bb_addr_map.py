@@ -24,7 +24,7 @@ from itertools import accumulate, chain, repeat
 from operator import add, sub
 
 from .._model import no_gc
-from ..binary import uleb_encode
+from ..binary import ULEBError, read_uleb, uleb_encode
 from ..errors import DecodeError
 from ..render import ColumnTable, FlatTableGroup, TableGroup
 from .registry import Codec, Table, register
@@ -307,21 +307,14 @@ def _uleb(data, pos, end, what, bits=32):
         if b < 0x80:
             return b, pos + 1, True
     start = pos
-    result = shift = 0
-    while True:
-        if pos >= end:
-            raise _Fail(f"truncated ULEB128 {what}: ran off the end of the section", start)
-        b = data[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        shift += 7
-        if b < 0x80:
-            break
-        if shift >= 70:
-            raise _Fail(f"ULEB128 {what} is too long (over 10 bytes)", start)
+    try:
+        result, pos, minimal = read_uleb(data, pos, end)
+    except ULEBError as exc:
+        raise _Fail(f"truncated ULEB128 {what}: ran off the end of the section" if exc.truncated
+                    else f"ULEB128 {what} is too long (over 10 bytes)", start) from None
     if result >> bits:
         raise _Fail(f"ULEB128 {what} {result:#x} does not fit in {bits} bits", start)
-    return result, pos, b != 0
+    return result, pos, minimal
 
 
 def _name_finder(ctx):

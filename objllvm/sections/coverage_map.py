@@ -23,7 +23,7 @@ from __future__ import annotations
 import weakref
 
 from .._model import dataclass, field, no_gc
-from ..binary import Reader, decode_text, encode_text, pack_uint, uleb_encode
+from ..binary import ULEBError, Reader, decode_text, encode_text, pack_uint, read_uleb, uleb_encode
 from ..errors import DecodeError
 from .registry import Codec, Table, register
 from .support.instrprof import (COVERAGE_ROLES, deflate, inflate, name_hash, names_by_hash, role_for,
@@ -245,21 +245,12 @@ def _uleb_reader(data, end):
         b = data[pos]
         if b < 0x80:
             return b, pos + 1
-        start = pos
-        result = 0
-        shift = 0
-        while True:
-            if pos >= end:
-                raise DecodeError(f"truncated {what} (ULEB128)", offset=start)
-            b = data[pos]
-            pos += 1
-            result |= (b & 0x7F) << shift
-            shift += 7
-            if b < 0x80:
-                break
-            if shift > 63:
-                raise DecodeError(f"{what} (ULEB128) is too long", offset=start)
-        if b == 0:
+        try:
+            result, pos, minimal = read_uleb(data, pos, end)
+        except ULEBError as exc:
+            raise DecodeError(f"truncated {what} (ULEB128)" if exc.truncated else f"{what} (ULEB128) is too long",
+                              offset=exc.start) from None
+        if not minimal:
             flags[0] = True
         return result, pos
     return read, flags
