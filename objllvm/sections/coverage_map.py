@@ -26,8 +26,8 @@ from .._model import dataclass, field, no_gc
 from ..binary import ULEBError, Reader, decode_text, encode_text, pack_uint, read_uleb, uleb_encode
 from ..errors import DecodeError
 from .registry import Codec, Table, register
-from .support.instrprof import (COVERAGE_ROLES, deflate, inflate, name_hash, names_by_hash, role_for,
-                                section_role)
+from .support.instrprof import (COVERAGE_ROLES, cached_per_object, deflate, inflate, name_hash, names_by_hash,
+                                role_for, section_role)
 
 VERSIONS = (3, 4, 5, 6)            # stored values (format versions 4-7); LLVM 19 and 22 write 6
 KINDS = ("code", "expansion", "skipped", "gap", "branch", "mcdc-decision", "mcdc-branch")
@@ -490,14 +490,10 @@ _FILES_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 def _files_by_hash(obj) -> dict:
     """{file-list hash: resolved file names} of every ``__llvm_covmap`` record of ``obj`` (cached per object: an
     ELF object has one ``__llvm_covfun`` section per function)."""
-    if obj is None:
-        return {}
-    try:
-        cached = _FILES_CACHE.get(obj)
-    except TypeError:
-        cached = None
-    if cached is not None:
-        return cached
+    return cached_per_object(_FILES_CACHE, obj, _files_table)
+
+
+def _files_table(obj) -> dict:
     table = {}
     for s in obj.sections:
         if section_role(s, obj) == "covmap":
@@ -507,10 +503,6 @@ def _files_by_hash(obj) -> dict:
                 cm = exc.partial or CoverageMap()
             for rec in cm.records:
                 table.setdefault(rec.filenames_hash, resolved_files(rec))
-    try:
-        _FILES_CACHE[obj] = table
-    except TypeError:
-        pass
     return table
 
 

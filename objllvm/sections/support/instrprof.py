@@ -212,17 +212,32 @@ def name_list_from_dict(d: dict) -> NameList:
 _NAMES_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def names_by_hash(obj) -> dict:
-    """{name hash: name} from every name list of ``obj`` (``__llvm_prf_names``, ``__llvm_covnames``, and the vtable
-    names ``__llvm_prf_vns``); sections that do not decode are skipped (their own dump reports them)."""
+def cached_per_object(cache, obj, build) -> dict:
+    """``build(obj)``, kept in ``cache`` (a WeakKeyDictionary) for as long as ``obj`` lives ({} for no object;
+    an object that cannot be weakly referenced is built for each call)."""
     if obj is None:
         return {}
     try:
-        cached = _NAMES_CACHE.get(obj)
+        cached = cache.get(obj)
     except TypeError:
         cached = None
     if cached is not None:
         return cached
+    table = build(obj)
+    try:
+        cache[obj] = table
+    except TypeError:
+        pass
+    return table
+
+
+def names_by_hash(obj) -> dict:
+    """{name hash: name} from every name list of ``obj`` (``__llvm_prf_names``, ``__llvm_covnames``, and the vtable
+    names ``__llvm_prf_vns``); sections that do not decode are skipped (their own dump reports them)."""
+    return cached_per_object(_NAMES_CACHE, obj, _names_by_hash)
+
+
+def _names_by_hash(obj) -> dict:
     table = {}
     for s in obj.sections:
         if section_role(s, obj) in ("names", "covnames", "vns"):
@@ -232,10 +247,6 @@ def names_by_hash(obj) -> dict:
                 nl = exc.partial or NameList()
             for n in nl.all_names():
                 table.setdefault(name_hash(n), n)
-    try:
-        _NAMES_CACHE[obj] = table
-    except TypeError:
-        pass
     return table
 
 
