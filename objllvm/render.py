@@ -532,9 +532,10 @@ class _TextWriter:
                 codes = cols[last]
                 if hi > 255 or (type(codes) is not bytes and max(codes) > 255):
                     return None
+                codes = codes if type(codes) is bytes else bytes(codes)
                 pairs = bytearray(2 * n)
                 pairs[0::2] = col if type(col) is bytes else bytes(col)
-                pairs[1::2] = codes if type(codes) is bytes else bytes(codes)
+                pairs[1::2] = codes
                 keys = memoryview(pairs).cast("H")
                 little = sys.byteorder == "little"
                 tab = pieces.get((c, k, w))
@@ -542,7 +543,7 @@ class _TextWriter:
                     tab = pieces[(c, k, w)] = [None] * 0x10000
                     pieces[(c, k, w, "made")] = set()
                 made = pieces[(c, k, w, "made")]
-                for code in set(codes) - made:      # the pieces of the labels present
+                for code in [c for c in range(len(lab)) if c not in made and c in codes]:   # (the labels present)
                     s = lab[code]
                     for v in range(256):
                         txt = fmt % v

@@ -1193,13 +1193,13 @@ def _json_pieces(st):
 
 
 def _json_rests(st, pc, metadata):
-    """pc["p3"] made for the metadata values in ``metadata`` (the rest are made when seen)."""
-    new = set(metadata) - pc["made"]
+    """pc["p3"] made for the metadata values in ``metadata`` (bytes; the rest are made when seen)."""
+    new = [m for m in range(KNOWN_METADATA + 1) if m not in pc["made"] and m in metadata]   # (a memchr each)
     p3, after, md = pc["p3"], pc["after"], st["md"]
     for m in new:
         for sz in range(0x80):
             p3[sz + 256 * m] = after % (sz, md[m])
-    pc["made"] |= new
+    pc["made"].update(new)
 
 
 def _packed_json_chunks(section_type, pk, indent):
