@@ -307,17 +307,17 @@ class _Recorder:
                 after_words = bool(words)
                 if a.action == "store_true" or a.action == "store_false":
                     values[a.dest] = a.action == "store_true"
-                elif a.action == "append_const":
-                    old = values[a.dest]
-                    values[a.dest] = (list(old) if old is not None else []) + [a.const]
                 else:
-                    i += 1
-                    if i == n or (argv[i][:1] == "-" and argv[i] != "-"):
-                        raise _Unsupported
-                    v = self._value(a, argv[i])
+                    if a.action == "append_const":
+                        v = a.const
+                    else:
+                        i += 1
+                        if i == n or (argv[i][:1] == "-" and argv[i] != "-"):
+                            raise _Unsupported
+                        v = self._value(a, argv[i])
                     if a.action == "store":
                         values[a.dest] = v
-                    else:
+                    else:                                   # append(_const): a new list, as argparse copies it
                         old = values[a.dest]
                         values[a.dest] = (list(old) if old is not None else []) + [v]
                 seen.add(a)
