@@ -1134,7 +1134,7 @@ def map_json_stream(model):
         pk = model._packed
         if pk.bases and max(pk.bases) + 0x10000 >= _U64:    # (cautious: offsets are below 0x10000)
             return None
-        size = 100 * len(pk.blocks) // 4 + sum(80 + len(n or "") for n in pk.names)
+        size = 100 * len(pk.blocks) // 4 + 80 * len(pk.names) + sum(map(len, filter(None, pk.names)))
         return size, lambda indent: _packed_json_chunks(model.section_type, pk, indent)
     fns = model.functions
     cols, bases, counts = [], [], []
