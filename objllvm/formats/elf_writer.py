@@ -263,6 +263,21 @@ class ElfWriter:
             self._owned[k] = True
         return self.cols[k]
 
+    def _words_of(self, code: str, raw) -> list:
+        """The ``code`` (array type code) words of ``raw``, read in the file's byte order."""
+        words = array(code)
+        words.frombytes(raw)
+        if (self.elf.endian == "<") != (sys.byteorder == "little"):
+            words.byteswap()
+        return words.tolist()
+
+    def _file_words(self, code: str, values) -> "array":
+        """``values`` as an array of ``code`` words in the file's byte order (to store into the output)."""
+        words = array(code, values)
+        if (self.elf.endian == "<") != (sys.byteorder == "little"):
+            words.byteswap()
+        return words
+
     def _plain(self, index: int) -> bytes:
         """What a section's bytes mean: its new contents when set, else the input's, decompressed when it is
         SHF_COMPRESSED (a DecodeError naming the section when they do not decompress)."""
@@ -447,11 +462,7 @@ class ElfWriter:
             raw = bytes(mv[offs[0]:ends[-1]])
         else:
             raw = b"".join(map(mv.__getitem__, map(slice, offs, ends)))
-        words = array("I")
-        words.frombytes(raw)
-        if (self.elf.endian == "<") != (sys.byteorder == "little"):
-            words.byteswap()
-        return words.tolist(), list(accumulate(map(_quarter, sizes), initial=0)), raw
+        return self._words_of("I", raw), list(accumulate(map(_quarter, sizes), initial=0)), raw
 
     def _group_members(self, i: int, strict: bool = True) -> list:
         """The member indices of group ``i``; not ``strict``: a compressed group that does not decompress is read
@@ -525,10 +536,7 @@ class ElfWriter:
                 for b in starts:
                     renumbered[b] = words[b]
                 if renumbered != words:
-                    out = array("I", renumbered)
-                    if (self.elf.endian == "<") != (sys.byteorder == "little"):
-                        out.byteswap()
-                    blob = out.tobytes()
+                    blob = self._file_words("I", renumbered).tobytes()
                     cuts = list(map(slice, map(lshift, starts, repeat(2)), map(lshift, ends, repeat(2))))
                     pieces = list(map(blob.__getitem__, cuts))
                     # (uncompressed input sections: stored as they are, no flag to clear)
@@ -657,11 +665,7 @@ class ElfWriter:
 
     def _ext_words(self, ext, count: int) -> list:
         """The first ``count`` words of an SHT_SYMTAB_SHNDX table (0 past its end)."""
-        words = array("I")
-        words.frombytes(ext[:min(len(ext) // 4, count) * 4])
-        if (self.elf.endian == "<") != (sys.byteorder == "little"):
-            words.byteswap()
-        out = words.tolist()
+        out = self._words_of("I", ext[:min(len(ext) // 4, count) * 4])
         out += repeat(0, count - len(out))
         return out
 
@@ -933,9 +937,7 @@ class ElfWriter:
         """``data`` (a table of ``entsize``-byte entries) with the 16-bit field at ``pos`` of each entry set from
         ``column``: one strided store of the whole column."""
         out = bytearray(data)
-        words = array("H", column)
-        if (self.elf.endian == "<") != (sys.byteorder == "little"):
-            words.byteswap()
+        words = self._file_words("H", column)
         mv = memoryview(out)[:len(column) * entsize].cast("H")
         mv[pos // 2::entsize // 2] = memoryview(words)
         mv.release()
@@ -1389,9 +1391,7 @@ class ElfWriter:
             pos, code = _FIELDS64[k]
         else:
             pos, code = 4 * k, "I"
-        words = array(code, values)
-        if (self.elf.endian == "<") != (sys.byteorder == "little"):
-            words.byteswap()
+        words = self._file_words(code, values)
         size = words.itemsize
         mv = memoryview(table).cast(code)
         mv[pos // size::self._shdr.size // size] = memoryview(words)
