@@ -104,13 +104,10 @@ class FlatTableGroup:
         self.bounds = bounds
 
     def tables(self):
-        from bisect import bisect_right
         from itertools import accumulate as acc
         ends = list(acc(self.counts))
-        i = 0
-        while i < len(ends):
+        for i, j in batches(ends, _BATCH_ROWS):
             start = ends[i - 1] if i else 0
-            j = max(i + 1, bisect_right(ends, start + _BATCH_ROWS, i))
             cols = self.columns(i, j)
             a = start
             for k in range(i, j):
@@ -118,7 +115,6 @@ class FlatTableGroup:
                 yield ColumnTable(self.headers, [c[a:b] for c in cols], self.kinds, self.titles[k], None,
                                   self.labels)
                 a = b
-            i = j
 
 
 def expand(items):
@@ -182,6 +178,33 @@ def render_text(items, out=None, *, engine: str = "fast") -> None:
 
 
 _BATCH_ROWS = 1 << 13      # table rows formatted by one %-operation (its memory is reused by the next)
+FIRST_BATCH = 1 << 10
+
+
+def batches(ends, cap, first=None):
+    """(i, j) of consecutive batches of items (tables, functions) whose running row counts are ``ends``:
+    each batch ends with the last item that keeps it within its size in rows (at least one item).  The
+    first is ``first`` rows and each is twice the one before, up to ``cap``: a batch's memory is taken
+    from the system (page faults) the first time and reused by the batches after it, so a small first
+    batch is cheap for a small input (2,000 functions: 17 ms instead of 20 ms for the whole JSON document
+    of 24,000 blocks) and the later big ones keep the per-batch cost low for a big one."""
+    n = len(ends)
+    i = 0
+    size = min(FIRST_BATCH if first is None else first, cap)
+    while i < n:
+        x = (ends[i - 1] if i else 0) + size
+        lo, hi = i, n          # the first item past x (bisect_right, without importing bisect)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if x < ends[mid]:
+                hi = mid
+            else:
+                lo = mid + 1
+        j = lo if lo > i else i + 1
+        yield i, j
+        i = j
+        if size < cap:
+            size = min(2 * size, cap)
 # Groups of tables with more rows than this are laid out through numpy (when it is installed): its
 # import (about 0.1 s and 14 MB) is then repaid (2M rows: 1.4 s instead of 2.4 s); below, the
 # %-templates are about as fast and take less memory.
@@ -296,7 +319,6 @@ class _TextWriter:
                 pass
         if np is None:
             return self._group_templates(g, counts)
-        from bisect import bisect_right
         from itertools import accumulate as acc
         self.flush()
         ends = list(acc(counts))
@@ -304,10 +326,8 @@ class _TextWriter:
         lab_b = [s.encode("ascii") for s in lab]
         is_empty = lablen == 0
         frames = {}
-        i = 0
-        while i < ntab:
+        for i, j in batches(ends, _NUMPY_BATCH):
             start = ends[i - 1] if i else 0
-            j = max(i + 1, bisect_right(ends, start + _NUMPY_BATCH, i))
             nrow = ends[j - 1] - start
             cnt = np.array(counts[i:j], np.int64)
             starts = np.zeros(j - i, np.int64)
@@ -355,13 +375,11 @@ class _TextWriter:
             slices = map(mv.__getitem__, map(slice, [0] + cut[:-1], cut))
             pieces = chain.from_iterable(zip(tb, map(frames.__getitem__, keys), slices))
             self._write(b"".join(pieces))
-            i = j
         return True
 
     def _group_templates(self, g, counts) -> bool:
         """group() without numpy: a batch of tables' rows by one %-operation, each row's template chosen
         by its table's widths and its label."""
-        from bisect import bisect_right
         from itertools import accumulate as acc
         cols, kinds, headers = g.columns, g.kinds, g.headers
         bases = g.bases or (None,) * len(cols)
@@ -371,14 +389,10 @@ class _TextWriter:
         ends = list(acc(counts))
         flat = chain.from_iterable
         frames, rowsets = {}, {}
-        ntab = len(counts)
         titles = g.titles
         enc = getattr(titles, "encoded", None)
         last = len(cols) - 1
-        i = 0
-        while i < ntab:
-            start = ends[i - 1] if i else 0
-            j = max(i + 1, bisect_right(ends, start + _BATCH_ROWS, i))
+        for i, j in batches(ends, _BATCH_ROWS):
             widths, args = [], []
             for c, (col, k, b, h) in enumerate(zip(cols, kinds, bases, headers)):
                 part = col[i:j]
@@ -413,7 +427,6 @@ class _TextWriter:
                 tmpl.append(fr)
                 tmpl.append(b"".join(map(rowsets[key].__getitem__, codes)))
             self._write(b"".join(tmpl) % tuple(flat(zip(*args))))
-            i = j
         return True
 
     def flat_group(self, g) -> bool:
@@ -422,7 +435,6 @@ class _TextWriter:
         numbers).  A batch of tables at a time: each column's width for every table of the batch at once
         when no value of the batch is wider than its header (else table by table), each row's template
         chosen by its table's widths and its label, the rows formatted by one %-operation."""
-        from bisect import bisect_right
         from itertools import accumulate as acc
         kinds, headers, counts = g.kinds, g.headers, g.counts
         if len(kinds) < 2 or set(kinds[:-1]) - set("dx") or kinds[-1] != "c" or len(headers) != len(kinds):
@@ -442,11 +454,8 @@ class _TextWriter:
         enc = getattr(titles, "encoded", None)
         frames, rowsets, pieces = {}, {}, {}
         self.flush()
-        ntab = len(counts)
-        i = 0
-        while i < ntab:
+        for i, j in batches(ends, _BATCH_ROWS):
             start = ends[i - 1] if i else 0
-            j = max(i + 1, bisect_right(ends, start + _BATCH_ROWS, i))
             cols = g.columns(i, j)
             known = g.bounds(i, j, cols) if g.bounds is not None else None
             cnt = counts[i:j]
@@ -499,7 +508,6 @@ class _TextWriter:
                                         list(map(bytes.__add__, tb, repeat(frames[keys[0]]))), ends[-1])
                 if data is not None:
                     self._write(data)
-                    i = j
                     continue
             codes = cols[last]
             if len(set(keys)) == 1:
@@ -509,7 +517,6 @@ class _TextWriter:
             for f, t, key in zip(firsts, tb, keys):
                 tmpl[f] = t.replace(b"%", b"%%") + frames[key] + tmpl[f]
             self._write(b"".join(tmpl) % tuple(flat(zip(*cols[:last]))))
-            i = j
         return True
 
     @staticmethod

@@ -110,6 +110,8 @@ def test_packed_views_are_the_objects_views(monkeypatch, endian, asz, version, c
     monkeypatch.setattr(M, "_JSON_BATCH", 37)
     monkeypatch.setattr(render, "_BATCH_ROWS", 53)
     assert _check_packed_equals_objects(raw, ctx) == first
+    monkeypatch.setattr(render, "FIRST_BATCH", 5)          # growing batches: 5, 10, 20, 37 or 40, 53
+    assert _check_packed_equals_objects(raw, ctx) == first
     monkeypatch.setattr(M, "NUMPY_BLOCKS", 0)
     monkeypatch.setattr(M, "_NP", [])
     try:

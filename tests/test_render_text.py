@@ -263,3 +263,24 @@ def test_dumps_plain_default_and_the_small_json_path_imports_no_json():
     out = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, check=True,
                          cwd=str(ROOT)).stdout.split()
     assert out == ["{", "False", "False"]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_batches_partition_the_items(seed):
+    """render.batches: consecutive (i, j) covering every item once; a batch of more than one item stays
+    within its size; the sizes start at ``first`` and double up to ``cap``; each batch is as long as its
+    size allows (what bisect_right on the running row counts gives)."""
+    from bisect import bisect_right
+    from itertools import accumulate
+    rnd = random.Random(seed)
+    counts = [rnd.choice((0, 1, 1, 2, 3, 7, 40, 300)) for _ in range(rnd.randrange(0, 400))]
+    ends = list(accumulate(counts))
+    cap, first = rnd.choice((1, 2, 16, 64, 1000)), rnd.choice((1, 3, 8, 2000))
+    got = list(render.batches(ends, cap, first))
+    i, size = 0, min(first, cap)
+    for a, b in got:
+        assert a == i and b > a
+        start = ends[a - 1] if a else 0
+        assert b == max(a + 1, bisect_right(ends, start + size, a))
+        i, size = b, min(2 * size, cap)
+    assert i == len(ends)

@@ -1207,8 +1207,7 @@ def _packed_json_chunks(section_type, pk, indent):
     of integers is the fast one), each block's text from the text before its address (which depends on
     its ID: made once), its address, its offset and the text after it (which depends on its size and
     metadata: made once)."""
-    from bisect import bisect_left
-    from ..render import json_quoter
+    from ..render import batches, json_quoter
     quote = json_quoter()
     st = _json_style(indent)
     pc = _json_pieces(st)
@@ -1225,10 +1224,8 @@ def _packed_json_chunks(section_type, pk, indent):
     little = sys.byteorder == "little"
     sm = memoryview(blocks).cast("H")[1::2] if little else None     # size + 256 * metadata
     yield st["open"] % tname
-    i = 0
-    while i < nfn:
+    for i, j in batches(ends, _JSON_BATCH):
         a = ends[i - 1] if i else 0
-        j = max(i + 1, bisect_left(ends, a + _JSON_BATCH, i))
         b = ends[j - 1]
         offs, addrs = pk.offsets_addresses(i, j)
         ids = blocks[4 * a:4 * b:4]
@@ -1257,14 +1254,12 @@ def _packed_json_chunks(section_type, pk, indent):
         args[3::4] = list(map(p3.__getitem__, keys))
         args[0::4] = before
         yield (template * (b - a)) % tuple(args)
-        i = j
     yield st["fn_end"] + st["close"]
 
 
 def _map_json_chunks(model, fns, cols, bases, counts, versions, vtypes, st):
-    from bisect import bisect_left
     from itertools import chain, repeat
-    from ..render import json_quoter
+    from ..render import batches, json_quoter
     quote = json_quoter()
     from operator import itemgetter
     flat = chain.from_iterable
@@ -1303,12 +1298,10 @@ def _map_json_chunks(model, fns, cols, bases, counts, versions, vtypes, st):
     yield st["open"] % tname
     ends = list(accumulate(counts))
     md_json = st["md"].__getitem__
-    i = 0
-    while i < len(fns):
+    for i, j in batches(ends, _JSON_BATCH):
         # One bytes %-template per batch of functions, the same for every block (bytes formatting of
         # integers is the fast one): the text before the block (with the block's ID when the IDs are
         # bytes), ID, address, offset, size, metadata.
-        j = max(i + 1, bisect_left(ends, (ends[i - 1] if i else 0) + _JSON_BATCH, i))
         bc = cols[i:j]
         offs = list(flat(map(id1, bc)))
         mds = flat(map(id3, bc))
@@ -1328,7 +1321,6 @@ def _map_json_chunks(model, fns, cols, bases, counts, versions, vtypes, st):
         args = tuple(flat(zip(*columns, addrs, offs, flat(map(id2, bc)), map(md_json, mds))))
         yield (template * len(offs)) % args
         del args, before, columns, offs, mds, addrs, heads
-        i = j
     yield st["fn_end"] + st["close"]
 
 
