@@ -252,6 +252,27 @@ def test_dumps_plain_is_json_dumps(value):
     assert render.dumps_plain(value, 2) == json.dumps(value, indent=2)
 
 
+_names = hst.text(alphabet=hst.sampled_from('ab _.$"\\\x00\x01\x1f\x7f\u00e9\u20ac\U0001f600'), max_size=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(hst.lists(hst.none() | _names | hst.text(max_size=5), max_size=6))
+def test_json_texts_are_json_dumps(strings):
+    """Plain names quoted by objllvm, the others by json's function: json.dumps's text either way."""
+    want = [json.dumps(s).encode("ascii") for s in strings]
+    assert render.json_texts(strings) == want
+    assert [render.json_text(s).encode("ascii") for s in strings if s is not None] == \
+        [w for w, s in zip(want, strings) if s is not None]
+
+
+def test_json_text_plain_names_load_no_json_module():
+    code = ("import sys; sys.path.insert(0, %r); from objllvm import render; "
+            "t = render.json_texts(['main', 'f 1', '_Z3foov.cold']) + [render.json_text('x$y').encode()]; "
+            "print(t, '_json' in sys.modules)" % str(ROOT))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == """[b'"main"', b'"f 1"', b'"_Z3foov.cold"', b'"x$y"'] False"""
+
+
 def test_dumps_plain_default_and_the_small_json_path_imports_no_json():
     doc = {"a": b"\x01\xff", "b": [1, {"c": (True, None)}], "d": {}}
     assert render.dumps_plain(doc, 2, render._default) == json.dumps(doc, indent=2, default=render._default)

@@ -1207,13 +1207,12 @@ def _packed_json_chunks(section_type, pk, indent):
     of integers is the fast one), each block's text from the text before its address (which depends on
     its ID: made once), its address, its offset and the text after it (which depends on its size and
     metadata: made once)."""
-    from ..render import batches, json_quoter
-    quote = json_quoter()
+    from ..render import batches, json_text, json_texts
     st = _json_style(indent)
     pc = _json_pieces(st)
     p1, p1_first, p3, template = pc["p1"], pc["p1_first"], pc["p3"], pc["template"]
     _json_rests(st, pc, pk.blocks[3::4])
-    tname = quote(TYPE_NAMES.get(section_type, hex(section_type))).encode("ascii")
+    tname = json_text(TYPE_NAMES.get(section_type, hex(section_type))).encode("ascii")
     nfn = len(pk.starts)
     if not nfn:
         yield st["empty"] % tname
@@ -1234,10 +1233,7 @@ def _packed_json_chunks(section_type, pk, indent):
         nm = names[i:j]
         nf = j - i
         hargs = [None] * (5 * nf)       # (a column at a time, as the blocks' arguments)
-        if None in nm:
-            hargs[0::5] = [b"null" if n is None else quote(n).encode("ascii") for n in nm]
-        else:
-            hargs[0::5] = list(map(str.encode, map(quote, nm)))
+        hargs[0::5] = json_texts(nm)
         firsts = list(map(sub, chain((a,), ends[i:j - 1]), repeat(a)))
         hargs[1::5] = hargs[3::5] = bases[i:j]
         hargs[2::5] = versions[i:j]
@@ -1259,23 +1255,15 @@ def _packed_json_chunks(section_type, pk, indent):
 
 def _map_json_chunks(model, fns, cols, bases, counts, versions, vtypes, st):
     from itertools import chain, repeat
-    from ..render import batches, json_quoter
-    quote = json_quoter()
+    from ..render import batches, json_text, json_texts
     from operator import itemgetter
     flat = chain.from_iterable
-    tname = quote(TYPE_NAMES.get(model.section_type, hex(model.section_type))).encode("ascii")
+    tname = json_text(TYPE_NAMES.get(model.section_type, hex(model.section_type))).encode("ascii")
     if not fns:
         yield st["empty"] % tname
         return
-    names = [fn.name for fn in fns]
-    head = st["head"]
-    joined = "\0".join(names) if None not in names else "\\"
-    if "\\" in joined or joined.count("\0") != len(names) - 1:
-        names = [quote(n).encode("ascii") if n is not None else b"null" for n in names]
-        head = head.replace(b'"%s"', b"%s", 1)
-    else:    # no backslash, NUL or None: one call, then split at the escaped NULs
-        names = quote(joined)[1:-1].encode("ascii").split(b"\\u0000")
-    del joined
+    names = json_texts([fn.name for fn in fns])
+    head = st["head"].replace(b'"%s"', b"%s", 1)
     if vtypes - {int}:
         versions = [b"null" if v is None else b"%d" % v for v in versions]
         i = head.index(b"%d", head.index(b"%d") + 2)     # the version's
