@@ -289,8 +289,8 @@ def test_dumps_plain_default_and_the_small_json_path_imports_no_json():
 @pytest.mark.parametrize("seed", range(40))
 def test_batches_partition_the_items(seed):
     """render.batches: consecutive (i, j) covering every item once; a batch of more than one item stays
-    within its size; the sizes start at ``first`` and double up to ``cap``; each batch is as long as its
-    size allows (what bisect_right on the running row counts gives)."""
+    within its size; the sizes start at ``first`` and double up to ``cap`` (or a part of all rows);
+    each batch is as long as its size allows (what bisect_right on the running row counts gives)."""
     from bisect import bisect_right
     from itertools import accumulate
     rnd = random.Random(seed)
@@ -299,6 +299,8 @@ def test_batches_partition_the_items(seed):
     cap, first = rnd.choice((1, 2, 16, 64, 1000)), rnd.choice((1, 3, 8, 2000))
     got = list(render.batches(ends, cap, first))
     i, size = 0, min(first, cap)
+    if ends:      # at most the BATCHES_AT_LEAST'th part of all rows (but never below the first batch)
+        cap = min(cap, max(size, ends[-1] // render.BATCHES_AT_LEAST))
     for a, b in got:
         assert a == i and b > a
         start = ends[a - 1] if a else 0
