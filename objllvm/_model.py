@@ -27,7 +27,7 @@ objllvm turns models into plain data itself (``to_dict``) before printing.
 from __future__ import annotations
 
 from _thread import get_ident as _get_ident
-from operator import attrgetter
+from _operator import attrgetter
 
 __all__ = ["dataclass", "field", "fields", "replace", "Field", "FrozenInstanceError", "MISSING", "no_gc"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from itertools import chain, repeat
-from operator import add
+from _operator import add
 
 from ._model import dataclass
 from .errors import report_error, report_warning  # noqa: F401  (commands print problems through these)

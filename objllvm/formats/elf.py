@@ -4,7 +4,7 @@ from __future__ import annotations
 import struct
 import sys
 from itertools import accumulate, compress, repeat
-from operator import add, and_
+from _operator import add, and_
 
 from ..errors import DecodeError
 from .base import ObjectFile, Relocation, Section, Symbol

@@ -18,10 +18,9 @@ JSON view of a big map does not build one object per block.
 """
 from __future__ import annotations
 
-import gc
 import sys
 from itertools import accumulate, chain, repeat
-from operator import add, sub
+from _operator import add, sub
 
 from .._model import no_gc
 from ..binary import ULEBError, read_uleb, uleb_encode
@@ -52,7 +51,6 @@ KNOWN_METADATA = 0x1F
 # strings and such tuples is then untracked too, so the hundreds of thousands of block dicts of a
 # big map cost the collector nothing.
 _FLAG_LISTS = tuple(tuple(n for b, n in enumerate(METADATA_NAMES) if v >> b & 1) for v in range(32))
-gc.collect(0)
 _FLAG_SHORT = tuple(",".join(s for b, s in enumerate(("ret", "tail", "eh", "ft", "ind")) if v >> b & 1)
                     for v in range(32))
 
@@ -1160,7 +1158,7 @@ def map_json_stream(model):
     vtypes = set(map(type, versions))
     if vtypes - {int, type(None)}:
         return None
-    from operator import itemgetter
+    from _operator import itemgetter
     if bases and max(bases) + max(map(max, map(itemgetter(1), cols))) >= _U64:      # (cautious)
         return None
     for c in cols:
@@ -1256,7 +1254,7 @@ def _packed_json_chunks(section_type, pk, indent):
 def _map_json_chunks(model, fns, cols, bases, counts, versions, vtypes, st):
     from itertools import chain, repeat
     from ..render import batches, json_text, json_texts
-    from operator import itemgetter
+    from _operator import itemgetter
     flat = chain.from_iterable
     tname = json_text(TYPE_NAMES.get(model.section_type, hex(model.section_type))).encode("ascii")
     if not fns:
@@ -1478,7 +1476,7 @@ class _Titles:
 
     def encoded(self, i, j, encoding, errors):
         """The titles of functions i to j as bytes, each with its newline."""
-        from operator import attrgetter, itemgetter
+        from _operator import attrgetter, itemgetter
         fns = self.fns[i:j]
         return _encoded_titles([f.name for f in fns],
                                map(attrgetter("base_address"), map(itemgetter(0), map(attrgetter("ranges"), fns))),
@@ -1532,7 +1530,7 @@ def _title(fn):
 
 def _all_common(fns) -> bool:
     """Every function of the common kind (see tables()), checked a column at a time."""
-    from operator import attrgetter, itemgetter
+    from _operator import attrgetter, itemgetter
     if any(map(attrgetter("feature"), fns)):
         return False
     ranges = list(map(attrgetter("ranges"), fns))
@@ -1546,7 +1544,7 @@ def _all_common(fns) -> bool:
 
 
 def _table_group(fns):
-    from operator import attrgetter, itemgetter
+    from _operator import attrgetter, itemgetter
     ranges = list(map(itemgetter(0), map(attrgetter("ranges"), fns)))
     cols = list(map(attrgetter("_cols"), ranges))
     offs = list(map(itemgetter(1), cols))
