@@ -11,7 +11,7 @@ PKG = ROOT / "objllvm"
 
 # The layers, lowest first: a module may import its own layer and the ones below.
 LAYERS = [
-    ("base", ("objllvm._version", "objllvm.errors", "objllvm._model", "objllvm._modules", "objllvm._compat", "objllvm.binary",
+    ("base", ("objllvm._version", "objllvm.errors", "objllvm._model", "objllvm._modules", "objllvm.binary",
               "objllvm.atomicio", "objllvm.render")),
     ("formats", ("objllvm.formats",)),
     ("sections", ("objllvm.sections",)),
@@ -145,13 +145,13 @@ def test_the_checker_finds_cycles_and_upward_imports():
 
 
 def test_old_import_paths_warn_and_are_the_same_modules():
-    """objllvm 0.1's module paths keep working for one release (objllvm._compat) with a DeprecationWarning, and
+    """objllvm 0.1's module paths keep working for one release (objllvm/__init__.py) with a DeprecationWarning, and
     give the very same module objects (no second copy of a codec registering twice)."""
     import importlib
     import sys
     import warnings
 
-    from objllvm._compat import MOVED
+    from objllvm import _MOVED as MOVED
     for old, new in sorted(MOVED.items()):
         sys.modules.pop(old, None)
         with warnings.catch_warnings(record=True) as w:
@@ -160,3 +160,12 @@ def test_old_import_paths_warn_and_are_the_same_modules():
         assert mod is importlib.import_module(new), old
         assert any(issubclass(x.category, DeprecationWarning) and new in str(x.message) for x in w), old
         sys.modules.pop(old, None)
+
+
+def test_version_is_pyprojects():
+    """objllvm.__version__ (objllvm/_version.py, read by `objllvm --version`) is pyproject.toml's."""
+    import tomllib
+
+    import objllvm
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        assert objllvm.__version__ == tomllib.load(f)["project"]["version"]
