@@ -580,17 +580,30 @@ class _Packed:
                 return offs.tolist(), addrs.tolist()
             offs = offs.tolist()
             return offs, list(map(add, offs, chain.from_iterable(map(repeat, self.bases[i:j], self.counts[i:j]))))
-        sizes = blocks[4 * a + 2:4 * b:4]
-        g = list(accumulate(map(add, blocks[4 * a + 1:4 * b:4], chain((0,), sizes))))
-        # minus, for each function, the running total at its start (plus the size of the block before it)
-        firsts = [e - a for e in ends[i:j - 1]]
-        before = [0]
-        before += map(add, map(g.__getitem__, [f - 1 for f in firsts]), map(sizes.__getitem__,
-                                                                           [f - 1 for f in firsts]))
-        offs = list(map(sub, g, chain.from_iterable(map(repeat, before, self.counts[i:j]))))
+        # y: each block's offset from the previous block's (its delta plus the previous block's size); its
+        # running total g over the batch.  A function's offsets are g minus g's value before its first block
+        # (B); rather than subtracting per block, y's value at each function's first block is made what
+        # the offsets need there (its delta minus the previous function's last offset: a step per
+        # function) and accumulated again; then the same for the addresses (plus the change of base).
+        deltas = blocks[4 * a + 1:4 * b:4]
+        y = list(map(add, deltas, chain((0,), blocks[4 * a + 2:4 * b:4])))
+        firsts = [e - a for e in ends[i:j - 1]]       # (every function has a block: a packed map's do)
+        fd = list(map(deltas.__getitem__, firsts))
+        if firsts:
+            g = list(accumulate(y))
+            before = [0]
+            before += map(sub, map(g.__getitem__, firsts), fd)
+            steps = list(map(sub, fd, map(sub, map(g.__getitem__, [f - 1 for f in firsts]), before)))
+            any(map(y.__setitem__, firsts, steps))        # (C-level: __setitem__ returns None)
+            del g
+        offs = list(accumulate(y))
         if not addresses:
             return offs, None
-        return offs, list(map(add, offs, chain.from_iterable(map(repeat, self.bases[i:j], self.counts[i:j]))))
+        bases = self.bases[i:j]
+        if firsts:
+            any(map(y.__setitem__, firsts, map(add, steps, map(sub, bases[1:], bases))))
+        y[0] += bases[0]
+        return offs, list(accumulate(y))
 
     def functions(self) -> list:
         """The FunctionMap objects (columns per function: IDs, offsets, sizes and metadata)."""
