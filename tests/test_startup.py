@@ -289,6 +289,24 @@ def test_the_installed_command_is_the_script_without_re():
     assert script.read_text().startswith("#!python\n")
 
 
+@pytest.mark.parametrize("how", ["script", "module"])
+def test_no_collection_while_the_command_imports(how):
+    """bin/objllvm and `python -m objllvm` raise the collector's threshold before importing objllvm: no
+    collection runs in a small dump (while its modules load, nor after)."""
+    import os
+    script = ROOT / "bin" / "objllvm"
+    code = ("import gc, sys; sys.argv = ['objllvm', 'dump', %r]; main = compile(open(%r).read(), 'objllvm', "
+            "'exec'); gc.collect(); gc.callbacks.append(lambda ph, info: ph == 'start' and sys.stderr.write("
+            "'collection %%d with %%d objllvm modules loaded\\n' %% (info['generation'], "
+            "sum(m.startswith('objllvm') for m in sys.modules)))); "
+            % (str(TESTDATA / "elf" / "deplibs.o"), str(script)))
+    code += "exec(main, {'__name__': '__main__'})" if how == "script" else "import objllvm.__main__"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    p = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert p.returncode == 0 and "deplibs" in p.stdout, p.stderr
+    assert "collection" not in p.stderr, p.stderr
+
+
 @pytest.mark.parametrize("argv", [["dump"], ["dump", "--section", "deplibs"], ["sections"]])
 def test_a_small_dump_imports_no_argparse_re_or_collections(argv):
     """What the installed command imports for a plain command line on a small object (without site, whose
