@@ -722,15 +722,78 @@ def json_texts(strings) -> list:
     return [b"null" if s is None else q(s).encode("ascii") for s in strings]
 
 
+class _PlainDecoder:
+    """The settings _json's scanner reads from its context (json.JSONDecoder's defaults)."""
+    strict = True
+    object_hook = object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+
+    @staticmethod
+    def parse_constant(name):
+        return {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}[name]
+
+
+_SCAN = []
+_INF = float("inf")
+_JSON_SPACE = " \t\n\r"
+
+
+def loads_plain(text: str):
+    """json.loads(text) for a str: the same value, or ValueError (json.JSONDecodeError when json's own
+    messages are wanted: any error is reported through json's decoder) -- without importing json when
+    the text is valid (json.decoder imports re and enum: ~10 ms of a small command's run).  Uses _json's
+    scanner, as json.loads does."""
+    if not _SCAN:
+        try:
+            from _json import make_scanner
+            _SCAN.append(make_scanner(_PlainDecoder))
+        except ImportError:                                             # pragma: no cover - not CPython
+            _SCAN.append(None)
+    scan = _SCAN[0]
+    if scan is None:                                                    # pragma: no cover
+        import json
+        return json.loads(text)
+    start = len(text) - len(text.lstrip(_JSON_SPACE))
+    try:
+        value, end = scan(text, start)
+    except StopIteration:
+        value = end = None
+    if end is None or text[end:].strip(_JSON_SPACE):
+        import json
+        return json.loads(text)             # (raises: with json's message for where the text goes wrong)
+    return value
+
+
 def dumps_plain(data, indent=None, default=None) -> str:
     """json.dumps(data, indent=indent, default=default) (with separators (",", ":") when ``indent`` is
-    None) for the documents _same_in_json accepts (dicts with str keys, lists, tuples, str, int, bool,
-    None; anything else through ``default``): the same text, without importing json (its encoder and
-    decoder import re and enum: ~9 ms of a small command's start-up)."""
+    None) for documents of dicts, lists, tuples, str, int, float, bool and None (dict keys: str, int,
+    float, bool or None, as json converts them; anything else through ``default``): the same text,
+    without importing json (its encoder and decoder import re and enum: ~9 ms of a small command's
+    start-up).  Subclasses of these types go to ``default`` (TypeError without one)."""
     q = json_text
     out: list = []
     app = out.append
     sep = ": " if indent is not None else ":"
+
+    def num(o):
+        if o != o:
+            return "NaN"
+        if o in (_INF, -_INF):
+            return "Infinity" if o > 0 else "-Infinity"
+        return float.__repr__(o)
+
+    def key(k):
+        t = type(k)
+        if t is str:
+            return q(k)
+        if t is int:
+            return '"' + int.__repr__(k) + '"'
+        if t is float:
+            return '"' + num(k) + '"'
+        if t is bool or k is None:
+            return '"true"' if k is True else '"false"' if k is False else '"null"'
+        raise TypeError(f"keys must be str, int, float, bool or None, not {t.__name__}")
 
     def enc(o, level):
         t = type(o)
@@ -742,6 +805,8 @@ def dumps_plain(data, indent=None, default=None) -> str:
             app("true" if o else "false")
         elif o is None:
             app("null")
+        elif t is float:
+            app(num(o))
         elif t is dict or t is list or t is tuple:
             if not o:
                 app("{}" if t is dict else "[]")
@@ -756,7 +821,7 @@ def dumps_plain(data, indent=None, default=None) -> str:
                     if not first:
                         app(nl)
                     first = False
-                    app(q(k))
+                    app(key(k))
                     app(sep)
                     enc(v, level + 1)
             else:

@@ -240,9 +240,10 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as hst  # noqa: E402
 
 _plain_values = hst.recursive(
-    hst.none() | hst.booleans() | hst.integers(-(1 << 70), 1 << 70) | hst.text(max_size=8),
+    hst.none() | hst.booleans() | hst.integers(-(1 << 70), 1 << 70) | hst.floats() | hst.text(max_size=8),
     lambda inner: hst.lists(inner, max_size=4) | hst.tuples(inner, inner)
-    | hst.dictionaries(hst.text(max_size=6), inner, max_size=4), max_leaves=30)
+    | hst.dictionaries(hst.text(max_size=6) | hst.integers(-9, 9) | hst.floats() | hst.booleans() | hst.none(),
+                       inner, max_size=4), max_leaves=30)
 
 
 @settings(max_examples=300, deadline=None)
@@ -265,12 +266,42 @@ def test_json_texts_are_json_dumps(strings):
         [w for w, s in zip(want, strings) if s is not None]
 
 
+_json_values = hst.recursive(
+    hst.none() | hst.booleans() | hst.integers(-(1 << 70), 1 << 70) | hst.floats(allow_nan=False)
+    | hst.text(max_size=8),
+    lambda inner: hst.lists(inner, max_size=4) | hst.dictionaries(hst.text(max_size=6), inner, max_size=4),
+    max_leaves=30)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_json_values, hst.sampled_from([None, 2]), hst.sampled_from(["", " ", "\n", " \t\r\n"]))
+def test_loads_plain_is_json_loads(value, indent, space):
+    text = space + json.dumps(value, indent=indent, ensure_ascii=indent is None) + space
+    assert render.loads_plain(text) == json.loads(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(hst.text(alphabet='{}[]",:0123456789.eE+-tfnrulaNIy \\\x01\n', max_size=12))
+def test_loads_plain_fails_as_json_loads_does(text):
+    """Any text: the same value as json.loads, or a ValueError with json's message."""
+    try:
+        want = json.loads(text)
+    except ValueError as exc:
+        with pytest.raises(ValueError) as got:
+            render.loads_plain(text)
+        assert str(got.value) == str(exc)
+    else:
+        got = render.loads_plain(text)
+        assert got == want or (got != got and want != want)      # (NaN)
+
+
 def test_json_text_plain_names_load_no_json_module():
     code = ("import sys; sys.path.insert(0, %r); from objllvm import render; "
             "t = render.json_texts(['main', 'f 1', '_Z3foov.cold']) + [render.json_text('x$y').encode()]; "
-            "print(t, '_json' in sys.modules)" % str(ROOT))
+            "print(t, '_json' in sys.modules, render.loads_plain(' [1, [true], null] '), 'json' in sys.modules)"
+            % str(ROOT))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == """[b'"main"', b'"f 1"', b'"_Z3foov.cold"', b'"x$y"'] False"""
+    assert out.strip() == """[b'"main"', b'"f 1"', b'"_Z3foov.cold"', b'"x$y"'] False [1, [True], None] False"""
 
 
 def test_dumps_plain_default_and_the_small_json_path_imports_no_json():

@@ -165,3 +165,72 @@ def test_signal_handlers_come_back(tmp_path):
     atomic_write(str(tmp_path / "f"), b"x")
     assert signal.getsignal(signal.SIGTERM) is before and (tmp_path / "f").read_bytes() == b"x"
     time.sleep(0)
+
+
+# -- atomicio.run_in_threads: the extract writers' pool (in place of concurrent.futures) ------------------
+@pytest.mark.parametrize("n,workers", [(0, 4), (1, 1), (5, 3), (50, 16), (7, 7)])
+def test_run_in_threads_runs_every_job_once(n, workers):
+    import threading
+
+    from objllvm.atomicio import run_in_threads
+    done, lock = [], threading.Lock()
+
+    def fn(job):
+        with lock:
+            done.append(job)
+    run_in_threads(fn, range(n), workers)
+    assert sorted(done) == list(range(n))
+
+
+def test_run_in_threads_runs_them_side_by_side():
+    """Four jobs that each wait for the other three: only four threads at once get past the barrier."""
+    import threading
+
+    from objllvm.atomicio import run_in_threads
+    barrier = threading.Barrier(4, timeout=10)
+    run_in_threads(lambda job: barrier.wait(), range(8), 4)
+    assert not barrier.broken
+
+
+def test_run_in_threads_raises_the_first_error_after_every_thread_stopped():
+    import threading
+
+    from objllvm.atomicio import run_in_threads
+    lock, state = threading.Lock(), {"running": 0, "started": []}
+
+    def fn(job):
+        with lock:
+            state["running"] += 1
+            state["started"].append(job)
+        time.sleep(0.01)
+        with lock:
+            state["running"] -= 1
+        if job == 3:
+            raise OSError(28, "No space left on device")
+    with pytest.raises(OSError, match="No space"):
+        run_in_threads(fn, range(100), 4)
+    assert state["running"] == 0, "a job was still running when the error was raised"
+    assert len(state["started"]) < 100, "jobs kept starting after the error"
+
+
+def test_run_in_threads_interrupted_waits_for_the_running_jobs():
+    """Ctrl-C while the caller waits: no job starts any more, the running ones finish, then it is raised."""
+    import _thread
+    import threading
+
+    from objllvm.atomicio import run_in_threads
+    lock, state = threading.Lock(), {"running": 0, "started": 0}
+
+    def fn(job):
+        with lock:
+            state["running"] += 1
+            state["started"] += 1
+        if job == 0:
+            _thread.interrupt_main()
+        time.sleep(0.2)
+        with lock:
+            state["running"] -= 1
+    with pytest.raises(KeyboardInterrupt):
+        run_in_threads(fn, range(1000), 3)
+    assert state["running"] == 0, "the interruption was raised while writers still ran"
+    assert state["started"] < 20, "jobs kept starting after the interruption"
