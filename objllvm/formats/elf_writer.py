@@ -734,7 +734,25 @@ class ElfWriter:
         # of each entry, read and written as a column of words
         words = self.is64 and (self.elf.endian == "<") == (sys.byteorder == "little")
         if words:
-            syms = memoryview(b).cast("I")[(3 if sys.byteorder == "little" else 2)::size // 4].tolist()
+            at = (3 if sys.byteorder == "little" else 2)
+            syms = memoryview(b).cast("I")[at::size // 4].tolist()
+            try:
+                # every index in the table and none of them dropped (-1 does not fit): one step in C
+                new_words = array("I", map(mapping.__getitem__, syms))
+            except (IndexError, OverflowError):
+                new_words = None        # (worked out below: refused, or an index past the table kept)
+            if new_words is not None:
+                if new_words.tolist() == syms:
+                    return True
+                out = bytearray(b)
+                mv = memoryview(out).cast("I")
+                mv[at::size // 4] = new_words
+                mv.release()
+                nb = bytes(out)
+                del out, syms, new_words, b
+                pieces = list(map(nb.__getitem__, map(slice, accumulate(lens, initial=0), accumulate(lens))))
+                edits.update(compress(zip(idx, pieces), map(ne, pieces, parts)))
+                return True
         else:
             infos_col = self._wide_column(b, size, wide, wide)
             syms = list(map(rshift, infos_col, repeat(shift)))
@@ -1078,94 +1096,103 @@ class ElfWriter:
         cap = self._align_cap()
         # Input bytes that land contiguously in the output (one section after another, or the padding before a
         # section and the section) are copied as one slice: run = [output offset, input start, input end].
-        run_out = run_in = run_end = -1
-        append = chunks.append
-        for ref in order:
-            off = offs_w[ref]
-            size = eff[ref]
-            end = off + size
-            if ref < 0:
-                shoff = self._place(off if elf.e_shoff else None, shsize, 8 if self.is64 else 4, pos, prev_end,
-                                    in_fixed)
-                pos = max(pos, shoff + shsize)
-                prev_end = max(prev_end, end)
-                continue
-            if rm[ref]:
-                if off <= size_in and end > prev_end:
-                    prev_end = end
-                continue
-            if off > size_in:
-                # Only an empty or SHT_NOBITS section can claim an offset past the end (the container checks the
-                # others): it has no bytes there, so it must not move anything else out to that offset.
-                if contents.get(ref):
-                    beyond.append(ref)      # new bytes: placed after everything, like an added section
+        packed = None
+        if low is not None and not has_segments:
+            # a relocatable object (only the ELF header fixed): the lean walk, or None where it gives way
+            packed = self._pack_object(order, offs_w, eff, new_off, shsize, bound, cap, pos, mv)
+        if packed is not None:
+            shoff, pos, prev_end, runs = packed
+            chunks += runs
+        else:
+            new_off[:] = offs
+            run_out = run_in = run_end = -1
+            append = chunks.append
+            for ref in order:
+                off = offs_w[ref]
+                size = eff[ref]
+                end = off + size
+                if ref < 0:
+                    shoff = self._place(off if elf.e_shoff else None, shsize, 8 if self.is64 else 4, pos, prev_end,
+                                        in_fixed)
+                    pos = max(pos, shoff + shsize)
+                    prev_end = max(prev_end, end)
+                    continue
+                if rm[ref]:
+                    if off <= size_in and end > prev_end:
+                        prev_end = end
+                    continue
+                if off > size_in:
+                    # Only an empty or SHT_NOBITS section can claim an offset past the end (the container checks the
+                    # others): it has no bytes there, so it must not move anything else out to that offset.
+                    if contents.get(ref):
+                        beyond.append(ref)      # new bytes: placed after everything, like an added section
+                    else:
+                        new_off[ref] = off
+                    continue
+                if has_segments:
+                    if ref in fixed_sec:
+                        new_off[ref] = off
+                        body = contents.get(ref)
+                        if body is not None:
+                            if run_end >= 0:
+                                append((run_out, mv[run_in:run_end]))
+                                run_end = -1
+                            late.append((off, body))
+                        if end > pos:
+                            pos = end
+                        if end > prev_end:
+                            prev_end = end
+                        continue
+                    if flags[ref] & SHF_ALLOC and (types[ref] == SHT_NOBITS or not size):
+                        new_off[ref] = off        # allocated sections never move in a file with segments
+                        continue
+                body = contents.get(ref)
+                if body is not None:
+                    n_out = len(body)
                 else:
-                    new_off[ref] = off
-                continue
-            if has_segments:
-                if ref in fixed_sec:
-                    new_off[ref] = off
-                    body = contents.get(ref)
-                    if body is not None:
+                    n_out = (end if end < size_in else size_in) - off      # the input's bytes (none for NOBITS)
+                if pos == prev_end and off >= pos and (low is not None or not n_out):
+                    cand = off                # in step with the input, nothing fixed in the way: keep the offset
+                elif low is not None and pos >= low:
+                    a = aligns[ref]           # a relocatable object: nothing fixed after the header
+                    if a > 1 and (a & (a - 1) or a > cap):
+                        a = self._alignment(ref)      # (refused there)
+                    cand = pos + (off - prev_end if off > prev_end else 0)
+                    if a > 1:
+                        cand = (cand + a - 1) // a * a
+                else:
+                    cand = self._place(off, n_out, self._alignment(ref), pos, prev_end, in_fixed)
+                new_off[ref] = cand
+                if cand + n_out > bound:
+                    self._check_end(cand + n_out, bound, ref)
+                if n_out:
+                    gap = off - prev_end
+                    if gap > 0 and cand == pos + gap and (low is not None and pos >= low or in_fixed(pos, cand) is None):
+                        # the input's padding, as it was
+                        if run_end == prev_end and run_out + (run_end - run_in) == pos:
+                            run_end = off
+                        else:
+                            if run_end >= 0:
+                                append((run_out, mv[run_in:run_end]))
+                            run_out, run_in, run_end = pos, prev_end, off
+                    if body is None:
+                        if run_end == off and run_out + (run_end - run_in) == cand:
+                            run_end = off + n_out
+                        else:
+                            if run_end >= 0:
+                                append((run_out, mv[run_in:run_end]))
+                            run_out, run_in, run_end = cand, off, off + n_out
+                    else:
                         if run_end >= 0:
                             append((run_out, mv[run_in:run_end]))
                             run_end = -1
-                        late.append((off, body))
-                    if end > pos:
-                        pos = end
-                    if end > prev_end:
-                        prev_end = end
-                    continue
-                if flags[ref] & SHF_ALLOC and (types[ref] == SHT_NOBITS or not size):
-                    new_off[ref] = off        # allocated sections never move in a file with segments
-                    continue
-            body = contents.get(ref)
-            if body is not None:
-                n_out = len(body)
-            else:
-                n_out = (end if end < size_in else size_in) - off      # the input's bytes (none for NOBITS)
-            if pos == prev_end and off >= pos and (low is not None or not n_out):
-                cand = off                # in step with the input, nothing fixed in the way: keep the offset
-            elif low is not None and pos >= low:
-                a = aligns[ref]           # a relocatable object: nothing fixed after the header
-                if a > 1 and (a & (a - 1) or a > cap):
-                    a = self._alignment(ref)      # (refused there)
-                cand = pos + (off - prev_end if off > prev_end else 0)
-                if a > 1:
-                    cand = (cand + a - 1) // a * a
-            else:
-                cand = self._place(off, n_out, self._alignment(ref), pos, prev_end, in_fixed)
-            new_off[ref] = cand
-            if cand + n_out > bound:
-                self._check_end(cand + n_out, bound, ref)
-            if n_out:
-                gap = off - prev_end
-                if gap > 0 and cand == pos + gap and (low is not None and pos >= low or in_fixed(pos, cand) is None):
-                    # the input's padding, as it was
-                    if run_end == prev_end and run_out + (run_end - run_in) == pos:
-                        run_end = off
-                    else:
-                        if run_end >= 0:
-                            append((run_out, mv[run_in:run_end]))
-                        run_out, run_in, run_end = pos, prev_end, off
-                if body is None:
-                    if run_end == off and run_out + (run_end - run_in) == cand:
-                        run_end = off + n_out
-                    else:
-                        if run_end >= 0:
-                            append((run_out, mv[run_in:run_end]))
-                        run_out, run_in, run_end = cand, off, off + n_out
-                else:
-                    if run_end >= 0:
-                        append((run_out, mv[run_in:run_end]))
-                        run_end = -1
-                    append((cand, body))
-            if cand + n_out > pos:
-                pos = cand + n_out
-            if end > prev_end:
-                prev_end = end
-        if run_end >= 0:
-            append((run_out, mv[run_in:run_end]))
+                        append((cand, body))
+                if cand + n_out > pos:
+                    pos = cand + n_out
+                if end > prev_end:
+                    prev_end = end
+            if run_end >= 0:
+                append((run_out, mv[run_in:run_end]))
         beyond.sort()
         for ref in beyond + [i for i in range(n_orig, n) if not rm[i]]:
             body = contents[ref]
@@ -1214,6 +1241,102 @@ class ElfWriter:
         self.out_size, self.out_shoff = total, shoff
         self._out_parts = self._parts(allc, total, head)
         return self._out_parts
+
+    def _pack_object(self, order, offs_w, eff, new_off, shsize, bound, cap, pos, mv):
+        """The walk of :meth:`_layout` for a file where only the ELF header is fixed (a relocatable object), with
+        fewer steps per section: (header table offset, pos, prev_end, chunks), the kept sections' offsets set in
+        ``new_off``.  None (``new_off`` then half set) where the general walk is to decide: a section past the end
+        of the input, an alignment it would refuse, a layout past ``bound``, no header table offset."""
+        if not self.elf.e_shoff:
+            return None
+        rm = self._removed
+        n_orig = self._n_orig
+        size_in = len(self.data)
+        contents = self._content
+        aligns = self.cols[_ALIGN]
+        # kind of each input section (the header table last, read as [-1]): 0 kept, 1 removed, 2 new contents,
+        # 3 the section header table
+        kind = list(rm[:n_orig])
+        kind.append(3)
+        bodies = [i for i in contents if i < n_orig and not rm[i]]
+        for i in bodies:
+            kind[i] = 2
+        # alignment of each section to place it at: 1 for 0 and 1, 0 for what _alignment refuses
+        good = {a: 1 if a <= 1 else 0 if a & (a - 1) or a > cap else a for a in set(aligns)}
+        al = list(map(good.__getitem__, aligns)) if len(good) > 1 else [good[aligns[0]]] * len(aligns)
+        al.append(8 if self.is64 else 4)
+        prev_end = pos
+        shoff = None
+        chunks = []
+        append = chunks.append
+        # the current run of input bytes copied as one slice: [run_in, run_end) to run_in - run_shift
+        run_in = run_end = run_shift = -1
+        for ref in order:
+            off = offs_w[ref]
+            k = kind[ref]
+            if k == 1:              # removed: the output falls behind the input
+                end = off + eff[ref]
+                if end > prev_end and off <= size_in:
+                    prev_end = end
+                continue
+            end = off + eff[ref]
+            if end > size_in:
+                return None
+            gap = off - prev_end
+            if pos == prev_end and gap >= 0:
+                cand = off          # in step with the input
+            else:
+                cand = pos + gap if gap > 0 else pos
+                a = al[ref]
+                if a != 1:
+                    if not a:
+                        return None
+                    cand = (cand + a - 1) & -a
+            if k == 0:
+                if end > off:
+                    # the section's bytes, with the padding before it where it lands as it was
+                    start = prev_end if gap > 0 and cand == pos + gap else off
+                    if start == run_end and off - cand == run_shift:
+                        run_end = end
+                    else:
+                        if run_end >= 0:
+                            append((run_in - run_shift, mv[run_in:run_end]))
+                        run_in, run_end, run_shift = start, end, off - cand
+                    c = cand + end - off
+                    if c > pos:
+                        pos = c
+                elif cand > pos:
+                    pos = cand
+                new_off[ref] = cand
+            elif k == 2:
+                body = contents[ref]
+                n_out = len(body)
+                if n_out:
+                    if gap > 0 and cand == pos + gap:
+                        if prev_end == run_end and off - cand == run_shift:
+                            run_end = off
+                        else:
+                            if run_end >= 0:
+                                append((run_in - run_shift, mv[run_in:run_end]))
+                            run_in, run_end, run_shift = prev_end, off, off - cand
+                    if run_end >= 0:
+                        append((run_in - run_shift, mv[run_in:run_end]))
+                        run_end = -1
+                    append((cand, body))
+                if cand + n_out > pos:
+                    pos = cand + n_out
+                new_off[ref] = cand
+            else:                   # the section header table
+                shoff = cand
+                if cand + shsize > pos:
+                    pos = cand + shsize
+            if end > prev_end:
+                prev_end = end
+        if run_end >= 0:
+            append((run_in - run_shift, mv[run_in:run_end]))
+        if pos > bound or shoff is None:
+            return None
+        return shoff, pos, prev_end, chunks
 
     def _covered_end(self, cols, fixed, sh_in, sh_in_size) -> int:
         """Where the last byte that a header describes ends in the input: the ELF header, the program header
