@@ -1101,8 +1101,7 @@ class ElfWriter:
             # a relocatable object (only the ELF header fixed): the lean walk, or None where it gives way
             packed = self._pack_object(order, offs_w, eff, new_off, shsize, bound, cap, pos, mv)
         if packed is not None:
-            shoff, pos, prev_end, runs = packed
-            chunks += runs
+            shoff, pos, prev_end, chunks, at_table = packed
         else:
             new_off[:] = offs
             run_out = run_in = run_end = -1
@@ -1205,9 +1204,18 @@ class ElfWriter:
                 and any(o < shoff + shsize and o + len(b) > shoff for o, b in chunks if b):
             # (only a table that grew can run into what follows it)
             shoff = self._place(None, shsize, 8 if self.is64 else 4, pos, prev_end, in_fixed)
-        chunks.append((shoff, self._header_table(new, new_off, shnum)))
-        allc = chunks + late
-        total = max(map(add, map(itemgetter(0), allc), map(len, map(itemgetter(1), allc))))
+        table = (shoff, self._header_table(new, new_off, shnum))
+        ordered = packed is not None and shoff == packed[0]
+        if ordered:
+            # the lean walk's chunks are in offset order, none overlapping: the table goes where it was placed
+            allc = late + chunks[:at_table]
+            allc.append(table)
+            allc += chunks[at_table:]
+            total = allc[-1][0] + len(allc[-1][1])
+        else:
+            chunks.append(table)
+            allc = chunks + late
+            total = max(map(add, map(itemgetter(0), allc), map(len, map(itemgetter(1), allc))))
         # Bytes past everything the headers describe (a signature, an appended archive, padding) are data: kept,
         # at their offset when the output reaches exactly there, else right after the output (a move, reported).
         self.moves = []
@@ -1239,12 +1247,13 @@ class ElfWriter:
         else:
             head = ((e + "I", 0x20, shoff), (e + "HH", 0x30, e_shnum, e_shstrndx))
         self.out_size, self.out_shoff = total, shoff
-        self._out_parts = self._parts(allc, total, head)
+        self._out_parts = self._parts(allc, total, head, ordered)
         return self._out_parts
 
     def _pack_object(self, order, offs_w, eff, new_off, shsize, bound, cap, pos, mv):
         """The walk of :meth:`_layout` for a file where only the ELF header is fixed (a relocatable object), with
-        fewer steps per section: (header table offset, pos, prev_end, chunks), the kept sections' offsets set in
+        fewer steps per section: (header table offset, pos, prev_end, chunks in offset order, none overlapping,
+        where the header table's goes in the list), the kept sections' offsets set in
         ``new_off``.  None (``new_off`` then half set) where the general walk is to decide: a section past the end
         of the input, an alignment it would refuse, a layout past ``bound``, no header table offset."""
         if not self.elf.e_shoff:
@@ -1326,8 +1335,11 @@ class ElfWriter:
                 if cand + n_out > pos:
                     pos = cand + n_out
                 new_off[ref] = cand
-            else:                   # the section header table
-                shoff = cand
+            else:                   # the section header table (its chunk goes in at chunks[at_table])
+                if run_end >= 0:
+                    append((run_in - run_shift, mv[run_in:run_end]))
+                    run_end = -1
+                shoff, at_table = cand, len(chunks)
                 if cand + shsize > pos:
                     pos = cand + shsize
             if end > prev_end:
@@ -1336,7 +1348,7 @@ class ElfWriter:
             append((run_in - run_shift, mv[run_in:run_end]))
         if pos > bound or shoff is None:
             return None
-        return shoff, pos, prev_end, chunks
+        return shoff, pos, prev_end, chunks, at_table
 
     def _covered_end(self, cols, fixed, sh_in, sh_in_size) -> int:
         """Where the last byte that a header describes ends in the input: the ELF header, the program header
@@ -1361,19 +1373,23 @@ class ElfWriter:
         return b"".join(ElfWriter._parts(chunks, total, head))
 
     @staticmethod
-    def _parts(chunks, total: int, head) -> list:
+    def _parts(chunks, total: int, head, ordered: bool = False) -> list:
         """:meth:`_assemble` as a list of buffers to be written one after the other (no copy of the input's
         bytes: slices of it stay views).  Chunks that do not overlap (a relocatable object's) are taken in
-        offset order with zeros between; overlapping ones are painted in priority order (later ones win)."""
-        order = sorted(((o, b) for o, b in chunks if len(b)), key=itemgetter(0))
-        pos, ok = 0, True
-        for o, b in order:
-            if o < pos:
-                ok = False
-                break
-            pos = o + len(b)
-        if not ok:
-            order = ElfWriter._paint(chunks)
+        offset order with zeros between; overlapping ones are painted in priority order (later ones win).
+        ``ordered``: the caller knows them to be in offset order already, none overlapping."""
+        if ordered:
+            order = chunks
+        else:
+            order = sorted(((o, b) for o, b in chunks if len(b)), key=itemgetter(0))
+            pos, ok = 0, True
+            for o, b in order:
+                if o < pos:
+                    ok = False
+                    break
+                pos = o + len(b)
+            if not ok:
+                order = ElfWriter._paint(chunks)
         need = max(off + struct.calcsize(fmt) for fmt, off, *_ in head)
         # the ELF header fields: the first ``need`` bytes made as a small buffer of their own
         pieces, pos = [], 0
