@@ -1063,12 +1063,23 @@ class ElfWriter:
         offs_w = list(offs[:n_orig])
         offs_w.append(sh_in)
         # empty ones before the others, each in index order; then a stable sort by offset
-        idx = range(1, n_orig)
         order = [-1] if not sh_in_size else []
-        order += compress(idx, map(not_, eff[1:n_orig]))
-        if sh_in_size:
-            order.append(-1)
-        order += compress(idx, eff[1:n_orig])
+        empty = self._empty_sections(eff)
+        if empty is not None:       # a few: the others are the ranges between them
+            order += empty
+            if sh_in_size:
+                order.append(-1)
+            prev = 0
+            for i in empty:
+                order += range(prev + 1, i)
+                prev = i
+            order += range(prev + 1, n_orig)
+        else:
+            idx = range(1, n_orig)
+            order += compress(idx, map(not_, eff[1:n_orig]))
+            if sh_in_size:
+                order.append(-1)
+            order += compress(idx, eff[1:n_orig])
         order.sort(key=offs_w.__getitem__)
         fixed_sec = set()
         if has_segments:
@@ -1250,6 +1261,19 @@ class ElfWriter:
         self._out_parts = self._parts(allc, total, head, ordered)
         return self._out_parts
 
+    def _empty_sections(self, eff, most: int = 64):
+        """The input sections (section 0 aside) with no bytes in the file (``eff``: their sizes, 0 for SHT_NOBITS), in
+        index order, found by searches in C; None when there are more than ``most``."""
+        found = []
+        i = 0
+        try:
+            for _ in range(most + 1):
+                i = eff.index(0, i + 1, self._n_orig)
+                found.append(i)
+        except ValueError:
+            return found
+        return None
+
     def _pack_object(self, order, offs_w, eff, new_off, shsize, bound, cap, pos, mv):
         """The walk of :meth:`_layout` for a file where only the ELF header is fixed (a relocatable object), with
         fewer steps per section: (header table offset, pos, prev_end, chunks in offset order, none overlapping,
@@ -1358,12 +1382,14 @@ class ElfWriter:
         types, offs, sizes = cols[_TYPE], cols[_OFFSET], cols[_SIZE]
         n = self._n_orig
         end = max(fixed[-1][1], sh_in + sh_in_size if self.elf.e_shoff else 0)
-        if SHT_NOBITS in types or max(offs[:n], default=0) >= size_in:
-            ends = [o + z for o, z, t in zip(offs[:n], sizes[:n], types[:n]) if z and t != SHT_NOBITS and o < size_in]
-        else:
-            ends = list(map(add, offs[:n], sizes[:n]))
-        if ends:
-            end = max(end, max(ends))
+        if len(offs) != n:
+            offs, sizes, types = offs[:n], sizes[:n], types[:n]
+        if SHT_NOBITS in types or max(offs, default=0) >= size_in:
+            ends = [o + z for o, z, t in zip(offs, sizes, types) if z and t != SHT_NOBITS and o < size_in]
+            if ends:
+                end = max(end, max(ends))
+        elif n:
+            end = max(end, max(map(add, offs, sizes)))
         return min(end, size_in)
 
     @staticmethod
