@@ -289,9 +289,8 @@ class ElfWriter:
     def _store(self, index: int, data: bytes) -> None:
         """New contents for a section the writer rewrites alongside (symbols, groups): stored uncompressed."""
         self._content[index] = data
-        flags = self._own_column(_FLAGS)
-        if flags[index] & SHF_COMPRESSED:
-            flags[index] &= ~SHF_COMPRESSED
+        if self.cols[_FLAGS][index] & SHF_COMPRESSED:        # (the column is copied only then)
+            self._own_column(_FLAGS)[index] &= ~SHF_COMPRESSED
 
     def relocation_sections_for(self, index: int) -> list:
         """The kept REL/RELA/CREL sections whose target (sh_info) is section ``index``."""
@@ -1477,7 +1476,7 @@ class ElfWriter:
                 out.append((a0, mv[a0 - base0:e0 - base0]))
         return out
 
-    def _header_table(self, new, new_off, shnum) -> bytes:
+    def _header_table(self, new, new_off, shnum) -> bytes | bytearray:
         """The new section header table: kept sections in index order, with new offsets, sizes and the
         section indices in sh_link / sh_info (relocation targets, SHF_INFO_LINK) renumbered."""
         rm = self._removed
@@ -1496,8 +1495,7 @@ class ElfWriter:
         shdrs = [pack(nm, t, fl, addr, off, shnum if ext_num else 0, ns if ext_str else link, info, al, es)]
         keep = bytearray(rm.translate(_FLIP))
         keep[0] = 0                         # (section 0 is done)
-        rows = list(compress(range(n), keep))
-        if not rows:
+        if keep.find(1) < 0:
             return shdrs[0]
 
         def kept(k):
@@ -1510,9 +1508,11 @@ class ElfWriter:
                 return list(map(new.__getitem__, values))
             to = {x: new[x] if x and x < n and not rm[x] else x for x in set(values)}
             return list(map(to.__getitem__, values))
-        sizes = list(kept(_SIZE))
+        sizes = None            # (the input's, unless a kept section has new contents)
         for i, c in contents.items():
             if keep[i]:
+                if sizes is None:
+                    sizes = list(kept(_SIZE))
                 sizes[new[i] - 1] = len(c)
         links = renumber(list(kept(_LINK)))
         # sh_info is a section index in relocation sections and where SHF_INFO_LINK says so: renumbered as one
@@ -1520,8 +1520,8 @@ class ElfWriter:
         old_infos = list(kept(_INFO))
         infos = renumber(old_infos)
         flags = self.cols[_FLAGS]
-        for i in set(compress(rows, old_infos)).difference(self._of_types(_REL_TYPES)):
-            if not flags[i] & SHF_INFO_LINK:
+        for i in set(compress(range(n), self.cols[_INFO])).difference(self._of_types(_REL_TYPES)):
+            if keep[i] and not flags[i] & SHF_INFO_LINK:
                 infos[new[i] - 1] = old_infos[new[i] - 1]
         # The input's rows of the kept sections (runs of neighbours copied whole), rows packed for added ones;
         # then the columns that change stored over them: offsets, sizes, sh_link, sh_info, and any column an
@@ -1529,7 +1529,7 @@ class ElfWriter:
         row = self._shdr.size
         n_orig = self._n_orig
         table = memoryview(self.data)[self.elf.e_shoff:self.elf.e_shoff + n_orig * row]
-        out = bytearray()
+        out = bytearray(shdrs[0])           # (section 0's row first: the table is this one buffer)
         i = keep.find(1, 0, n_orig)
         while i >= 0:
             j = keep.find(0, i, n_orig)
@@ -1540,15 +1540,18 @@ class ElfWriter:
         for i in range(n_orig, n):
             if keep[i]:
                 out += pack(*(c[i] for c in self.cols))
-        changed = {_OFFSET: list(compress(new_off, keep)), _SIZE: sizes, _LINK: links, _INFO: infos}
+        changed = {_OFFSET: list(compress(new_off, keep)), _LINK: links, _INFO: infos}
+        if sizes is not None:
+            changed[_SIZE] = sizes
+        rows = memoryview(out)[row:]
         for k, owned in enumerate(self._owned):
             values = changed.get(k)
             if values is None and owned:
                 values = list(kept(k))
             if values is not None:
-                self._store_column(out, k, values)
-        shdrs.append(out)
-        return b"".join(shdrs)
+                self._store_column(rows, k, values)
+        rows.release()
+        return out
 
     def _store_column(self, table: bytearray, k: int, values: list) -> None:
         """Set header field ``k`` of every row of ``table`` (rows of section headers) from ``values``."""
