@@ -43,7 +43,7 @@ from __future__ import annotations
 import struct
 import sys
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from itertools import accumulate, compress, repeat
 from operator import add, and_, itemgetter, lshift, mul, ne, not_, or_, rshift, sub
 
@@ -64,6 +64,8 @@ _REL_TYPES = frozenset((SHT_REL, SHT_RELA, SHT_CREL))
 _SYMTAB_TYPES = frozenset((SHT_SYMTAB, SHT_DYNSYM))
 _GROUP_TYPES = frozenset((SHT_GROUP,))
 _SHNDX_TYPES = frozenset((SHT_SYMTAB_SHNDX,))
+_RELA_TYPES = frozenset((SHT_REL, SHT_RELA))
+_REL_GROUP_TYPES = frozenset((SHT_REL, SHT_RELA, SHT_GROUP))
 _FLIP = bytes.maketrans(b"\0\1", b"\1\0")       # removed flags -> kept flags
 
 # The fields of a section header tuple, in file order (ElfFile.headers).
@@ -565,8 +567,11 @@ class ElfWriter:
         low = min(removed)
         column = self._column(data[:nsyms * st.size], st.size, shndx_pos)      # st_shndx of every symbol
         values = set(column)
-        # Fast path: no symbol refers to a section at or after the first removed one.
-        if all(x == 0 or (x < low) or x >= SHN_LORESERVE and x != SHN_XINDEX for x in values):
+        # Fast path: no symbol refers to a section at or after the first removed one (below the reserved indices;
+        # nor to SHT_SYMTAB_SHNDX).
+        ordered = sorted(values)
+        at = bisect_left(ordered, low)
+        if (at == len(ordered) or ordered[at] >= SHN_LORESERVE) and SHN_XINDEX not in values:
             return
         if SHN_XINDEX not in values and removed.isdisjoint(values):
             # No symbol in a removed section, no extended index: every st_shndx below SHN_LORESERVE that names
@@ -581,10 +586,11 @@ class ElfWriter:
         # a relocatable object with a symbol (not a section's) in a removed section: the symbols of the removed
         # sections go (what the walk below comes to at the first such symbol; found by columns where no symbol's
         # section is in SHT_SYMTAB_SHNDX)
-        if (self.elf.is_relocatable and SHN_XINDEX not in values
-                and self._defines_in_removed(self._real_shndx(column, None), removed, data, st.size)):
-            self._drop_symbols(si, new, removed, data, st, column, ext, shndx_sec)
-            return
+        if self.elf.is_relocatable and SHN_XINDEX not in values:
+            real = self._real_shndx(column, None, values)
+            if self._defines_in_removed(real, removed, data, st.size):
+                self._drop_symbols(si, new, removed, data, st, column, ext, shndx_sec, real)
+                return
         out = None
         neutral = []
         u16 = struct.Struct(e + "H")
@@ -649,14 +655,14 @@ class ElfWriter:
         if ext is not None and bytes(ext) != self._plain(shndx_sec):
             self._store(shndx_sec, bytes(ext))
 
-    def _real_shndx(self, column, ext) -> list:
-        """The section of every symbol (``column``: the st_shndx values) through SHT_SYMTAB_SHNDX when extended;
-        0 where none."""
+    def _real_shndx(self, column, ext, values=None) -> list:
+        """The section of every symbol (``column``: the st_shndx values, ``values`` their set if known) through
+        SHT_SYMTAB_SHNDX when extended; 0 where none."""
         if max(column, default=0) < SHN_LORESERVE:
             return list(column)
-        lut = list(range(SHN_LORESERVE))          # st_shndx -> its section; reserved ones (SHN_XINDEX too): 0
-        lut += repeat(0, 0x10000 - SHN_LORESERVE)
-        base = list(map(lut.__getitem__, column))
+        # reserved ones (SHN_XINDEX too) -> 0, the others stay
+        reserved = {x: 0 for x in (values if values is not None else set(column)) if x >= SHN_LORESERVE}
+        base = list(map(reserved.get, column, column))
         if ext is None:
             return base
         is_x = map(SHN_XINDEX.__eq__, column)
@@ -780,7 +786,7 @@ class ElfWriter:
         edits.update(compress(zip(idx, pieces), map(ne, pieces, parts)))
         return True
 
-    def _drop_symbols(self, si, new, removed, data, st, column, ext, shndx_sec):
+    def _drop_symbols(self, si, new, removed, data, st, column, ext, shndx_sec, real=None):
         """Symbol table ``si`` of a relocatable object without the symbols defined in removed sections (section
         symbols too): the kept ones renumbered in order (locals stay first; sh_info is the new first global),
         with every kept user of symbol indices rewritten -- REL/RELA relocations, SHT_SYMTAB_SHNDX, group
@@ -793,8 +799,10 @@ class ElfWriter:
         size = st.size
         nsyms = len(column)
         types, links, infos = self.cols[_TYPE], self.cols[_LINK], self.cols[_INFO]
-        # The section of every symbol (through SHT_SYMTAB_SHNDX when extended); 0 where none.
-        real = self._real_shndx(column, ext)
+        # The section of every symbol (through SHT_SYMTAB_SHNDX when extended); 0 where none.  (``real``: the
+        # caller's, where no symbol's section is in SHT_SYMTAB_SHNDX.)
+        if real is None:
+            real = self._real_shndx(column, ext)
         gone = list(map(removed.__contains__, real))
         gone[0] = False
         drop = list(compress(range(nsyms), gone))
@@ -815,8 +823,17 @@ class ElfWriter:
         renumbered = None
         if SHT_CREL not in map(types.__getitem__, users):
             renumbered = self._renumber_relocations(users, dropped, mapping, nsyms)
+        group_sigs = None
         if renumbered is not None:      # (done: the others are walked below)
-            users = [i for i in users if types[i] not in (SHT_REL, SHT_RELA)]
+            utypes = list(map(types.__getitem__, users))
+            groups = list(compress(users, map(SHT_GROUP.__eq__, utypes)))
+            sigs = list(map(infos.__getitem__, groups))
+            if groups and dropped.isdisjoint(sigs) and max(sigs) < nsyms:
+                # the groups' signatures by columns (none of them dropped): the few other users walked below
+                group_sigs = (groups, sigs)
+                users = list(compress(users, map(not_, map(_REL_GROUP_TYPES.__contains__, utypes))))
+            else:
+                users = list(compress(users, map(not_, map(_RELA_TYPES.__contains__, utypes))))
         rel_edits = {}
         for i in users:
             t = types[i]
@@ -873,6 +890,11 @@ class ElfWriter:
             col = self._own_column(_INFO)
             for i in ginfo:
                 col[i] = mapping[infos[i]]
+        if group_sigs is not None:
+            groups, sigs = group_sigs
+            new_sigs = list(map(mapping.__getitem__, sigs))
+            if new_sigs != sigs:
+                any(map(self._own_column(_INFO).__setitem__, groups, new_sigs))      # (each gives None)
         # st_shndx of the kept symbols renumbered by columns (as in _fix_symbols), then the kept rows joined
         shndx_pos = 6 if self.is64 else 14
         lim = min(n, SHN_LORESERVE)
@@ -884,12 +906,15 @@ class ElfWriter:
             table = self._with_column(table, size, shndx_pos, col2)
         keep = list(map(not_, gone))
         mv = memoryview(table)
-        parts, prev = [], 0
-        for k in drop:                  # the runs of kept rows between the dropped ones
-            if k > prev:
-                parts.append(mv[prev * size:k * size])
-            prev = k + 1
-        parts.append(mv[prev * size:])
+        parts = []
+        flags = bytes(gone)             # the runs of kept rows between the dropped ones
+        i = flags.find(0)
+        while i >= 0:
+            j = flags.find(1, i)
+            if j < 0:
+                j = nsyms
+            parts.append(mv[i * size:j * size])
+            i = flags.find(0, j)
         parts.append(data[nsyms * size:])
         self._store(si, b"".join(parts))
         if ext is not None:
@@ -903,7 +928,7 @@ class ElfWriter:
                 words = [new[r] if x and 0 < r < n and not rm[r] else r for x, r in zip(is_x, words)]
             self._store(shndx_sec, struct.pack(f"{e}{len(words)}I", *words))
         first_global = infos[si]
-        self._own_column(_INFO)[si] = first_global - sum(1 for k in drop if k < first_global)
+        self._own_column(_INFO)[si] = first_global - bisect_left(drop, first_global)
 
     def _renumbered_addrsig(self, i, mapping, nsyms) -> bytes:
         """The ULEB128 symbol indices of .llvm_addrsig ``i`` renumbered by ``mapping``, dropped ones left out."""
