@@ -157,10 +157,6 @@ class _Sections:
         return (WSection(w, k) for k in range(len(w._removed)))
 
 
-def _quarter(x: int) -> int:
-    return x >> 2
-
-
 def _align(x: int, a: int) -> int:
     return x if a <= 1 else (x + a - 1) // a * a
 
@@ -463,7 +459,7 @@ class ElfWriter:
             raw = bytes(mv[offs[0]:ends[-1]])
         else:
             raw = b"".join(map(mv.__getitem__, map(slice, offs, ends)))
-        return self._words_of("I", raw), list(accumulate(map(_quarter, sizes), initial=0)), raw
+        return self._words_of("I", raw), list(accumulate(map(rshift, sizes, repeat(2)), initial=0)), raw
 
     def _group_members(self, i: int, strict: bool = True) -> list:
         """The member indices of group ``i``; not ``strict``: a compressed group that does not decompress is read
@@ -530,12 +526,10 @@ class ElfWriter:
             words, bounds, raw = table
             alive = self._alive(words)
             starts, ends = bounds[:-1], bounds[1:]
-            for b in starts:
-                alive[b] = 1            # (flag words)
+            any(map(alive.__setitem__, starts, repeat(1)))     # (flag words; each step gives None)
             if all(alive):
                 renumbered = list(map(new.__getitem__, words))
-                for b in starts:
-                    renumbered[b] = words[b]
+                any(map(renumbered.__setitem__, starts, map(words.__getitem__, starts)))
                 if renumbered != words:
                     blob = self._file_words("I", renumbered).tobytes()
                     cuts = list(map(slice, map(lshift, starts, repeat(2)), map(lshift, ends, repeat(2))))
