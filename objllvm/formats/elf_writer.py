@@ -45,7 +45,7 @@ import sys
 from array import array
 from bisect import bisect_left, bisect_right
 from itertools import accumulate, compress, repeat
-from operator import add, and_, itemgetter, lshift, mul, ne, not_, or_, rshift, sub
+from operator import add, and_, itemgetter, lshift, mod, mul, ne, not_, or_, rshift, sub
 
 from .elf import (SHF_ALLOC, SHF_COMPRESSED, SHN_LORESERVE, SHN_XINDEX, SHT_CREL, SHT_DYNSYM,
                              SHT_GROUP, SHT_NOBITS, SHT_REL, SHT_RELA, SHT_SYMTAB, SHT_SYMTAB_SHNDX, ElfFile)
@@ -675,6 +675,20 @@ class ElfWriter:
         info = data[pos:len(real) * size:size]
         return any(info[k] & 0xF != STT_SECTION for k in compress(range(len(real)), map(removed.__contains__, real)))
 
+    def _input_run(self, indices):
+        """The input's bytes of sections ``indices`` as one slice where they are input sections (uncompressed, not
+        SHT_NOBITS, no new contents) that lie one after the other in the file; else None."""
+        cols = self.cols
+        if not indices or max(indices) >= self._n_orig or any(map(self._content.__contains__, indices)) or any(
+                map(and_, map(cols[_FLAGS].__getitem__, indices), repeat(SHF_COMPRESSED))) or SHT_NOBITS in map(
+                cols[_TYPE].__getitem__, indices):
+            return None
+        offs = list(map(cols[_OFFSET].__getitem__, indices))
+        ends = list(map(add, offs, map(cols[_SIZE].__getitem__, indices)))
+        if offs[1:] != ends[:-1] or ends[-1] > len(self.data):
+            return None
+        return self.data[offs[0]:ends[-1]]
+
     def _plain_many(self, indices) -> list:
         """:meth:`_plain` of each of ``indices`` (sliced by columns where they are input sections, uncompressed)."""
         cols = self.cols
@@ -724,33 +738,43 @@ class ElfWriter:
         size = (24 if t == SHT_RELA else 16) if self.is64 else (12 if t == SHT_RELA else 8)
         shift, mask = (32, 0xFFFFFFFF) if self.is64 else (8, 0xFF)
         wide = 8 if self.is64 else 4
-        parts = self._plain_many(idx)
-        lens = list(map(len, parts))
-        if any(x % size for x in lens):
+        b = self._input_run(idx)        # (one slice of the input where they lie one after the other)
+        if b is not None:
+            parts = None
+            lens = list(map(self.cols[_SIZE].__getitem__, idx))
+        else:
+            parts = self._plain_many(idx)
+            lens = list(map(len, parts))
+        if any(map(mod, lens, repeat(size))):
             return False
-        b = b"".join(parts)
+        if b is None:
+            b = b"".join(parts)
         # ELF64 of this machine's byte order: r_sym is the 32-bit word at byte 12 (little-endian) or 8 (big-endian)
         # of each entry, read and written as a column of words
         words = self.is64 and (self.elf.endian == "<") == (sys.byteorder == "little")
         if words:
             at = (3 if sys.byteorder == "little" else 2)
             syms = memoryview(b).cast("I")[at::size // 4].tolist()
+            if max(syms, default=0) < low:
+                return True     # every symbol used is below the first dropped one: nothing moves, nothing refused
             try:
                 # every index in the table and none of them dropped (-1 does not fit): one step in C
                 new_words = array("I", map(mapping.__getitem__, syms))
             except (IndexError, OverflowError):
                 new_words = None        # (worked out below: refused, or an index past the table kept)
             if new_words is not None:
-                if new_words.tolist() == syms:
-                    return True
                 out = bytearray(b)
                 mv = memoryview(out).cast("I")
                 mv[at::size // 4] = new_words
                 mv.release()
-                nb = bytes(out)
-                del out, syms, new_words, b
-                pieces = list(map(nb.__getitem__, map(slice, accumulate(lens, initial=0), accumulate(lens))))
-                edits.update(compress(zip(idx, pieces), map(ne, pieces, parts)))
+                del syms, new_words
+                cuts = list(map(slice, accumulate(lens, initial=0), accumulate(lens)))
+                mv = memoryview(out)
+                pieces = list(map(bytes, map(mv.__getitem__, cuts)))
+                mv.release()
+                del out
+                old = parts if parts is not None else map(b.__getitem__, cuts)
+                edits.update(compress(zip(idx, pieces), map(ne, pieces, old)))
                 return True
         else:
             infos_col = self._wide_column(b, size, wide, wide)
@@ -775,9 +799,11 @@ class ElfWriter:
         else:
             new_col = list(map(or_, map(lshift, new_syms, repeat(shift)), map(and_, infos_col, repeat(mask))))
             nb = self._with_wide_column(b, size, wide, wide, new_col)
-        del syms, new_syms, b
-        pieces = list(map(nb.__getitem__, map(slice, accumulate(lens, initial=0), accumulate(lens))))
-        edits.update(compress(zip(idx, pieces), map(ne, pieces, parts)))
+        del syms, new_syms
+        cuts = list(map(slice, accumulate(lens, initial=0), accumulate(lens)))
+        pieces = list(map(nb.__getitem__, cuts))
+        old = parts if parts is not None else map(b.__getitem__, cuts)
+        edits.update(compress(zip(idx, pieces), map(ne, pieces, old)))
         return True
 
     def _drop_symbols(self, si, new, removed, data, st, column, ext, shndx_sec, real=None):
