@@ -329,14 +329,12 @@ class ElfWriter:
         if indices and (min(indices) <= 0 or max(indices) >= n):
             raise self._err(f"no section with index {next(i for i in indices if not 0 < i < n)}")
         new = list(compress(indices, map(not_, map(rm.__getitem__, indices))))
-        for i in new:
-            rm[i] = 1
+        any(map(rm.__setitem__, new, repeat(1)))      # (each step gives None)
         targets = set(new)
         rels = self._of_types(_REL_TYPES, 1)
         rels = [r for r in compress(rels, map(targets.__contains__, map(self.cols[_INFO].__getitem__, rels)))
                 if not rm[r]]
-        for r in rels:
-            rm[r] = 1
+        any(map(rm.__setitem__, rels, repeat(1)))
         return sorted(new + rels)
 
     def set_content(self, index: int, data: bytes) -> None:
@@ -1638,8 +1636,8 @@ class ElfWriter:
         the input's own padding kept), the new contents, alignment padding (at most the input's size, or
         64 KiB) and a new section header table.  ELF32 offsets are 32-bit as well."""
         cap = self._align_cap()
-        rm = self._removed
-        grow = sum(len(c) for i, c in self._content.items() if not rm[i])
+        contents = self._content
+        grow = sum(map(len, compress(contents.values(), map(keep.__getitem__, contents))))
         kept = list(compress(aligns, keep))
         pad = min(sum((min(a, cap) - 1) * kept.count(a) for a in set(kept) if a > 1), cap)
         bound = 2 * len(self.data) + grow + pad + shsize + 8
