@@ -60,6 +60,9 @@ _SHT_LLVM_ADDRSIG = 0x6FFF4C03
 _SHT_LLVM_CG_PROFILE_OLD = 0x6FFF4C02      # LLVM <= 12: {u32 from, u32 to, u64 weight} by symbol index
 _BATCH_BYTES = 1 << 22       # relocations renumbered as one column at a time: about 4 MiB of entries
 MIN_ALIGN_CAP = 1 << 16      # sh_addralign up to this (or up to the input's size) is honoured when placing
+# The lean paths (a relocatable object's walk, relocations renumbered into an array, groups' signatures by columns,
+# runs of relocation sections read as one slice): False takes the general ones they stand for (tests compare them).
+_LEAN = True
 _REL_TYPES = frozenset((SHT_REL, SHT_RELA, SHT_CREL))
 _SYMTAB_TYPES = frozenset((SHT_SYMTAB, SHT_DYNSYM))
 _GROUP_TYPES = frozenset((SHT_GROUP,))
@@ -736,7 +739,7 @@ class ElfWriter:
         size = (24 if t == SHT_RELA else 16) if self.is64 else (12 if t == SHT_RELA else 8)
         shift, mask = (32, 0xFFFFFFFF) if self.is64 else (8, 0xFF)
         wide = 8 if self.is64 else 4
-        b = self._input_run(idx)        # (one slice of the input where they lie one after the other)
+        b = self._input_run(idx) if _LEAN else None     # (one slice where they lie one after the other)
         if b is not None:
             parts = None
             lens = list(map(self.cols[_SIZE].__getitem__, idx))
@@ -750,7 +753,7 @@ class ElfWriter:
         # ELF64 of this machine's byte order: r_sym is the 32-bit word at byte 12 (little-endian) or 8 (big-endian)
         # of each entry, read and written as a column of words
         words = self.is64 and (self.elf.endian == "<") == (sys.byteorder == "little")
-        if words:
+        if words and _LEAN:
             at = (3 if sys.byteorder == "little" else 2)
             syms = memoryview(b).cast("I")[at::size // 4].tolist()
             if max(syms, default=0) < low:
@@ -846,7 +849,7 @@ class ElfWriter:
             utypes = list(map(types.__getitem__, users))
             groups = list(compress(users, map(SHT_GROUP.__eq__, utypes)))
             sigs = list(map(infos.__getitem__, groups))
-            if groups and dropped.isdisjoint(sigs) and max(sigs) < nsyms:
+            if _LEAN and groups and dropped.isdisjoint(sigs) and max(sigs) < nsyms:
                 # the groups' signatures by columns (none of them dropped): the few other users walked below
                 group_sigs = (groups, sigs)
                 users = list(compress(users, map(not_, map(_REL_GROUP_TYPES.__contains__, utypes))))
@@ -1106,7 +1109,7 @@ class ElfWriter:
         offs_w.append(sh_in)
         # empty ones before the others, each in index order; then a stable sort by offset
         order = [-1] if not sh_in_size else []
-        empty = self._empty_sections(eff)
+        empty = self._empty_sections(eff) if _LEAN else None
         if empty is not None:       # a few: the others are the ranges between them
             order += empty
             if sh_in_size:
@@ -1150,7 +1153,7 @@ class ElfWriter:
         # Input bytes that land contiguously in the output (one section after another, or the padding before a
         # section and the section) are copied as one slice: run = [output offset, input start, input end].
         packed = None
-        if low is not None and not has_segments:
+        if _LEAN and low is not None and not has_segments:
             # a relocatable object (only the ELF header fixed): the lean walk, or None where it gives way
             packed = self._pack_object(order, offs_w, eff, new_off, shsize, bound, cap, pos, mv)
         if packed is not None:
