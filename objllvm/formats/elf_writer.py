@@ -45,7 +45,7 @@ import sys
 from array import array
 from bisect import bisect_left, bisect_right
 from itertools import accumulate, compress, repeat
-from operator import add, and_, itemgetter, lshift, mod, mul, ne, not_, or_, rshift, sub
+from operator import add, and_, eq, itemgetter, lshift, mod, mul, ne, not_, or_, rshift, sub
 
 from .elf import (SHF_ALLOC, SHF_COMPRESSED, SHN_LORESERVE, SHN_XINDEX, SHT_CREL, SHT_DYNSYM,
                              SHT_GROUP, SHT_NOBITS, SHT_REL, SHT_RELA, SHT_SYMTAB, SHT_SYMTAB_SHNDX, ElfFile)
@@ -213,7 +213,7 @@ class ElfWriter:
                         i = types.index(t, i + 1)
                         found.append(i)
                 else:
-                    found += compress(range(len(types)), map(t.__eq__, types))
+                    found += compress(range(len(types)), map(eq, types, repeat(t)))
             found = self._kinds[wanted] = sorted(found)
         return found[1:] if first and found and found[0] == 0 else found
 
@@ -635,7 +635,7 @@ class ElfWriter:
                     self._u32.pack_into(ext, 4 * k, 0)
             # .llvm_addrsig lists no symbol of a removed section: the nulled ones leave it (no index moves)
             types = self.cols[_TYPE]
-            sigs = [i for i in compress(range(n), map(si.__eq__, links))
+            sigs = [i for i in compress(range(n), map(eq, links, repeat(si)))
                     if i and not rm[i] and types[i] == _SHT_LLVM_ADDRSIG]
             if sigs:
                 mapping = list(range(nsyms))
@@ -828,7 +828,7 @@ class ElfWriter:
         gone[0] = False
         drop = list(compress(range(nsyms), gone))
         dropped = set(drop)
-        users = [i for i in compress(range(n), map(si.__eq__, links)) if i and not rm[i]]
+        users = [i for i in compress(range(n), map(eq, links, repeat(si))) if i and not rm[i]]
 
         def refuse(k, how, where):
             nm = st.unpack_from(data, k * size)[0]
