@@ -579,10 +579,10 @@ class ElfWriter:
                 self._store(si, self._with_column(data, st.size, shndx_pos, col2))
             return
         # a relocatable object with a symbol (not a section's) in a removed section: the symbols of the removed
-        # sections go (what the walk below comes to at the first such symbol; found by columns where no symbol's
-        # section is in SHT_SYMTAB_SHNDX)
-        if self.elf.is_relocatable and SHN_XINDEX not in values:
-            real = self._real_shndx(column, None, values)
+        # sections go (what the walk below comes to at the first such symbol; found by columns, through
+        # SHT_SYMTAB_SHNDX where symbols' sections are there)
+        if self.elf.is_relocatable and (_LEAN or SHN_XINDEX not in values):
+            real = self._real_shndx(column, ext if SHN_XINDEX in values else None, values)
             if self._defines_in_removed(real, removed, data, st.size):
                 self._drop_symbols(si, new, removed, data, st, column, ext, shndx_sec, real)
                 return
@@ -660,7 +660,7 @@ class ElfWriter:
         base = list(map(reserved.get, column, column))
         if ext is None:
             return base
-        is_x = map(SHN_XINDEX.__eq__, column)
+        is_x = map(eq, column, repeat(SHN_XINDEX))
         return list(map(add, base, map(mul, is_x, self._ext_words(ext, len(column)))))
 
     def _ext_words(self, ext, count: int) -> list:
@@ -828,7 +828,9 @@ class ElfWriter:
         gone[0] = False
         drop = list(compress(range(nsyms), gone))
         dropped = set(drop)
-        users = [i for i in compress(range(n), map(eq, links, repeat(si))) if i and not rm[i]]
+        kept_sections = rm.translate(_FLIP)
+        users = list(compress(range(n), map(eq, links, repeat(si))))
+        users = [i for i in compress(users, map(kept_sections.__getitem__, users)) if i]
 
         def refuse(k, how, where):
             nm = st.unpack_from(data, k * size)[0]
@@ -837,10 +839,18 @@ class ElfWriter:
             raise self._err(f"{what} (index {k}) is defined in section [{real[k]}] "
                             f"{self.name(real[k])}, which would be removed, but {how} [{where}] {self.name(where)} "
                             f"uses it (refused: the symbol would dangle)", real[k])
-        # Old index -> new index (dropped ones: -1).
+        # Old index -> new index (dropped ones: -1); the runs of dropped rows (and so of kept ones) by find
         mapping = list(map(sub, accumulate(map(not_, gone)), repeat(1)))
-        for k in drop:
-            mapping[k] = -1
+        flags = bytes(gone)
+        runs = []
+        i = flags.find(1)
+        while i >= 0:
+            j = flags.find(0, i)
+            if j < 0:
+                j = nsyms
+            runs.append((i, j))
+            mapping[i:j] = repeat(-1, j - i)
+            i = flags.find(1, j)
         renumbered = None
         if SHT_CREL not in map(types.__getitem__, users):
             renumbered = self._renumber_relocations(users, dropped, mapping, nsyms)
@@ -928,19 +938,17 @@ class ElfWriter:
         keep = list(map(not_, gone))
         mv = memoryview(table)
         parts = []
-        flags = bytes(gone)             # the runs of kept rows between the dropped ones
-        i = flags.find(0)
-        while i >= 0:
-            j = flags.find(1, i)
-            if j < 0:
-                j = nsyms
-            parts.append(mv[i * size:j * size])
-            i = flags.find(0, j)
+        prev = 0
+        for i, j in runs:               # the runs of kept rows between the dropped ones
+            if i > prev:
+                parts.append(mv[prev * size:i * size])
+            prev = j
+        parts.append(mv[prev * size:])
         parts.append(data[nsyms * size:])
         self._store(si, b"".join(parts))
         if ext is not None:
             words = list(compress(self._ext_words(ext, nsyms), keep))
-            is_x = map(SHN_XINDEX.__eq__, compress(column, keep))
+            is_x = map(eq, compress(column, keep), repeat(SHN_XINDEX))
             if max(words, default=0) < n:       # (a kept section's word moves to its new index)
                 keeps = rm.translate(_FLIP)
                 moves = map(mul, map(keeps.__getitem__, words), map(sub, map(new.__getitem__, words), words))
