@@ -45,7 +45,7 @@ import sys
 from array import array
 from bisect import bisect_left, bisect_right
 from itertools import accumulate, compress, repeat
-from operator import add, and_, eq, itemgetter, lshift, mod, mul, ne, not_, or_, rshift, sub
+from _operator import add, and_, eq, itemgetter, lshift, mod, mul, ne, not_, or_, rshift, sub
 
 from .elf import (SHF_ALLOC, SHF_COMPRESSED, SHN_LORESERVE, SHN_XINDEX, SHT_CREL, SHT_DYNSYM,
                              SHT_GROUP, SHT_NOBITS, SHT_REL, SHT_RELA, SHT_SYMTAB, SHT_SYMTAB_SHNDX, ElfFile)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from itertools import compress, repeat
-from operator import and_, not_
+from _operator import and_, not_
 
 from ..errors import ObjllvmError, UsageError
 from ..formats.elf import SHF_ALLOC, is_llvm_type
