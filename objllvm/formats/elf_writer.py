@@ -677,12 +677,11 @@ class ElfWriter:
         return any(info[k] & 0xF != STT_SECTION for k in compress(range(len(real)), map(removed.__contains__, real)))
 
     def _input_run(self, indices):
-        """The input's bytes of sections ``indices`` as one slice where they are input sections (uncompressed, not
-        SHT_NOBITS, no new contents) that lie one after the other in the file; else None."""
+        """The input's bytes of relocation sections ``indices`` (ascending) as one slice where they are input
+        sections (uncompressed, no new contents) that lie one after the other in the file; else None."""
         cols = self.cols
-        if not indices or max(indices) >= self._n_orig or any(map(self._content.__contains__, indices)) or any(
-                map(and_, map(cols[_FLAGS].__getitem__, indices), repeat(SHF_COMPRESSED))) or SHT_NOBITS in map(
-                cols[_TYPE].__getitem__, indices):
+        if not indices or indices[-1] >= self._n_orig or not self._content.keys().isdisjoint(indices) or any(
+                map(and_, map(cols[_FLAGS].__getitem__, indices), repeat(SHF_COMPRESSED))):
             return None
         offs = list(map(cols[_OFFSET].__getitem__, indices))
         ends = list(map(add, offs, map(cols[_SIZE].__getitem__, indices)))
