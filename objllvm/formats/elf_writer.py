@@ -829,7 +829,9 @@ class ElfWriter:
         dropped = set(drop)
         kept_sections = rm.translate(_FLIP)
         users = list(compress(range(n), map(eq, links, repeat(si))))
-        users = [i for i in compress(users, map(kept_sections.__getitem__, users)) if i]
+        users = list(compress(users, map(kept_sections.__getitem__, users)))
+        if users and not users[0]:
+            del users[0]            # (section 0)
 
         def refuse(k, how, where):
             nm = st.unpack_from(data, k * size)[0]
@@ -839,7 +841,9 @@ class ElfWriter:
                             f"{self.name(real[k])}, which would be removed, but {how} [{where}] {self.name(where)} "
                             f"uses it (refused: the symbol would dangle)", real[k])
         # Old index -> new index (dropped ones: -1); the runs of dropped rows (and so of kept ones) by find
-        mapping = list(map(sub, accumulate(map(not_, gone)), repeat(1)))
+        keep = list(map(not_, gone))
+        mapping = list(accumulate(keep, initial=-1))
+        del mapping[0]
         flags = bytes(gone)
         runs = []
         i = flags.find(1)
@@ -934,7 +938,6 @@ class ElfWriter:
         col2 = list(map(lut.__getitem__, column))
         if col2 != column:
             table = self._with_column(table, size, shndx_pos, col2)
-        keep = list(map(not_, gone))
         mv = memoryview(table)
         parts = []
         prev = 0
@@ -954,7 +957,7 @@ class ElfWriter:
                 words = list(map(add, words, map(mul, is_x, moves)))
             else:
                 words = [new[r] if x and 0 < r < n and not rm[r] else r for x, r in zip(is_x, words)]
-            self._store(shndx_sec, struct.pack(f"{e}{len(words)}I", *words))
+            self._store(shndx_sec, self._file_words("I", words).tobytes())
         first_global = infos[si]
         self._own_column(_INFO)[si] = first_global - bisect_left(drop, first_global)
 
