@@ -45,7 +45,7 @@ import sys
 from array import array
 from bisect import bisect_left, bisect_right
 from itertools import accumulate, compress, repeat
-from _operator import add, and_, eq, itemgetter, lshift, mod, mul, ne, not_, or_, rshift, sub
+from _operator import add, and_, eq, gt, itemgetter, lshift, mod, mul, ne, not_, or_, rshift, sub
 
 from .elf import (SHF_ALLOC, SHF_COMPRESSED, SHN_LORESERVE, SHN_XINDEX, SHT_CREL, SHT_DYNSYM,
                              SHT_GROUP, SHT_NOBITS, SHT_REL, SHT_RELA, SHT_SYMTAB, SHT_SYMTAB_SHNDX, ElfFile)
@@ -399,26 +399,25 @@ class ElfWriter:
         targets = list(map(infos.__getitem__, rels))
         removed = set(compress(range(n), rm))
         table = self._group_table(groups) if groups else None
-        members = set(table[0]) if table is not None else None
+        if table is not None:
+            words, bounds, _ = table
+            starts, ends = bounds[:-1], bounds[1:]
+            has_members = list(map(gt, map(sub, ends, starts), repeat(1)))      # (more than the flag word)
         pending = set(removed)          # removed sections whose relocation sections and groups are not looked at yet
         first = True                    # (groups are looked at once in any case: one may name no section in range)
         while pending or first:
             # relocation sections whose target is removed (by columns), then groups whose members all are
             joining = [i for i in compress(rels, map(pending.__contains__, targets)) if not rm[i]]
-            for i in joining:
-                rm[i] = 1
+            any(map(rm.__setitem__, joining, repeat(1)))        # (each step gives None)
             if table is not None:
-                if first or not members.isdisjoint(pending) or not members.isdisjoint(joining):
+                if first or not pending.union(joining).isdisjoint(words):
                     # by columns: a group goes when it has members and none of them (in range) is kept
-                    words, bounds, _ = table
                     alive = self._alive(words)
                     acc = list(accumulate(alive, initial=0))
-                    starts, ends = bounds[:-1], bounds[1:]
                     live = list(map(sub, map(sub, map(acc.__getitem__, ends), map(acc.__getitem__, starts)),
                                     map(alive.__getitem__, starts))) if words else []
-                    hit = [i for i, x, b, e in zip(groups, live, starts, ends) if not x and e - b > 1 and not rm[i]]
-                    for i in hit:
-                        rm[i] = 1
+                    hit = [i for i in compress(groups, map(and_, map(not_, live), has_members)) if not rm[i]]
+                    any(map(rm.__setitem__, hit, repeat(1)))
                     joining += hit
             else:
                 for i in groups:
@@ -447,15 +446,15 @@ class ElfWriter:
         (the caller then reads them one by one)."""
         cols = self.cols
         n_orig = self._n_orig
-        if max(groups) >= n_orig or any(map(self._content.__contains__, groups)) or any(
+        if max(groups) >= n_orig or not self._content.keys().isdisjoint(groups) or any(
                 map(and_, map(cols[_FLAGS].__getitem__, groups), repeat(SHF_COMPRESSED))):
             return None
         offs = list(map(cols[_OFFSET].__getitem__, groups))
         sizes = list(map(cols[_SIZE].__getitem__, groups))
-        if min(sizes) < 4 or any(map(and_, sizes, repeat(3))) or max(map(add, offs, sizes)) > len(self.data):
+        ends = list(map(add, offs, sizes))
+        if min(sizes) < 4 or any(map(and_, sizes, repeat(3))) or max(ends) > len(self.data):
             return None
         mv = memoryview(self.data)
-        ends = list(map(add, offs, sizes))
         if offs[1:] == ends[:-1]:       # one after the other in the file (as assemblers write them): one slice
             raw = bytes(mv[offs[0]:ends[-1]])
         else:
