@@ -567,21 +567,37 @@ class ElfWriter:
         at = bisect_left(ordered, low)
         if (at == len(ordered) or ordered[at] >= SHN_LORESERVE) and SHN_XINDEX not in values:
             return
-        if SHN_XINDEX not in values and removed.isdisjoint(values):
-            # No symbol in a removed section, no extended index: every st_shndx below SHN_LORESERVE that names
-            # a section moves to its new index, by columns.
+        real = None
+        if _LEAN and SHN_XINDEX in values:
+            real = self._real_shndx(column, ext, values)
+        if real is None and SHN_XINDEX not in values and removed.isdisjoint(values) or (
+                real is not None and removed.isdisjoint(real)):
+            # No symbol in a removed section: every st_shndx below SHN_LORESERVE that names a section moves to its
+            # new index, by columns; so does every SHT_SYMTAB_SHNDX word of a symbol whose st_shndx is SHN_XINDEX.
             lim = min(n, SHN_LORESERVE)
             lut = new[:lim]                  # st_shndx -> the new index; reserved and other values stay
             lut += range(lim, 0x10000)
             col2 = list(map(lut.__getitem__, column))
-            if col2 != column:
-                self._store(si, self._with_column(data, st.size, shndx_pos, col2))
-            return
+            if ext is not None and SHN_XINDEX in values:
+                m = min(len(ext) // 4, nsyms)
+                words = self._ext_words(ext, m)
+                if max(words, default=0) < n:
+                    is_x = map(eq, column[:m], repeat(SHN_XINDEX))
+                    moved = list(map(add, words, map(mul, is_x, map(sub, map(new.__getitem__, words), words))))
+                    if moved != words:
+                        self._store(shndx_sec, self._file_words("I", moved).tobytes() + bytes(ext[4 * m:]))
+                else:
+                    real = None             # (a word past the sections: the walk below)
+            if real is not None or SHN_XINDEX not in values:
+                if col2 != column:
+                    self._store(si, self._with_column(data, st.size, shndx_pos, col2))
+                return
         # a relocatable object with a symbol (not a section's) in a removed section: the symbols of the removed
         # sections go (what the walk below comes to at the first such symbol; found by columns, through
         # SHT_SYMTAB_SHNDX where symbols' sections are there)
         if self.elf.is_relocatable and (_LEAN or SHN_XINDEX not in values):
-            real = self._real_shndx(column, ext if SHN_XINDEX in values else None, values)
+            if real is None:
+                real = self._real_shndx(column, ext if SHN_XINDEX in values else None, values)
             if self._defines_in_removed(real, removed, data, st.size):
                 self._drop_symbols(si, new, removed, data, st, column, ext, shndx_sec, real)
                 return
