@@ -503,8 +503,8 @@ class ElfWriter:
         keep = rm.translate(_FLIP)
         # A kept section that links (sh_link, or sh_info with SHF_INFO_LINK) to a removed one: refused, the first
         # such section in index order (section 0 aside).  Found by sets; walked only when there is one.
-        kept_links = set(compress(links, keep))
-        kept_info_links = set(compress(compress(infos, keep), map(and_, compress(flags, keep), repeat(SHF_INFO_LINK))))
+        kept_links = compress(links, keep)
+        kept_info_links = compress(compress(infos, keep), map(and_, compress(flags, keep), repeat(SHF_INFO_LINK)))
         if not removed.isdisjoint(kept_links) or not removed.isdisjoint(kept_info_links):
             for i in compress(range(1, n), keep[1:]):
                 link, info = links[i], infos[i]
@@ -569,9 +569,13 @@ class ElfWriter:
             return
         real = None
         if _LEAN and SHN_XINDEX in values:
-            real = self._real_shndx(column, ext, values)
-        if real is None and SHN_XINDEX not in values and removed.isdisjoint(values) or (
-                real is not None and removed.isdisjoint(real)):
+            # no symbol in a removed section: none of the st_shndx below the reserved ones, nor any word of
+            # SHT_SYMTAB_SHNDX (those of the other symbols are 0, or else the walk below decides)
+            m = min(len(ext) // 4, nsyms) if ext is not None else 0
+            words = self._ext_words(ext, m) if m else []
+            if removed.isdisjoint([v for v in values if v < SHN_LORESERVE]) and removed.isdisjoint(words):
+                real = column           # (not the sections: only a mark that the test passed)
+        if real is None and SHN_XINDEX not in values and removed.isdisjoint(values) or real is not None:
             # No symbol in a removed section: every st_shndx below SHN_LORESERVE that names a section moves to its
             # new index, by columns; so does every SHT_SYMTAB_SHNDX word of a symbol whose st_shndx is SHN_XINDEX.
             lim = min(n, SHN_LORESERVE)
@@ -579,11 +583,12 @@ class ElfWriter:
             lut += range(lim, 0x10000)
             col2 = list(map(lut.__getitem__, column))
             if ext is not None and SHN_XINDEX in values:
-                m = min(len(ext) // 4, nsyms)
-                words = self._ext_words(ext, m)
                 if max(words, default=0) < n:
-                    is_x = map(eq, column[:m], repeat(SHN_XINDEX))
-                    moved = list(map(add, words, map(mul, is_x, map(sub, map(new.__getitem__, words), words))))
+                    if any(compress(words, map(ne, column[:m], repeat(SHN_XINDEX)))):
+                        is_x = map(eq, column[:m], repeat(SHN_XINDEX))
+                        moved = list(map(add, words, map(mul, is_x, map(sub, map(new.__getitem__, words), words))))
+                    else:               # (the other symbols' words are 0, and stay: new[0] is 0)
+                        moved = list(map(new.__getitem__, words))
                     if moved != words:
                         self._store(shndx_sec, self._file_words("I", moved).tobytes() + bytes(ext[4 * m:]))
                 else:
@@ -596,8 +601,7 @@ class ElfWriter:
         # sections go (what the walk below comes to at the first such symbol; found by columns, through
         # SHT_SYMTAB_SHNDX where symbols' sections are there)
         if self.elf.is_relocatable and (_LEAN or SHN_XINDEX not in values):
-            if real is None:
-                real = self._real_shndx(column, ext if SHN_XINDEX in values else None, values)
+            real = self._real_shndx(column, ext if SHN_XINDEX in values else None, values)
             if self._defines_in_removed(real, removed, data, st.size):
                 self._drop_symbols(si, new, removed, data, st, column, ext, shndx_sec, real)
                 return
