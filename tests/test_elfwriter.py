@@ -830,11 +830,11 @@ def test_lean_paths_on_an_instrumented_object(monkeypatch):
     assert done == 6
 
 
-def _synthetic_object(specs, table_at, gaps):
+def _synthetic_object(specs, table_at, gaps, tail=0):
     """An ELF64 little-endian relocatable object: section 1 the name table, then one section per ``specs``
     ((sh_type, size, sh_addralign, misalign)) in the file in that order, ``gaps[k]`` bytes of padding (0xEE)
     before the k-th, each at an offset rounded up to its alignment unless ``misalign``; the section header table
-    after the ``table_at``-th."""
+    after the ``table_at``-th; ``tail`` bytes (0xAA) after everything."""
     n = len(specs) + 2
     names = b"\0.shstrtab\0" + b"".join(b".s%d\0" % k for k in range(len(specs)))
     out = bytearray(64)
@@ -864,14 +864,14 @@ def _synthetic_object(specs, table_at, gaps):
         struct.pack_into("<IIQQQQIIQQ", out, shoff + 64 * k, *r)
     struct.pack_into("<16sHHIQQQIHHHHHH", out, 0, b"\x7fELF\x02\x01\x01" + bytes(9), 1, 62, 1, 0, 0, shoff, 0, 64,
                      0, 0, 64, n, 1)
-    return bytes(out)
+    return bytes(out) + b"\xaa" * tail
 
 
 def test_lean_walk_on_synthetic_layouts(monkeypatch):
     """The lean walk of a relocatable object against the general one on made-up layouts: sections of every size
     (none, SHT_NOBITS), alignment (0, 1, powers of two, one that is not, one past the file) and padding, placed at
-    their alignment or not, the header table anywhere among them; random removals and new contents of any size.
-    The same bytes, size, header table offset and moves, or the same refusal."""
+    their alignment or not, the header table anywhere among them, bytes after everything or not; random removals
+    and new contents of any size.  The same bytes, size, header table offset and moves, or the same refusal."""
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
     import objllvm.formats.elf_writer as ew
@@ -887,7 +887,7 @@ def test_lean_walk_on_synthetic_layouts(monkeypatch):
         m = len(specs)
         table_at = data.draw(st.integers(0, m))
         gaps = data.draw(st.lists(st.sampled_from([0, 0, 0, 1, 3, 8, 17]), min_size=m, max_size=m))
-        raw = _synthetic_object(specs, table_at, gaps)
+        raw = _synthetic_object(specs, table_at, gaps, data.draw(st.sampled_from([0, 0, 5])))
         removed = data.draw(st.lists(st.integers(2, m + 1), max_size=m, unique=True))
         bodies = data.draw(st.lists(st.tuples(st.integers(2, m + 1), st.sampled_from([0, 1, 5, 16, 50])), max_size=4))
         o = ElfFile(raw, "synthetic.o")

@@ -1186,7 +1186,7 @@ class ElfWriter:
             # a relocatable object (only the ELF header fixed): the lean walk, or None where it gives way
             packed = self._pack_object(order, offs_w, eff, new_off, shsize, bound, cap, pos, mv)
         if packed is not None:
-            shoff, pos, prev_end, chunks, at_table = packed
+            shoff, pos, prev_end, chunks, at_table, top = packed
         else:
             new_off[:] = offs
             run_out = run_in = run_end = -1
@@ -1308,7 +1308,10 @@ class ElfWriter:
         # reported.  In a linked file, offsets are something other tools may rely on: every move is.)
         if has_segments and elf.e_shoff and shoff != elf.e_shoff:
             self.moves.append(("(section header table)", elf.e_shoff, shoff, shsize))
-        covered = self._covered_end(cols, fixed, sh_in, sh_in_size)
+        if packed is not None:      # (the lean walk found where the sections end)
+            covered = self._covered_end(cols, fixed, sh_in, sh_in_size, (prev_end, top))
+        else:
+            covered = self._covered_end(cols, fixed, sh_in, sh_in_size)
         if covered < size_in:
             tail = mv[covered:]
             at = covered if total == covered else total
@@ -1351,7 +1354,8 @@ class ElfWriter:
     def _pack_object(self, order, offs_w, eff, new_off, shsize, bound, cap, pos, mv):
         """The walk of :meth:`_layout` for a file where only the ELF header is fixed (a relocatable object), with
         fewer steps per section: (header table offset, pos, prev_end, chunks in offset order, none overlapping,
-        where the header table's goes in the list), the kept sections' offsets set in
+        where the header table's goes in the list, where the sections' bytes end as _covered_end counts them),
+        the kept sections' offsets set in
         ``new_off``.  None (``new_off`` then half set) where the general walk is to decide: a section past the end
         of the input, an alignment it would refuse, a layout past ``bound``, no header table offset."""
         if not self.elf.e_shoff:
@@ -1373,6 +1377,7 @@ class ElfWriter:
         al = list(map(good.__getitem__, aligns)) if len(good) > 1 else [good[aligns[0]]] * len(aligns)
         al.append(8 if self.is64 else 4)
         prev_end = pos
+        top = 0                 # where the last byte of a section (not empty, inside the input) ends
         shoff = None
         chunks = []
         append = chunks.append
@@ -1385,6 +1390,8 @@ class ElfWriter:
                 end = off + eff[ref]
                 if end > prev_end and off <= size_in:
                     prev_end = end
+                if end > top and end > off and off < size_in:
+                    top = end
                 continue
             end = off + eff[ref]
             if end > size_in:
@@ -1401,6 +1408,8 @@ class ElfWriter:
                     cand = (cand + a - 1) & -a
             if k == 0:
                 if end > off:
+                    if end > top:
+                        top = end
                     # the section's bytes, with the padding before it where it lands as it was
                     start = prev_end if gap > 0 and cand == pos + gap else off
                     if start == run_end and off - cand == run_shift:
@@ -1416,6 +1425,8 @@ class ElfWriter:
                     pos = cand
                 new_off[ref] = cand
             elif k == 2:
+                if end > top and end > off:
+                    top = end
                 body = contents[ref]
                 n_out = len(body)
                 if n_out:
@@ -1446,12 +1457,13 @@ class ElfWriter:
             append((run_in - run_shift, mv[run_in:run_end]))
         if pos > bound or shoff is None:
             return None
-        return shoff, pos, prev_end, chunks, at_table
+        return shoff, pos, prev_end, chunks, at_table, top
 
-    def _covered_end(self, cols, fixed, sh_in, sh_in_size) -> int:
+    def _covered_end(self, cols, fixed, sh_in, sh_in_size, walked=None) -> int:
         """Where the last byte that a header describes ends in the input: the ELF header, the program header
         table and segments (``fixed``), every section's contents (to the end of the file at most), the section
-        header table."""
+        header table.  ``walked``: (prev_end, top) of :meth:`_pack_object`, whose walk saw every section but
+        section 0: the furthest end of any of them, and of one with bytes inside the input."""
         size_in = len(self.data)
         types, offs, sizes = cols[_TYPE], cols[_OFFSET], cols[_SIZE]
         n = self._n_orig
@@ -1459,9 +1471,17 @@ class ElfWriter:
         if len(offs) != n:
             offs, sizes, types = offs[:n], sizes[:n], types[:n]
         if SHT_NOBITS in types or max(offs, default=0) >= size_in:
-            ends = [o + z for o, z, t in zip(offs, sizes, types) if z and t != SHT_NOBITS and o < size_in]
-            if ends:
-                end = max(end, max(ends))
+            # sections with bytes inside the input
+            if walked is not None:
+                end = max(end, walked[1])
+                if n and sizes[0] and types[0] != SHT_NOBITS and offs[0] < size_in:
+                    end = max(end, offs[0] + sizes[0])
+            else:
+                ends = [o + z for o, z, t in zip(offs, sizes, types) if z and t != SHT_NOBITS and o < size_in]
+                if ends:
+                    end = max(end, max(ends))
+        elif walked is not None:
+            end = max(end, walked[0], offs[0] + sizes[0] if n else 0)
         elif n:
             end = max(end, max(map(add, offs, sizes)))
         return min(end, size_in)
