@@ -489,7 +489,8 @@ class ElfWriter:
         if rm[0]:
             raise self._err("section 0 cannot be removed", 0)
         # new[i]: the output index of kept section i (for a removed one: that of the kept section before it)
-        new = list(map(sub, accumulate(rm.translate(_FLIP)), repeat(1)))
+        new = list(accumulate(rm.translate(_FLIP), initial=-1))
+        del new[0]
         if removed:
             self._check_and_fix_references(cols, new, removed)
         if 0 <= self.shstrndx < len(rm) and rm[self.shstrndx]:
@@ -1126,7 +1127,7 @@ class ElfWriter:
             return None
 
         keep = rm.translate(_FLIP)
-        shnum = n - sum(rm)
+        shnum = rm.count(0)                 # (the flags are 0 or 1)
         shsize = shnum * self._shdr.size
         # Walk the input's sections in file order: by (offset, size > 0), then index; -1 is the section header
         # table, which comes before a section with the same key.  (Sizes: SHT_NOBITS sections have none.)
