@@ -61,7 +61,8 @@ _SHT_LLVM_CG_PROFILE_OLD = 0x6FFF4C02      # LLVM <= 12: {u32 from, u32 to, u64 
 _BATCH_BYTES = 1 << 22       # relocations renumbered as one column at a time: about 4 MiB of entries
 MIN_ALIGN_CAP = 1 << 16      # sh_addralign up to this (or up to the input's size) is honoured when placing
 # The lean paths (a relocatable object's walk, relocations renumbered into an array, groups' signatures by columns,
-# runs of relocation sections read as one slice): False takes the general ones they stand for (tests compare them).
+# runs of relocation sections read as one slice, symbols with extended indices by columns, the file order from the
+# few empty sections): False takes the general ones they stand for (tests compare them).
 _LEAN = True
 _REL_TYPES = frozenset((SHT_REL, SHT_RELA, SHT_CREL))
 _SYMTAB_TYPES = frozenset((SHT_SYMTAB, SHT_DYNSYM))
@@ -568,36 +569,36 @@ class ElfWriter:
         at = bisect_left(ordered, low)
         if (at == len(ordered) or ordered[at] >= SHN_LORESERVE) and SHN_XINDEX not in values:
             return
-        real = None
-        if _LEAN and SHN_XINDEX in values:
-            # no symbol in a removed section: none of the st_shndx below the reserved ones, nor any word of
-            # SHT_SYMTAB_SHNDX (those of the other symbols are 0, or else the walk below decides)
+        # No symbol in a removed section?  With extended indices: none of the st_shndx below the reserved ones
+        # and no SHT_SYMTAB_SHNDX word names one, nor a section past the table (the other symbols' words are
+        # 0; where one is not and names a removed section, the walk below decides).
+        if SHN_XINDEX not in values:
+            untouched = removed.isdisjoint(values)
+        elif _LEAN:
             m = min(len(ext) // 4, nsyms) if ext is not None else 0
             words = self._ext_words(ext, m) if m else []
-            if removed.isdisjoint([v for v in values if v < SHN_LORESERVE]) and removed.isdisjoint(words):
-                real = column           # (not the sections: only a mark that the test passed)
-        if real is None and SHN_XINDEX not in values and removed.isdisjoint(values) or real is not None:
-            # No symbol in a removed section: every st_shndx below SHN_LORESERVE that names a section moves to its
-            # new index, by columns; so does every SHT_SYMTAB_SHNDX word of a symbol whose st_shndx is SHN_XINDEX.
+            untouched = (removed.isdisjoint([v for v in values if v < SHN_LORESERVE]) and removed.isdisjoint(words)
+                         and max(words, default=0) < n)
+        else:
+            untouched = False
+        if untouched:
+            # Every st_shndx below SHN_LORESERVE that names a section moves to its new index, by columns; so does
+            # every SHT_SYMTAB_SHNDX word of a symbol whose st_shndx is SHN_XINDEX.
             lim = min(n, SHN_LORESERVE)
             lut = new[:lim]                  # st_shndx -> the new index; reserved and other values stay
             lut += range(lim, 0x10000)
             col2 = list(map(lut.__getitem__, column))
+            if col2 != column:
+                self._store(si, self._with_column(data, st.size, shndx_pos, col2))
             if ext is not None and SHN_XINDEX in values:
-                if max(words, default=0) < n:
-                    if any(compress(words, map(ne, column[:m], repeat(SHN_XINDEX)))):
-                        is_x = map(eq, column[:m], repeat(SHN_XINDEX))
-                        moved = list(map(add, words, map(mul, is_x, map(sub, map(new.__getitem__, words), words))))
-                    else:               # (the other symbols' words are 0, and stay: new[0] is 0)
-                        moved = list(map(new.__getitem__, words))
-                    if moved != words:
-                        self._store(shndx_sec, self._file_words("I", moved).tobytes() + bytes(ext[4 * m:]))
-                else:
-                    real = None             # (a word past the sections: the walk below)
-            if real is not None or SHN_XINDEX not in values:
-                if col2 != column:
-                    self._store(si, self._with_column(data, st.size, shndx_pos, col2))
-                return
+                if any(compress(words, map(ne, column[:m], repeat(SHN_XINDEX)))):
+                    is_x = map(eq, column[:m], repeat(SHN_XINDEX))
+                    moved = list(map(add, words, map(mul, is_x, map(sub, map(new.__getitem__, words), words))))
+                else:                   # (the other symbols' words are 0, and stay: new[0] is 0)
+                    moved = list(map(new.__getitem__, words))
+                if moved != words:
+                    self._store(shndx_sec, self._file_words("I", moved).tobytes() + bytes(ext[4 * m:]))
+            return
         # a relocatable object with a symbol (not a section's) in a removed section: the symbols of the removed
         # sections go (what the walk below comes to at the first such symbol; found by columns, through
         # SHT_SYMTAB_SHNDX where symbols' sections are there)
