@@ -735,3 +735,226 @@ def test_dropping_symbols_renumbers_an_llvm12_call_graph_profile(tmp_path):
     w.remove(w.index_of(".text.c"))
     with pytest.raises(ObjllvmError, match=r"symbol 'c' .* call-graph profile edge in \[\d+\] \.llvm\.call-graph-profile"):
         w.write()
+
+
+def _outcome(w):
+    """What a write gives: the bytes, the size and header table offset it reports and the moves; or the refusal."""
+    try:
+        parts = w.write_parts()
+    except ObjllvmError as exc:
+        return str(exc)
+    return b"".join(parts), w.out_size, w.out_shoff, w.moves
+
+
+def _lean_spies(monkeypatch):
+    """Count the lean paths that answered (not None) while the writer runs."""
+    took = {}
+    for name in ("_pack_object", "_input_run", "_empty_sections"):
+        real = getattr(ElfWriter, name)
+
+        def spy(self, *a, _real=real, _name=name):
+            r = _real(self, *a)
+            took[_name] = took.get(_name, 0) + (r is not None)
+            return r
+        monkeypatch.setattr(ElfWriter, name, spy)
+    return took
+
+
+def test_lean_paths_give_what_the_general_ones_give(monkeypatch):
+    """The lean paths (a relocatable object's walk, relocations renumbered into an array, groups' signatures by
+    columns, runs of relocation sections read as one slice, the file order from the few empty sections) against
+    the general ones they stand for (_LEAN off): every corpus file with its LLVM sections, every third section, or
+    a random set removed, some sections given new contents or a section added, gives the same bytes, size, header
+    table offset and moves, or the same refusal; each lean path is taken."""
+    import random
+
+    import objllvm.formats.elf_writer as ew
+    cases = []
+    for o in _elf_objects():
+        n = o.section_count
+        rnd = random.Random(o.label)
+        llvm = [s.index for s in api.llvm_sections(o) if not s.flags & 2]
+        sels = [llvm, list(range(1, n, 3)), list(range(2, n, 3))]
+        if n > 2:
+            sels.append(sorted(rnd.sample(range(1, n), rnd.randint(1, n - 1))))
+        for k, sel in enumerate(sels):
+            edits = []
+            if k == 3:
+                edits.append(("set", rnd.randrange(1, n), b"xyz" * rnd.randrange(0, 5)))
+                edits.append(("add", rnd.randrange(1, 9), 1 << rnd.randrange(0, 5)))
+            if sel or edits:
+                cases.append((o, sel, edits))
+    assert len(cases) > 150
+
+    def outputs():
+        out = []
+        for o, sel, edits in cases:
+            w = ElfWriter(o)
+            try:
+                for what, a, b in edits:
+                    if what == "set":
+                        w.set_content(a, b)
+                    else:
+                        w.add_section(f".added{a}", 1, b"q" * a, addralign=b)
+                w.remove_many(sel)
+            except ObjllvmError as exc:
+                out.append(str(exc))
+                continue
+            out.append(_outcome(w))
+        return out
+    took = _lean_spies(monkeypatch)
+    lean = outputs()
+    assert sum(not isinstance(x, str) for x in lean) > 100
+    assert min(took.values()) > 0 and len(took) == 3, took
+    monkeypatch.setattr(ew, "_LEAN", False)
+    general = outputs()
+    assert general == lean
+
+
+def test_lean_paths_on_an_instrumented_object(monkeypatch):
+    """--strip-llvm of an instrumented object (its __covrec_* symbols dropped: relocations, groups' signatures and
+    the symbol table renumbered) is the same through the lean paths and the general ones (ELF64 and ELF32, both
+    byte orders)."""
+    import objllvm.formats.elf_writer as ew
+    done = 0
+    for name in ("prog-clang22.o", "prog-clang19.o", "prog-nocompress.o", "rust.o", "prog-i386.o", "prog-ppc64be.o"):
+        data = (TESTDATA / "profile" / name).read_bytes()
+        lean = rw.rewrite_bytes(data, [rw.StripLLVM()], name)[0]
+        with monkeypatch.context() as m:
+            m.setattr(ew, "_LEAN", False)
+            general = rw.rewrite_bytes(data, [rw.StripLLVM()], name)[0]
+        assert lean == general, name
+        o = ElfFile(data, name)
+        assert len(ElfFile(lean, name).symbols) < len(o.symbols), name       # (symbols were dropped)
+        done += 1
+    assert done == 6
+
+
+def _synthetic_object(specs, table_at, gaps, tail=0):
+    """An ELF64 little-endian relocatable object: section 1 the name table, then one section per ``specs``
+    ((sh_type, size, sh_addralign, misalign)) in the file in that order, ``gaps[k]`` bytes of padding (0xEE)
+    before the k-th, each at an offset rounded up to its alignment unless ``misalign``; the section header table
+    after the ``table_at``-th; ``tail`` bytes (0xAA) after everything."""
+    n = len(specs) + 2
+    names = b"\0.shstrtab\0" + b"".join(b".s%d\0" % k for k in range(len(specs)))
+    out = bytearray(64)
+    rows = [(0, 0, 0, 0, 0, 0, 0, 0, 0, 0)]
+    shoff = None
+    out += names
+    rows.append((1, 3, 0, 0, 64, len(names), 0, 0, 1, 0))
+    name_off = 11
+    for k, (t, size, align, misalign) in enumerate(specs):
+        if k == table_at:
+            out += bytes(-len(out) % 8)
+            shoff = len(out)
+            out += bytes(64 * n)
+        out += b"\xee" * gaps[k]
+        if align > 1 and not misalign:
+            out += b"\xee" * (-len(out) % align)
+        off = len(out)
+        if t != 8:
+            out += bytes((k * 7 + j) % 251 + 1 for j in range(size))
+        rows.append((name_off, t, 0, 0, off, size, 0, 0, align, 0))
+        name_off += len(b".s%d\0" % k)
+    if shoff is None:
+        out += bytes(-len(out) % 8)
+        shoff = len(out)
+        out += bytes(64 * n)
+    for k, r in enumerate(rows):
+        struct.pack_into("<IIQQQQIIQQ", out, shoff + 64 * k, *r)
+    struct.pack_into("<16sHHIQQQIHHHHHH", out, 0, b"\x7fELF\x02\x01\x01" + bytes(9), 1, 62, 1, 0, 0, shoff, 0, 64,
+                     0, 0, 64, n, 1)
+    return bytes(out) + b"\xaa" * tail
+
+
+def test_lean_walk_on_synthetic_layouts(monkeypatch):
+    """The lean walk of a relocatable object against the general one on made-up layouts: sections of every size
+    (none, SHT_NOBITS), alignment (0, 1, powers of two, one that is not, one past the file) and padding, placed at
+    their alignment or not, the header table anywhere among them, bytes after everything or not; random removals
+    and new contents of any size.  The same bytes, size, header table offset and moves, or the same refusal."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+    import objllvm.formats.elf_writer as ew
+
+    spec = st.tuples(st.sampled_from([1, 1, 1, 8]), st.sampled_from([0, 0, 1, 3, 5, 8, 16, 21, 40]),
+                     st.sampled_from([0, 1, 1, 2, 4, 8, 16, 16, 32, 3, 1 << 20]),
+                     st.integers(0, 5).map(lambda x: x == 0))
+
+    @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                        HealthCheck.function_scoped_fixture])
+    @given(st.lists(spec, min_size=1, max_size=14), st.data())
+    def check(specs, data):
+        m = len(specs)
+        table_at = data.draw(st.integers(0, m))
+        gaps = data.draw(st.lists(st.sampled_from([0, 0, 0, 1, 3, 8, 17]), min_size=m, max_size=m))
+        raw = _synthetic_object(specs, table_at, gaps, data.draw(st.sampled_from([0, 0, 5])))
+        removed = data.draw(st.lists(st.integers(2, m + 1), max_size=m, unique=True))
+        bodies = data.draw(st.lists(st.tuples(st.integers(2, m + 1), st.sampled_from([0, 1, 5, 16, 50])), max_size=4))
+        o = ElfFile(raw, "synthetic.o")
+        results = []
+        for lean in (True, False):
+            ew._LEAN = lean
+            try:
+                w = ElfWriter(o)
+                for i, size in bodies:
+                    w.set_content(i, bytes([i]) * size)
+                w.remove_many(removed)
+                results.append(_outcome(w))
+            except ObjllvmError as exc:
+                results.append(str(exc))
+            finally:
+                ew._LEAN = True
+        assert results[0] == results[1]
+        if not isinstance(results[0], str):
+            ElfFile(results[0][0], "out")
+    took = _lean_spies(monkeypatch)
+    # Made by hand: after a removed section, an empty one whose alignment moves the output on, then padding and
+    # new contents (the padding is not part of the run before it); a section past its alignment; the table first.
+    for specs, table_at, gaps, removed, bodies in (
+            ([(1, 5, 1, False), (1, 16, 1, False), (1, 0, 16, False), (1, 8, 1, False)], 4, [0, 0, 0, 8], [2],
+             [(5, 8)]),
+            ([(1, 5, 1, False), (1, 16, 1, False), (1, 0, 16, False), (1, 8, 1, False)], 4, [0, 0, 0, 8], [2], []),
+            ([(1, 7, 8, True), (1, 9, 16, False), (8, 4, 4, False), (1, 3, 32, True)], 0, [1, 3, 0, 17], [3], [])):
+        o = ElfFile(_synthetic_object(specs, table_at, gaps), "made.o")
+        results = []
+        for lean in (True, False):
+            monkeypatch.setattr(ew, "_LEAN", lean)
+            w = ElfWriter(o)
+            for i, size in bodies:
+                w.set_content(i, bytes([i]) * size)
+            w.remove_many(removed)
+            results.append(_outcome(w))
+        assert results[0] == results[1], specs
+    monkeypatch.setattr(ew, "_LEAN", True)
+    check()
+    assert took.get("_pack_object", 0) > 50
+
+
+def test_lean_paths_renumber_extended_symbol_indices(monkeypatch):
+    """A symbol whose section index is in SHT_SYMTAB_SHNDX (testdata/rewrite/xindex.o: data_sym, in .data through
+    an extended index): removing a section before .data moves that word by columns, as the walk does; every
+    other single removal gives the same through the lean and the general paths too."""
+    import objllvm.formats.elf_writer as ew
+    data = (TESTDATA / "rewrite" / "xindex.o").read_bytes()
+    o = ElfFile(data, "xindex.o")
+    deplibs = o.section_by_name(".deplibs").index
+
+    def both(sel):
+        out = []
+        for lean in (True, False):
+            monkeypatch.setattr(ew, "_LEAN", lean)
+            w = ElfWriter(o)
+            try:
+                w.remove_many(sel)
+            except ObjllvmError as exc:
+                out.append(str(exc))
+                continue
+            out.append(_outcome(w))
+        monkeypatch.setattr(ew, "_LEAN", True)
+        assert out[0] == out[1], sel
+        return out[0]
+    new = ElfFile(both([deplibs])[0], "out")
+    sym = next(s for s in new.symbols if s.name == "data_sym")
+    assert sym.shndx == new.section_by_name(".data").index == o.section_by_name(".data").index - 1
+    for k in range(1, o.section_count):
+        both([k])

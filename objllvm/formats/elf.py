@@ -260,7 +260,17 @@ class ElfFile(ObjectFile):
                 p = data.find(b, p + 1, base + size)
         if not found:
             return []
-        return list(compress(range(self.section_count), map(found.__contains__, self.columns[0])))
+        names = self.columns[0]
+        counts = [names.count(f) for f in found]
+        if sum(counts) > 64:
+            return list(compress(range(self.section_count), map(found.__contains__, names)))
+        out = []                # a few: found by list.index, a search in C
+        for f, count in zip(found, counts):
+            i = -1
+            for _ in range(count):
+                i = names.index(f, i + 1)
+                out.append(i)
+        return sorted(out)
 
     # -- helpers -------------------------------------------------------------------------------
     def _strtab_get(self, base: int, size: int, off: int) -> str:

@@ -43,9 +43,9 @@ from __future__ import annotations
 import struct
 import sys
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from itertools import accumulate, compress, repeat
-from operator import add, and_, itemgetter, lshift, mul, ne, not_, or_, rshift, sub
+from _operator import add, and_, eq, gt, itemgetter, lshift, mod, mul, ne, not_, or_, rshift, sub
 
 from .elf import (SHF_ALLOC, SHF_COMPRESSED, SHN_LORESERVE, SHN_XINDEX, SHT_CREL, SHT_DYNSYM,
                              SHT_GROUP, SHT_NOBITS, SHT_REL, SHT_RELA, SHT_SYMTAB, SHT_SYMTAB_SHNDX, ElfFile)
@@ -60,10 +60,16 @@ _SHT_LLVM_ADDRSIG = 0x6FFF4C03
 _SHT_LLVM_CG_PROFILE_OLD = 0x6FFF4C02      # LLVM <= 12: {u32 from, u32 to, u64 weight} by symbol index
 _BATCH_BYTES = 1 << 22       # relocations renumbered as one column at a time: about 4 MiB of entries
 MIN_ALIGN_CAP = 1 << 16      # sh_addralign up to this (or up to the input's size) is honoured when placing
+# The lean paths (a relocatable object's walk, relocations renumbered into an array, groups' signatures by columns,
+# runs of relocation sections read as one slice, symbols with extended indices by columns, the file order from the
+# few empty sections): False takes the general ones they stand for (tests compare them).
+_LEAN = True
 _REL_TYPES = frozenset((SHT_REL, SHT_RELA, SHT_CREL))
 _SYMTAB_TYPES = frozenset((SHT_SYMTAB, SHT_DYNSYM))
 _GROUP_TYPES = frozenset((SHT_GROUP,))
 _SHNDX_TYPES = frozenset((SHT_SYMTAB_SHNDX,))
+_RELA_TYPES = frozenset((SHT_REL, SHT_RELA))
+_REL_GROUP_TYPES = frozenset((SHT_REL, SHT_RELA, SHT_GROUP))
 _FLIP = bytes.maketrans(b"\0\1", b"\1\0")       # removed flags -> kept flags
 
 # The fields of a section header tuple, in file order (ElfFile.headers).
@@ -155,10 +161,6 @@ class _Sections:
         return (WSection(w, k) for k in range(len(w._removed)))
 
 
-def _quarter(x: int) -> int:
-    return x >> 2
-
-
 def _align(x: int, a: int) -> int:
     return x if a <= 1 else (x + a - 1) // a * a
 
@@ -212,7 +214,7 @@ class ElfWriter:
                         i = types.index(t, i + 1)
                         found.append(i)
                 else:
-                    found += compress(range(len(types)), map(t.__eq__, types))
+                    found += compress(range(len(types)), map(eq, types, repeat(t)))
             found = self._kinds[wanted] = sorted(found)
         return found[1:] if first and found and found[0] == 0 else found
 
@@ -289,9 +291,8 @@ class ElfWriter:
     def _store(self, index: int, data: bytes) -> None:
         """New contents for a section the writer rewrites alongside (symbols, groups): stored uncompressed."""
         self._content[index] = data
-        flags = self._own_column(_FLAGS)
-        if flags[index] & SHF_COMPRESSED:
-            flags[index] &= ~SHF_COMPRESSED
+        if self.cols[_FLAGS][index] & SHF_COMPRESSED:        # (the column is copied only then)
+            self._own_column(_FLAGS)[index] &= ~SHF_COMPRESSED
 
     def relocation_sections_for(self, index: int) -> list:
         """The kept REL/RELA/CREL sections whose target (sh_info) is section ``index``."""
@@ -332,14 +333,12 @@ class ElfWriter:
         if indices and (min(indices) <= 0 or max(indices) >= n):
             raise self._err(f"no section with index {next(i for i in indices if not 0 < i < n)}")
         new = list(compress(indices, map(not_, map(rm.__getitem__, indices))))
-        for i in new:
-            rm[i] = 1
+        any(map(rm.__setitem__, new, repeat(1)))      # (each step gives None)
         targets = set(new)
         rels = self._of_types(_REL_TYPES, 1)
         rels = [r for r in compress(rels, map(targets.__contains__, map(self.cols[_INFO].__getitem__, rels)))
                 if not rm[r]]
-        for r in rels:
-            rm[r] = 1
+        any(map(rm.__setitem__, rels, repeat(1)))
         return sorted(new + rels)
 
     def set_content(self, index: int, data: bytes) -> None:
@@ -401,26 +400,25 @@ class ElfWriter:
         targets = list(map(infos.__getitem__, rels))
         removed = set(compress(range(n), rm))
         table = self._group_table(groups) if groups else None
-        members = set(table[0]) if table is not None else None
+        if table is not None:
+            words, bounds, _ = table
+            starts, ends = bounds[:-1], bounds[1:]
+            has_members = list(map(gt, map(sub, ends, starts), repeat(1)))      # (more than the flag word)
         pending = set(removed)          # removed sections whose relocation sections and groups are not looked at yet
         first = True                    # (groups are looked at once in any case: one may name no section in range)
         while pending or first:
             # relocation sections whose target is removed (by columns), then groups whose members all are
             joining = [i for i in compress(rels, map(pending.__contains__, targets)) if not rm[i]]
-            for i in joining:
-                rm[i] = 1
+            any(map(rm.__setitem__, joining, repeat(1)))        # (each step gives None)
             if table is not None:
-                if first or not members.isdisjoint(pending) or not members.isdisjoint(joining):
+                if first or not pending.union(joining).isdisjoint(words):
                     # by columns: a group goes when it has members and none of them (in range) is kept
-                    words, bounds, _ = table
                     alive = self._alive(words)
                     acc = list(accumulate(alive, initial=0))
-                    starts, ends = bounds[:-1], bounds[1:]
                     live = list(map(sub, map(sub, map(acc.__getitem__, ends), map(acc.__getitem__, starts)),
                                     map(alive.__getitem__, starts))) if words else []
-                    hit = [i for i, x, b, e in zip(groups, live, starts, ends) if not x and e - b > 1 and not rm[i]]
-                    for i in hit:
-                        rm[i] = 1
+                    hit = [i for i in compress(groups, map(and_, map(not_, live), has_members)) if not rm[i]]
+                    any(map(rm.__setitem__, hit, repeat(1)))
                     joining += hit
             else:
                 for i in groups:
@@ -449,20 +447,20 @@ class ElfWriter:
         (the caller then reads them one by one)."""
         cols = self.cols
         n_orig = self._n_orig
-        if max(groups) >= n_orig or any(map(self._content.__contains__, groups)) or any(
+        if max(groups) >= n_orig or not self._content.keys().isdisjoint(groups) or any(
                 map(and_, map(cols[_FLAGS].__getitem__, groups), repeat(SHF_COMPRESSED))):
             return None
         offs = list(map(cols[_OFFSET].__getitem__, groups))
         sizes = list(map(cols[_SIZE].__getitem__, groups))
-        if min(sizes) < 4 or any(map(and_, sizes, repeat(3))) or max(map(add, offs, sizes)) > len(self.data):
+        ends = list(map(add, offs, sizes))
+        if min(sizes) < 4 or any(map(and_, sizes, repeat(3))) or max(ends) > len(self.data):
             return None
         mv = memoryview(self.data)
-        ends = list(map(add, offs, sizes))
         if offs[1:] == ends[:-1]:       # one after the other in the file (as assemblers write them): one slice
             raw = bytes(mv[offs[0]:ends[-1]])
         else:
             raw = b"".join(map(mv.__getitem__, map(slice, offs, ends)))
-        return self._words_of("I", raw), list(accumulate(map(_quarter, sizes), initial=0)), raw
+        return self._words_of("I", raw), list(accumulate(map(rshift, sizes, repeat(2)), initial=0)), raw
 
     def _group_members(self, i: int, strict: bool = True) -> list:
         """The member indices of group ``i``; not ``strict``: a compressed group that does not decompress is read
@@ -492,7 +490,8 @@ class ElfWriter:
         if rm[0]:
             raise self._err("section 0 cannot be removed", 0)
         # new[i]: the output index of kept section i (for a removed one: that of the kept section before it)
-        new = list(map(sub, accumulate(rm.translate(_FLIP)), repeat(1)))
+        new = list(accumulate(rm.translate(_FLIP), initial=-1))
+        del new[0]
         if removed:
             self._check_and_fix_references(cols, new, removed)
         if 0 <= self.shstrndx < len(rm) and rm[self.shstrndx]:
@@ -506,8 +505,8 @@ class ElfWriter:
         keep = rm.translate(_FLIP)
         # A kept section that links (sh_link, or sh_info with SHF_INFO_LINK) to a removed one: refused, the first
         # such section in index order (section 0 aside).  Found by sets; walked only when there is one.
-        kept_links = set(compress(links, keep))
-        kept_info_links = set(compress(compress(infos, keep), map(and_, compress(flags, keep), repeat(SHF_INFO_LINK))))
+        kept_links = compress(links, keep)
+        kept_info_links = compress(compress(infos, keep), map(and_, compress(flags, keep), repeat(SHF_INFO_LINK)))
         if not removed.isdisjoint(kept_links) or not removed.isdisjoint(kept_info_links):
             for i in compress(range(1, n), keep[1:]):
                 link, info = links[i], infos[i]
@@ -529,12 +528,10 @@ class ElfWriter:
             words, bounds, raw = table
             alive = self._alive(words)
             starts, ends = bounds[:-1], bounds[1:]
-            for b in starts:
-                alive[b] = 1            # (flag words)
+            any(map(alive.__setitem__, starts, repeat(1)))     # (flag words; each step gives None)
             if all(alive):
                 renumbered = list(map(new.__getitem__, words))
-                for b in starts:
-                    renumbered[b] = words[b]
+                any(map(renumbered.__setitem__, starts, map(words.__getitem__, starts)))
                 if renumbered != words:
                     blob = self._file_words("I", renumbered).tobytes()
                     cuts = list(map(slice, map(lshift, starts, repeat(2)), map(lshift, ends, repeat(2))))
@@ -566,26 +563,50 @@ class ElfWriter:
         low = min(removed)
         column = self._column(data[:nsyms * st.size], st.size, shndx_pos)      # st_shndx of every symbol
         values = set(column)
-        # Fast path: no symbol refers to a section at or after the first removed one.
-        if all(x == 0 or (x < low) or x >= SHN_LORESERVE and x != SHN_XINDEX for x in values):
+        # Fast path: no symbol refers to a section at or after the first removed one (below the reserved indices;
+        # nor to SHT_SYMTAB_SHNDX).
+        ordered = sorted(values)
+        at = bisect_left(ordered, low)
+        if (at == len(ordered) or ordered[at] >= SHN_LORESERVE) and SHN_XINDEX not in values:
             return
-        if SHN_XINDEX not in values and removed.isdisjoint(values):
-            # No symbol in a removed section, no extended index: every st_shndx below SHN_LORESERVE that names
-            # a section moves to its new index, by columns.
+        # No symbol in a removed section?  With extended indices: none of the st_shndx below the reserved ones
+        # and no SHT_SYMTAB_SHNDX word names one, nor a section past the table (the other symbols' words are
+        # 0; where one is not and names a removed section, the walk below decides).
+        if SHN_XINDEX not in values:
+            untouched = removed.isdisjoint(values)
+        elif _LEAN:
+            m = min(len(ext) // 4, nsyms) if ext is not None else 0
+            words = self._ext_words(ext, m) if m else []
+            untouched = (removed.isdisjoint([v for v in values if v < SHN_LORESERVE]) and removed.isdisjoint(words)
+                         and max(words, default=0) < n)
+        else:
+            untouched = False
+        if untouched:
+            # Every st_shndx below SHN_LORESERVE that names a section moves to its new index, by columns; so does
+            # every SHT_SYMTAB_SHNDX word of a symbol whose st_shndx is SHN_XINDEX.
             lim = min(n, SHN_LORESERVE)
             lut = new[:lim]                  # st_shndx -> the new index; reserved and other values stay
             lut += range(lim, 0x10000)
             col2 = list(map(lut.__getitem__, column))
             if col2 != column:
                 self._store(si, self._with_column(data, st.size, shndx_pos, col2))
+            if ext is not None and SHN_XINDEX in values:
+                if any(compress(words, map(ne, column[:m], repeat(SHN_XINDEX)))):
+                    is_x = map(eq, column[:m], repeat(SHN_XINDEX))
+                    moved = list(map(add, words, map(mul, is_x, map(sub, map(new.__getitem__, words), words))))
+                else:                   # (the other symbols' words are 0, and stay: new[0] is 0)
+                    moved = list(map(new.__getitem__, words))
+                if moved != words:
+                    self._store(shndx_sec, self._file_words("I", moved).tobytes() + bytes(ext[4 * m:]))
             return
         # a relocatable object with a symbol (not a section's) in a removed section: the symbols of the removed
-        # sections go (what the walk below comes to at the first such symbol; found by columns where no symbol's
-        # section is in SHT_SYMTAB_SHNDX)
-        if (self.elf.is_relocatable and SHN_XINDEX not in values
-                and self._defines_in_removed(self._real_shndx(column, None), removed, data, st.size)):
-            self._drop_symbols(si, new, removed, data, st, column, ext, shndx_sec)
-            return
+        # sections go (what the walk below comes to at the first such symbol; found by columns, through
+        # SHT_SYMTAB_SHNDX where symbols' sections are there)
+        if self.elf.is_relocatable and (_LEAN or SHN_XINDEX not in values):
+            real = self._real_shndx(column, ext if SHN_XINDEX in values else None, values)
+            if self._defines_in_removed(real, removed, data, st.size):
+                self._drop_symbols(si, new, removed, data, st, column, ext, shndx_sec, real)
+                return
         out = None
         neutral = []
         u16 = struct.Struct(e + "H")
@@ -635,7 +656,7 @@ class ElfWriter:
                     self._u32.pack_into(ext, 4 * k, 0)
             # .llvm_addrsig lists no symbol of a removed section: the nulled ones leave it (no index moves)
             types = self.cols[_TYPE]
-            sigs = [i for i in compress(range(n), map(si.__eq__, links))
+            sigs = [i for i in compress(range(n), map(eq, links, repeat(si)))
                     if i and not rm[i] and types[i] == _SHT_LLVM_ADDRSIG]
             if sigs:
                 mapping = list(range(nsyms))
@@ -650,17 +671,17 @@ class ElfWriter:
         if ext is not None and bytes(ext) != self._plain(shndx_sec):
             self._store(shndx_sec, bytes(ext))
 
-    def _real_shndx(self, column, ext) -> list:
-        """The section of every symbol (``column``: the st_shndx values) through SHT_SYMTAB_SHNDX when extended;
-        0 where none."""
+    def _real_shndx(self, column, ext, values=None) -> list:
+        """The section of every symbol (``column``: the st_shndx values, ``values`` their set if known) through
+        SHT_SYMTAB_SHNDX when extended; 0 where none."""
         if max(column, default=0) < SHN_LORESERVE:
             return list(column)
-        lut = list(range(SHN_LORESERVE))          # st_shndx -> its section; reserved ones (SHN_XINDEX too): 0
-        lut += repeat(0, 0x10000 - SHN_LORESERVE)
-        base = list(map(lut.__getitem__, column))
+        # reserved ones (SHN_XINDEX too) -> 0, the others stay
+        reserved = {x: 0 for x in (values if values is not None else set(column)) if x >= SHN_LORESERVE}
+        base = list(map(reserved.get, column, column))
         if ext is None:
             return base
-        is_x = map(SHN_XINDEX.__eq__, column)
+        is_x = map(eq, column, repeat(SHN_XINDEX))
         return list(map(add, base, map(mul, is_x, self._ext_words(ext, len(column)))))
 
     def _ext_words(self, ext, count: int) -> list:
@@ -675,6 +696,19 @@ class ElfWriter:
         pos = 4 if self.is64 else 12      # st_info
         info = data[pos:len(real) * size:size]
         return any(info[k] & 0xF != STT_SECTION for k in compress(range(len(real)), map(removed.__contains__, real)))
+
+    def _input_run(self, indices):
+        """The input's bytes of relocation sections ``indices`` (ascending) as one slice where they are input
+        sections (uncompressed, no new contents) that lie one after the other in the file; else None."""
+        cols = self.cols
+        if not indices or indices[-1] >= self._n_orig or not self._content.keys().isdisjoint(indices) or any(
+                map(and_, map(cols[_FLAGS].__getitem__, indices), repeat(SHF_COMPRESSED))):
+            return None
+        offs = list(map(cols[_OFFSET].__getitem__, indices))
+        ends = list(map(add, offs, map(cols[_SIZE].__getitem__, indices)))
+        if offs[1:] != ends[:-1] or ends[-1] > len(self.data):
+            return None
+        return self.data[offs[0]:ends[-1]]
 
     def _plain_many(self, indices) -> list:
         """:meth:`_plain` of each of ``indices`` (sliced by columns where they are input sections, uncompressed)."""
@@ -725,16 +759,44 @@ class ElfWriter:
         size = (24 if t == SHT_RELA else 16) if self.is64 else (12 if t == SHT_RELA else 8)
         shift, mask = (32, 0xFFFFFFFF) if self.is64 else (8, 0xFF)
         wide = 8 if self.is64 else 4
-        parts = self._plain_many(idx)
-        lens = list(map(len, parts))
-        if any(x % size for x in lens):
+        b = self._input_run(idx) if _LEAN else None     # (one slice where they lie one after the other)
+        if b is not None:
+            parts = None
+            lens = list(map(self.cols[_SIZE].__getitem__, idx))
+        else:
+            parts = self._plain_many(idx)
+            lens = list(map(len, parts))
+        if any(map(mod, lens, repeat(size))):
             return False
-        b = b"".join(parts)
+        if b is None:
+            b = b"".join(parts)
         # ELF64 of this machine's byte order: r_sym is the 32-bit word at byte 12 (little-endian) or 8 (big-endian)
         # of each entry, read and written as a column of words
         words = self.is64 and (self.elf.endian == "<") == (sys.byteorder == "little")
-        if words:
-            syms = memoryview(b).cast("I")[(3 if sys.byteorder == "little" else 2)::size // 4].tolist()
+        if words and _LEAN:
+            at = (3 if sys.byteorder == "little" else 2)
+            syms = memoryview(b).cast("I")[at::size // 4].tolist()
+            if max(syms, default=0) < low:
+                return True     # every symbol used is below the first dropped one: nothing moves, nothing refused
+            try:
+                # every index in the table and none of them dropped (-1 does not fit): one step in C
+                new_words = array("I", map(mapping.__getitem__, syms))
+            except (IndexError, OverflowError):
+                new_words = None        # (worked out below: refused, or an index past the table kept)
+            if new_words is not None:
+                out = bytearray(b)
+                mv = memoryview(out).cast("I")
+                mv[at::size // 4] = new_words
+                mv.release()
+                del syms, new_words
+                cuts = list(map(slice, accumulate(lens, initial=0), accumulate(lens)))
+                mv = memoryview(out)
+                pieces = list(map(bytes, map(mv.__getitem__, cuts)))
+                mv.release()
+                del out
+                old = parts if parts is not None else map(b.__getitem__, cuts)
+                edits.update(compress(zip(idx, pieces), map(ne, pieces, old)))
+                return True
         else:
             infos_col = self._wide_column(b, size, wide, wide)
             syms = list(map(rshift, infos_col, repeat(shift)))
@@ -758,12 +820,14 @@ class ElfWriter:
         else:
             new_col = list(map(or_, map(lshift, new_syms, repeat(shift)), map(and_, infos_col, repeat(mask))))
             nb = self._with_wide_column(b, size, wide, wide, new_col)
-        del syms, new_syms, b
-        pieces = list(map(nb.__getitem__, map(slice, accumulate(lens, initial=0), accumulate(lens))))
-        edits.update(compress(zip(idx, pieces), map(ne, pieces, parts)))
+        del syms, new_syms
+        cuts = list(map(slice, accumulate(lens, initial=0), accumulate(lens)))
+        pieces = list(map(nb.__getitem__, cuts))
+        old = parts if parts is not None else map(b.__getitem__, cuts)
+        edits.update(compress(zip(idx, pieces), map(ne, pieces, old)))
         return True
 
-    def _drop_symbols(self, si, new, removed, data, st, column, ext, shndx_sec):
+    def _drop_symbols(self, si, new, removed, data, st, column, ext, shndx_sec, real=None):
         """Symbol table ``si`` of a relocatable object without the symbols defined in removed sections (section
         symbols too): the kept ones renumbered in order (locals stay first; sh_info is the new first global),
         with every kept user of symbol indices rewritten -- REL/RELA relocations, SHT_SYMTAB_SHNDX, group
@@ -776,13 +840,19 @@ class ElfWriter:
         size = st.size
         nsyms = len(column)
         types, links, infos = self.cols[_TYPE], self.cols[_LINK], self.cols[_INFO]
-        # The section of every symbol (through SHT_SYMTAB_SHNDX when extended); 0 where none.
-        real = self._real_shndx(column, ext)
+        # The section of every symbol (through SHT_SYMTAB_SHNDX when extended); 0 where none.  (``real``: the
+        # caller's, where no symbol's section is in SHT_SYMTAB_SHNDX.)
+        if real is None:
+            real = self._real_shndx(column, ext)
         gone = list(map(removed.__contains__, real))
         gone[0] = False
         drop = list(compress(range(nsyms), gone))
         dropped = set(drop)
-        users = [i for i in compress(range(n), map(si.__eq__, links)) if i and not rm[i]]
+        kept_sections = rm.translate(_FLIP)
+        users = list(compress(range(n), map(eq, links, repeat(si))))
+        users = list(compress(users, map(kept_sections.__getitem__, users)))
+        if users and not users[0]:
+            del users[0]            # (section 0)
 
         def refuse(k, how, where):
             nm = st.unpack_from(data, k * size)[0]
@@ -791,15 +861,34 @@ class ElfWriter:
             raise self._err(f"{what} (index {k}) is defined in section [{real[k]}] "
                             f"{self.name(real[k])}, which would be removed, but {how} [{where}] {self.name(where)} "
                             f"uses it (refused: the symbol would dangle)", real[k])
-        # Old index -> new index (dropped ones: -1).
-        mapping = list(map(sub, accumulate(map(not_, gone)), repeat(1)))
-        for k in drop:
-            mapping[k] = -1
+        # Old index -> new index (dropped ones: -1); the runs of dropped rows (and so of kept ones) by find
+        keep = list(map(not_, gone))
+        mapping = list(accumulate(keep, initial=-1))
+        del mapping[0]
+        flags = bytes(gone)
+        runs = []
+        i = flags.find(1)
+        while i >= 0:
+            j = flags.find(0, i)
+            if j < 0:
+                j = nsyms
+            runs.append((i, j))
+            mapping[i:j] = repeat(-1, j - i)
+            i = flags.find(1, j)
         renumbered = None
         if SHT_CREL not in map(types.__getitem__, users):
             renumbered = self._renumber_relocations(users, dropped, mapping, nsyms)
+        group_sigs = None
         if renumbered is not None:      # (done: the others are walked below)
-            users = [i for i in users if types[i] not in (SHT_REL, SHT_RELA)]
+            utypes = list(map(types.__getitem__, users))
+            groups = list(compress(users, map(SHT_GROUP.__eq__, utypes)))
+            sigs = list(map(infos.__getitem__, groups))
+            if _LEAN and groups and dropped.isdisjoint(sigs) and max(sigs) < nsyms:
+                # the groups' signatures by columns (none of them dropped): the few other users walked below
+                group_sigs = (groups, sigs)
+                users = list(compress(users, map(not_, map(_REL_GROUP_TYPES.__contains__, utypes))))
+            else:
+                users = list(compress(users, map(not_, map(_RELA_TYPES.__contains__, utypes))))
         rel_edits = {}
         for i in users:
             t = types[i]
@@ -856,6 +945,11 @@ class ElfWriter:
             col = self._own_column(_INFO)
             for i in ginfo:
                 col[i] = mapping[infos[i]]
+        if group_sigs is not None:
+            groups, sigs = group_sigs
+            new_sigs = list(map(mapping.__getitem__, sigs))
+            if new_sigs != sigs:
+                any(map(self._own_column(_INFO).__setitem__, groups, new_sigs))      # (each gives None)
         # st_shndx of the kept symbols renumbered by columns (as in _fix_symbols), then the kept rows joined
         shndx_pos = 6 if self.is64 else 14
         lim = min(n, SHN_LORESERVE)
@@ -865,28 +959,28 @@ class ElfWriter:
         col2 = list(map(lut.__getitem__, column))
         if col2 != column:
             table = self._with_column(table, size, shndx_pos, col2)
-        keep = list(map(not_, gone))
         mv = memoryview(table)
-        parts, prev = [], 0
-        for k in drop:                  # the runs of kept rows between the dropped ones
-            if k > prev:
-                parts.append(mv[prev * size:k * size])
-            prev = k + 1
+        parts = []
+        prev = 0
+        for i, j in runs:               # the runs of kept rows between the dropped ones
+            if i > prev:
+                parts.append(mv[prev * size:i * size])
+            prev = j
         parts.append(mv[prev * size:])
         parts.append(data[nsyms * size:])
         self._store(si, b"".join(parts))
         if ext is not None:
             words = list(compress(self._ext_words(ext, nsyms), keep))
-            is_x = map(SHN_XINDEX.__eq__, compress(column, keep))
+            is_x = map(eq, compress(column, keep), repeat(SHN_XINDEX))
             if max(words, default=0) < n:       # (a kept section's word moves to its new index)
                 keeps = rm.translate(_FLIP)
                 moves = map(mul, map(keeps.__getitem__, words), map(sub, map(new.__getitem__, words), words))
                 words = list(map(add, words, map(mul, is_x, moves)))
             else:
                 words = [new[r] if x and 0 < r < n and not rm[r] else r for x, r in zip(is_x, words)]
-            self._store(shndx_sec, struct.pack(f"{e}{len(words)}I", *words))
+            self._store(shndx_sec, self._file_words("I", words).tobytes())
         first_global = infos[si]
-        self._own_column(_INFO)[si] = first_global - sum(1 for k in drop if k < first_global)
+        self._own_column(_INFO)[si] = first_global - bisect_left(drop, first_global)
 
     def _renumbered_addrsig(self, i, mapping, nsyms) -> bytes:
         """The ULEB128 symbol indices of .llvm_addrsig ``i`` renumbered by ``mapping``, dropped ones left out."""
@@ -1034,7 +1128,7 @@ class ElfWriter:
             return None
 
         keep = rm.translate(_FLIP)
-        shnum = n - sum(rm)
+        shnum = rm.count(0)                 # (the flags are 0 or 1)
         shsize = shnum * self._shdr.size
         # Walk the input's sections in file order: by (offset, size > 0), then index; -1 is the section header
         # table, which comes before a section with the same key.  (Sizes: SHT_NOBITS sections have none.)
@@ -1045,12 +1139,23 @@ class ElfWriter:
         offs_w = list(offs[:n_orig])
         offs_w.append(sh_in)
         # empty ones before the others, each in index order; then a stable sort by offset
-        idx = range(1, n_orig)
         order = [-1] if not sh_in_size else []
-        order += compress(idx, map(not_, eff[1:n_orig]))
-        if sh_in_size:
-            order.append(-1)
-        order += compress(idx, eff[1:n_orig])
+        empty = self._empty_sections(eff) if _LEAN else None
+        if empty is not None:       # a few: the others are the ranges between them
+            order += empty
+            if sh_in_size:
+                order.append(-1)
+            prev = 0
+            for i in empty:
+                order += range(prev + 1, i)
+                prev = i
+            order += range(prev + 1, n_orig)
+        else:
+            idx = range(1, n_orig)
+            order += compress(idx, map(not_, eff[1:n_orig]))
+            if sh_in_size:
+                order.append(-1)
+            order += compress(idx, eff[1:n_orig])
         order.sort(key=offs_w.__getitem__)
         fixed_sec = set()
         if has_segments:
@@ -1078,94 +1183,102 @@ class ElfWriter:
         cap = self._align_cap()
         # Input bytes that land contiguously in the output (one section after another, or the padding before a
         # section and the section) are copied as one slice: run = [output offset, input start, input end].
-        run_out = run_in = run_end = -1
-        append = chunks.append
-        for ref in order:
-            off = offs_w[ref]
-            size = eff[ref]
-            end = off + size
-            if ref < 0:
-                shoff = self._place(off if elf.e_shoff else None, shsize, 8 if self.is64 else 4, pos, prev_end,
-                                    in_fixed)
-                pos = max(pos, shoff + shsize)
-                prev_end = max(prev_end, end)
-                continue
-            if rm[ref]:
-                if off <= size_in and end > prev_end:
-                    prev_end = end
-                continue
-            if off > size_in:
-                # Only an empty or SHT_NOBITS section can claim an offset past the end (the container checks the
-                # others): it has no bytes there, so it must not move anything else out to that offset.
-                if contents.get(ref):
-                    beyond.append(ref)      # new bytes: placed after everything, like an added section
+        packed = None
+        if _LEAN and low is not None and not has_segments:
+            # a relocatable object (only the ELF header fixed): the lean walk, or None where it gives way
+            packed = self._pack_object(order, offs_w, eff, new_off, shsize, bound, cap, pos, mv)
+        if packed is not None:
+            shoff, pos, prev_end, chunks, at_table, top = packed
+        else:
+            new_off[:] = offs
+            run_out = run_in = run_end = -1
+            append = chunks.append
+            for ref in order:
+                off = offs_w[ref]
+                size = eff[ref]
+                end = off + size
+                if ref < 0:
+                    shoff = self._place(off if elf.e_shoff else None, shsize, 8 if self.is64 else 4, pos, prev_end,
+                                        in_fixed)
+                    pos = max(pos, shoff + shsize)
+                    prev_end = max(prev_end, end)
+                    continue
+                if rm[ref]:
+                    if off <= size_in and end > prev_end:
+                        prev_end = end
+                    continue
+                if off > size_in:
+                    # Only an empty or SHT_NOBITS section can claim an offset past the end (the container checks the
+                    # others): it has no bytes there, so it must not move anything else out to that offset.
+                    if contents.get(ref):
+                        beyond.append(ref)      # new bytes: placed after everything, like an added section
+                    else:
+                        new_off[ref] = off
+                    continue
+                if has_segments:
+                    if ref in fixed_sec:
+                        new_off[ref] = off
+                        body = contents.get(ref)
+                        if body is not None:
+                            if run_end >= 0:
+                                append((run_out, mv[run_in:run_end]))
+                                run_end = -1
+                            late.append((off, body))
+                        if end > pos:
+                            pos = end
+                        if end > prev_end:
+                            prev_end = end
+                        continue
+                    if flags[ref] & SHF_ALLOC and (types[ref] == SHT_NOBITS or not size):
+                        new_off[ref] = off        # allocated sections never move in a file with segments
+                        continue
+                body = contents.get(ref)
+                if body is not None:
+                    n_out = len(body)
                 else:
-                    new_off[ref] = off
-                continue
-            if has_segments:
-                if ref in fixed_sec:
-                    new_off[ref] = off
-                    body = contents.get(ref)
-                    if body is not None:
+                    n_out = (end if end < size_in else size_in) - off      # the input's bytes (none for NOBITS)
+                if pos == prev_end and off >= pos and (low is not None or not n_out):
+                    cand = off                # in step with the input, nothing fixed in the way: keep the offset
+                elif low is not None and pos >= low:
+                    a = aligns[ref]           # a relocatable object: nothing fixed after the header
+                    if a > 1 and (a & (a - 1) or a > cap):
+                        a = self._alignment(ref)      # (refused there)
+                    cand = pos + (off - prev_end if off > prev_end else 0)
+                    if a > 1:
+                        cand = (cand + a - 1) // a * a
+                else:
+                    cand = self._place(off, n_out, self._alignment(ref), pos, prev_end, in_fixed)
+                new_off[ref] = cand
+                if cand + n_out > bound:
+                    self._check_end(cand + n_out, bound, ref)
+                if n_out:
+                    gap = off - prev_end
+                    if gap > 0 and cand == pos + gap and (low is not None and pos >= low or in_fixed(pos, cand) is None):
+                        # the input's padding, as it was
+                        if run_end == prev_end and run_out + (run_end - run_in) == pos:
+                            run_end = off
+                        else:
+                            if run_end >= 0:
+                                append((run_out, mv[run_in:run_end]))
+                            run_out, run_in, run_end = pos, prev_end, off
+                    if body is None:
+                        if run_end == off and run_out + (run_end - run_in) == cand:
+                            run_end = off + n_out
+                        else:
+                            if run_end >= 0:
+                                append((run_out, mv[run_in:run_end]))
+                            run_out, run_in, run_end = cand, off, off + n_out
+                    else:
                         if run_end >= 0:
                             append((run_out, mv[run_in:run_end]))
                             run_end = -1
-                        late.append((off, body))
-                    if end > pos:
-                        pos = end
-                    if end > prev_end:
-                        prev_end = end
-                    continue
-                if flags[ref] & SHF_ALLOC and (types[ref] == SHT_NOBITS or not size):
-                    new_off[ref] = off        # allocated sections never move in a file with segments
-                    continue
-            body = contents.get(ref)
-            if body is not None:
-                n_out = len(body)
-            else:
-                n_out = (end if end < size_in else size_in) - off      # the input's bytes (none for NOBITS)
-            if pos == prev_end and off >= pos and (low is not None or not n_out):
-                cand = off                # in step with the input, nothing fixed in the way: keep the offset
-            elif low is not None and pos >= low:
-                a = aligns[ref]           # a relocatable object: nothing fixed after the header
-                if a > 1 and (a & (a - 1) or a > cap):
-                    a = self._alignment(ref)      # (refused there)
-                cand = pos + (off - prev_end if off > prev_end else 0)
-                if a > 1:
-                    cand = (cand + a - 1) // a * a
-            else:
-                cand = self._place(off, n_out, self._alignment(ref), pos, prev_end, in_fixed)
-            new_off[ref] = cand
-            if cand + n_out > bound:
-                self._check_end(cand + n_out, bound, ref)
-            if n_out:
-                gap = off - prev_end
-                if gap > 0 and cand == pos + gap and (low is not None and pos >= low or in_fixed(pos, cand) is None):
-                    # the input's padding, as it was
-                    if run_end == prev_end and run_out + (run_end - run_in) == pos:
-                        run_end = off
-                    else:
-                        if run_end >= 0:
-                            append((run_out, mv[run_in:run_end]))
-                        run_out, run_in, run_end = pos, prev_end, off
-                if body is None:
-                    if run_end == off and run_out + (run_end - run_in) == cand:
-                        run_end = off + n_out
-                    else:
-                        if run_end >= 0:
-                            append((run_out, mv[run_in:run_end]))
-                        run_out, run_in, run_end = cand, off, off + n_out
-                else:
-                    if run_end >= 0:
-                        append((run_out, mv[run_in:run_end]))
-                        run_end = -1
-                    append((cand, body))
-            if cand + n_out > pos:
-                pos = cand + n_out
-            if end > prev_end:
-                prev_end = end
-        if run_end >= 0:
-            append((run_out, mv[run_in:run_end]))
+                        append((cand, body))
+                if cand + n_out > pos:
+                    pos = cand + n_out
+                if end > prev_end:
+                    prev_end = end
+            if run_end >= 0:
+                append((run_out, mv[run_in:run_end]))
         beyond.sort()
         for ref in beyond + [i for i in range(n_orig, n) if not rm[i]]:
             body = contents[ref]
@@ -1178,9 +1291,18 @@ class ElfWriter:
                 and any(o < shoff + shsize and o + len(b) > shoff for o, b in chunks if b):
             # (only a table that grew can run into what follows it)
             shoff = self._place(None, shsize, 8 if self.is64 else 4, pos, prev_end, in_fixed)
-        chunks.append((shoff, self._header_table(new, new_off, shnum)))
-        allc = chunks + late
-        total = max(map(add, map(itemgetter(0), allc), map(len, map(itemgetter(1), allc))))
+        table = (shoff, self._header_table(new, new_off, shnum))
+        ordered = packed is not None and shoff == packed[0]
+        if ordered:
+            # the lean walk's chunks are in offset order, none overlapping: the table goes where it was placed
+            allc = late + chunks[:at_table]
+            allc.append(table)
+            allc += chunks[at_table:]
+            total = allc[-1][0] + len(allc[-1][1])
+        else:
+            chunks.append(table)
+            allc = chunks + late
+            total = max(map(add, map(itemgetter(0), allc), map(len, map(itemgetter(1), allc))))
         # Bytes past everything the headers describe (a signature, an appended archive, padding) are data: kept,
         # at their offset when the output reaches exactly there, else right after the output (a move, reported).
         self.moves = []
@@ -1188,7 +1310,10 @@ class ElfWriter:
         # reported.  In a linked file, offsets are something other tools may rely on: every move is.)
         if has_segments and elf.e_shoff and shoff != elf.e_shoff:
             self.moves.append(("(section header table)", elf.e_shoff, shoff, shsize))
-        covered = self._covered_end(cols, fixed, sh_in, sh_in_size)
+        if packed is not None:      # (the lean walk found where the sections end)
+            covered = self._covered_end(cols, fixed, sh_in, sh_in_size, (prev_end, top))
+        else:
+            covered = self._covered_end(cols, fixed, sh_in, sh_in_size)
         if covered < size_in:
             tail = mv[covered:]
             at = covered if total == covered else total
@@ -1212,23 +1337,155 @@ class ElfWriter:
         else:
             head = ((e + "I", 0x20, shoff), (e + "HH", 0x30, e_shnum, e_shstrndx))
         self.out_size, self.out_shoff = total, shoff
-        self._out_parts = self._parts(allc, total, head)
+        self._out_parts = self._parts(allc, total, head, ordered)
         return self._out_parts
 
-    def _covered_end(self, cols, fixed, sh_in, sh_in_size) -> int:
+    def _empty_sections(self, eff, most: int = 64):
+        """The input sections (section 0 aside) with no bytes in the file (``eff``: their sizes, 0 for SHT_NOBITS), in
+        index order, found by searches in C; None when there are more than ``most``."""
+        found = []
+        i = 0
+        try:
+            for _ in range(most + 1):
+                i = eff.index(0, i + 1, self._n_orig)
+                found.append(i)
+        except ValueError:
+            return found
+        return None
+
+    def _pack_object(self, order, offs_w, eff, new_off, shsize, bound, cap, pos, mv):
+        """The walk of :meth:`_layout` for a file where only the ELF header is fixed (a relocatable object), with
+        fewer steps per section: (header table offset, pos, prev_end, chunks in offset order, none overlapping,
+        where the header table's goes in the list, where the sections' bytes end as _covered_end counts them),
+        the kept sections' offsets set in
+        ``new_off``.  None (``new_off`` then half set) where the general walk is to decide: a section past the end
+        of the input, an alignment it would refuse, a layout past ``bound``, no header table offset."""
+        if not self.elf.e_shoff:
+            return None
+        rm = self._removed
+        n_orig = self._n_orig
+        size_in = len(self.data)
+        contents = self._content
+        aligns = self.cols[_ALIGN]
+        # kind of each input section (the header table last, read as [-1]): 0 kept, 1 removed, 2 new contents,
+        # 3 the section header table
+        kind = list(rm[:n_orig])
+        kind.append(3)
+        bodies = [i for i in contents if i < n_orig and not rm[i]]
+        for i in bodies:
+            kind[i] = 2
+        # alignment of each section to place it at: 1 for 0 and 1, 0 for what _alignment refuses
+        good = {a: 1 if a <= 1 else 0 if a & (a - 1) or a > cap else a for a in set(aligns)}
+        al = list(map(good.__getitem__, aligns)) if len(good) > 1 else [good[aligns[0]]] * len(aligns)
+        al.append(8 if self.is64 else 4)
+        prev_end = pos
+        top = 0                 # where the last byte of a section (not empty, inside the input) ends
+        shoff = None
+        chunks = []
+        append = chunks.append
+        # the current run of input bytes copied as one slice: [run_in, run_end) to run_in - run_shift
+        run_in = run_end = run_shift = -1
+        for ref in order:
+            off = offs_w[ref]
+            k = kind[ref]
+            if k == 1:              # removed: the output falls behind the input
+                end = off + eff[ref]
+                if end > prev_end and off <= size_in:
+                    prev_end = end
+                if end > top and end > off and off < size_in:
+                    top = end
+                continue
+            end = off + eff[ref]
+            if end > size_in:
+                return None
+            gap = off - prev_end
+            if pos == prev_end and gap >= 0:
+                cand = off          # in step with the input
+            else:
+                cand = pos + gap if gap > 0 else pos
+                a = al[ref]
+                if a != 1:
+                    if not a:
+                        return None
+                    cand = (cand + a - 1) & -a
+            if k == 0:
+                if end > off:
+                    if end > top:
+                        top = end
+                    # the section's bytes, with the padding before it where it lands as it was
+                    start = prev_end if gap > 0 and cand == pos + gap else off
+                    if start == run_end and off - cand == run_shift:
+                        run_end = end
+                    else:
+                        if run_end >= 0:
+                            append((run_in - run_shift, mv[run_in:run_end]))
+                        run_in, run_end, run_shift = start, end, off - cand
+                    c = cand + end - off
+                    if c > pos:
+                        pos = c
+                elif cand > pos:
+                    pos = cand
+                new_off[ref] = cand
+            elif k == 2:
+                if end > top and end > off:
+                    top = end
+                body = contents[ref]
+                n_out = len(body)
+                if n_out:
+                    if gap > 0 and cand == pos + gap:
+                        if prev_end == run_end and off - cand == run_shift:
+                            run_end = off
+                        else:
+                            if run_end >= 0:
+                                append((run_in - run_shift, mv[run_in:run_end]))
+                            run_in, run_end, run_shift = prev_end, off, off - cand
+                    if run_end >= 0:
+                        append((run_in - run_shift, mv[run_in:run_end]))
+                        run_end = -1
+                    append((cand, body))
+                if cand + n_out > pos:
+                    pos = cand + n_out
+                new_off[ref] = cand
+            else:                   # the section header table (its chunk goes in at chunks[at_table])
+                if run_end >= 0:
+                    append((run_in - run_shift, mv[run_in:run_end]))
+                    run_end = -1
+                shoff, at_table = cand, len(chunks)
+                if cand + shsize > pos:
+                    pos = cand + shsize
+            if end > prev_end:
+                prev_end = end
+        if run_end >= 0:
+            append((run_in - run_shift, mv[run_in:run_end]))
+        if pos > bound or shoff is None:
+            return None
+        return shoff, pos, prev_end, chunks, at_table, top
+
+    def _covered_end(self, cols, fixed, sh_in, sh_in_size, walked=None) -> int:
         """Where the last byte that a header describes ends in the input: the ELF header, the program header
         table and segments (``fixed``), every section's contents (to the end of the file at most), the section
-        header table."""
+        header table.  ``walked``: (prev_end, top) of :meth:`_pack_object`, whose walk saw every section but
+        section 0: the furthest end of any of them, and of one with bytes inside the input."""
         size_in = len(self.data)
         types, offs, sizes = cols[_TYPE], cols[_OFFSET], cols[_SIZE]
         n = self._n_orig
         end = max(fixed[-1][1], sh_in + sh_in_size if self.elf.e_shoff else 0)
-        if SHT_NOBITS in types or max(offs[:n], default=0) >= size_in:
-            ends = [o + z for o, z, t in zip(offs[:n], sizes[:n], types[:n]) if z and t != SHT_NOBITS and o < size_in]
-        else:
-            ends = list(map(add, offs[:n], sizes[:n]))
-        if ends:
-            end = max(end, max(ends))
+        if len(offs) != n:
+            offs, sizes, types = offs[:n], sizes[:n], types[:n]
+        if SHT_NOBITS in types or max(offs, default=0) >= size_in:
+            # sections with bytes inside the input
+            if walked is not None:
+                end = max(end, walked[1])
+                if n and sizes[0] and types[0] != SHT_NOBITS and offs[0] < size_in:
+                    end = max(end, offs[0] + sizes[0])
+            else:
+                ends = [o + z for o, z, t in zip(offs, sizes, types) if z and t != SHT_NOBITS and o < size_in]
+                if ends:
+                    end = max(end, max(ends))
+        elif walked is not None:
+            end = max(end, walked[0], offs[0] + sizes[0] if n else 0)
+        elif n:
+            end = max(end, max(map(add, offs, sizes)))
         return min(end, size_in)
 
     @staticmethod
@@ -1238,19 +1495,23 @@ class ElfWriter:
         return b"".join(ElfWriter._parts(chunks, total, head))
 
     @staticmethod
-    def _parts(chunks, total: int, head) -> list:
+    def _parts(chunks, total: int, head, ordered: bool = False) -> list:
         """:meth:`_assemble` as a list of buffers to be written one after the other (no copy of the input's
         bytes: slices of it stay views).  Chunks that do not overlap (a relocatable object's) are taken in
-        offset order with zeros between; overlapping ones are painted in priority order (later ones win)."""
-        order = sorted(((o, b) for o, b in chunks if len(b)), key=itemgetter(0))
-        pos, ok = 0, True
-        for o, b in order:
-            if o < pos:
-                ok = False
-                break
-            pos = o + len(b)
-        if not ok:
-            order = ElfWriter._paint(chunks)
+        offset order with zeros between; overlapping ones are painted in priority order (later ones win).
+        ``ordered``: the caller knows them to be in offset order already, none overlapping."""
+        if ordered:
+            order = chunks
+        else:
+            order = sorted(((o, b) for o, b in chunks if len(b)), key=itemgetter(0))
+            pos, ok = 0, True
+            for o, b in order:
+                if o < pos:
+                    ok = False
+                    break
+                pos = o + len(b)
+            if not ok:
+                order = ElfWriter._paint(chunks)
         need = max(off + struct.calcsize(fmt) for fmt, off, *_ in head)
         # the ELF header fields: the first ``need`` bytes made as a small buffer of their own
         pieces, pos = [], 0
@@ -1312,7 +1573,7 @@ class ElfWriter:
                 out.append((a0, mv[a0 - base0:e0 - base0]))
         return out
 
-    def _header_table(self, new, new_off, shnum) -> bytes:
+    def _header_table(self, new, new_off, shnum) -> bytes | bytearray:
         """The new section header table: kept sections in index order, with new offsets, sizes and the
         section indices in sh_link / sh_info (relocation targets, SHF_INFO_LINK) renumbered."""
         rm = self._removed
@@ -1331,8 +1592,7 @@ class ElfWriter:
         shdrs = [pack(nm, t, fl, addr, off, shnum if ext_num else 0, ns if ext_str else link, info, al, es)]
         keep = bytearray(rm.translate(_FLIP))
         keep[0] = 0                         # (section 0 is done)
-        rows = list(compress(range(n), keep))
-        if not rows:
+        if keep.find(1) < 0:
             return shdrs[0]
 
         def kept(k):
@@ -1345,9 +1605,11 @@ class ElfWriter:
                 return list(map(new.__getitem__, values))
             to = {x: new[x] if x and x < n and not rm[x] else x for x in set(values)}
             return list(map(to.__getitem__, values))
-        sizes = list(kept(_SIZE))
+        sizes = None            # (the input's, unless a kept section has new contents)
         for i, c in contents.items():
             if keep[i]:
+                if sizes is None:
+                    sizes = list(kept(_SIZE))
                 sizes[new[i] - 1] = len(c)
         links = renumber(list(kept(_LINK)))
         # sh_info is a section index in relocation sections and where SHF_INFO_LINK says so: renumbered as one
@@ -1355,8 +1617,8 @@ class ElfWriter:
         old_infos = list(kept(_INFO))
         infos = renumber(old_infos)
         flags = self.cols[_FLAGS]
-        for i in set(compress(rows, old_infos)).difference(self._of_types(_REL_TYPES)):
-            if not flags[i] & SHF_INFO_LINK:
+        for i in set(compress(range(n), self.cols[_INFO])).difference(self._of_types(_REL_TYPES)):
+            if keep[i] and not flags[i] & SHF_INFO_LINK:
                 infos[new[i] - 1] = old_infos[new[i] - 1]
         # The input's rows of the kept sections (runs of neighbours copied whole), rows packed for added ones;
         # then the columns that change stored over them: offsets, sizes, sh_link, sh_info, and any column an
@@ -1364,7 +1626,7 @@ class ElfWriter:
         row = self._shdr.size
         n_orig = self._n_orig
         table = memoryview(self.data)[self.elf.e_shoff:self.elf.e_shoff + n_orig * row]
-        out = bytearray()
+        out = bytearray(shdrs[0])           # (section 0's row first: the table is this one buffer)
         i = keep.find(1, 0, n_orig)
         while i >= 0:
             j = keep.find(0, i, n_orig)
@@ -1375,15 +1637,18 @@ class ElfWriter:
         for i in range(n_orig, n):
             if keep[i]:
                 out += pack(*(c[i] for c in self.cols))
-        changed = {_OFFSET: list(compress(new_off, keep)), _SIZE: sizes, _LINK: links, _INFO: infos}
+        changed = {_OFFSET: list(compress(new_off, keep)), _LINK: links, _INFO: infos}
+        if sizes is not None:
+            changed[_SIZE] = sizes
+        rows = memoryview(out)[row:]
         for k, owned in enumerate(self._owned):
             values = changed.get(k)
             if values is None and owned:
                 values = list(kept(k))
             if values is not None:
-                self._store_column(out, k, values)
-        shdrs.append(out)
-        return b"".join(shdrs)
+                self._store_column(rows, k, values)
+        rows.release()
+        return out
 
     def _store_column(self, table: bytearray, k: int, values: list) -> None:
         """Set header field ``k`` of every row of ``table`` (rows of section headers) from ``values``."""
@@ -1425,8 +1690,8 @@ class ElfWriter:
         the input's own padding kept), the new contents, alignment padding (at most the input's size, or
         64 KiB) and a new section header table.  ELF32 offsets are 32-bit as well."""
         cap = self._align_cap()
-        rm = self._removed
-        grow = sum(len(c) for i, c in self._content.items() if not rm[i])
+        contents = self._content
+        grow = sum(map(len, compress(contents.values(), map(keep.__getitem__, contents))))
         kept = list(compress(aligns, keep))
         pad = min(sum((min(a, cap) - 1) * kept.count(a) for a in set(kept) if a > 1), cap)
         bound = 2 * len(self.data) + grow + pad + shsize + 8

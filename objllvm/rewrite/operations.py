@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from itertools import compress, repeat
-from operator import and_, not_
+from _operator import and_, not_
 
 from ..errors import ObjllvmError, UsageError
 from ..formats.elf import SHF_ALLOC, is_llvm_type
@@ -38,6 +38,11 @@ class Remove(Operation):
         sess.remove_all([s.index for s in sess.by_kind_or_name(self.what, self.text)])
 
 
+# bytes.translate tables: a byte 1 (resp. 2) stays 1, every other byte becomes 0
+_ONLY_1 = bytes((0, 1)) + bytes(254)
+_ONLY_2 = bytes((0, 0, 1)) + bytes(253)
+
+
 class StripLLVM(Operation):
     """Remove every LLVM-specific section that is not allocated."""
     text = "--strip-llvm"
@@ -59,10 +64,15 @@ class StripLLVM(Operation):
             indices = list(compress(indices, map(not_, map(and_, map(flags.__getitem__, indices),
                                                            repeat(SHF_ALLOC)))))
             return [i for i in compress(indices, map(not_, map(rm.__getitem__, indices))) if i]
-        hit = set(unallocated(compress(range(n), map(llvm.__contains__, types))))
+        # one pass over the types: 1 for LLVM's own, 2 for another type that is not a generic table, else 0
+        kind = dict.fromkeys(distinct, 0)
+        kind.update(dict.fromkeys(llvm, 1))
+        kind.update(dict.fromkeys(other, 2))
+        kinds = bytes(map(kind.__getitem__, types))
+        hit = set(unallocated(compress(range(n), kinds.translate(_ONLY_1))))
         hit.update(unallocated(elf.indices_named(BITCODE_NAMES)))
         asked: dict = {}
-        for i in unallocated(compress(range(n), map(other.__contains__, types))):
+        for i in unallocated(compress(range(n), kinds.translate(_ONLY_2))):
             key = (types[i], names[i])
             yes = asked.get(key)
             if yes is None:

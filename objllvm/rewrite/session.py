@@ -276,7 +276,7 @@ class Session:
         w = self.writer
         if not changed and not added:
             # Only removals: the writer's own bookkeeping; check the header table is where it says.
-            shnum = len(w.sections) - sum(w.removed_flags)
+            shnum = w.removed_flags.count(0)       # (the flags are 0 or 1)
             if w.out_shoff + shnum * self.writer._shdr.size > w.out_size or sum(map(len, parts)) != w.out_size:
                 raise self.err("internal check failed: the section header table would be past the end of the "
                                "file; nothing written")
