@@ -193,3 +193,29 @@ def test_archive_magics_in_formats_are_the_archive_modules():
     from objllvm import formats
     from objllvm.formats import archive
     assert (formats.AR_MAGIC, formats.THIN_MAGIC) == (archive.AR_MAGIC, archive.THIN_MAGIC)
+
+
+@pytest.mark.parametrize("name", ["bitcode/libbc.a", "elf/libgnu.a", "elf/libthin.a"])
+def test_archives_and_objects_make_no_reference_cycles(name):
+    """An archive's members and an object's sections do not point back at the archive or the object
+    (their bytes would otherwise wait for the cyclic collector, which the command runs rarely): once
+    dropped, nothing of them is left for the collector to find."""
+    import gc
+    gc.collect()
+    was = gc.get_debug()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        n = 0
+        for obj in iter_objects(str(TESTDATA / name)):
+            for s in obj.sections:
+                s.data()
+            n += 1
+        del obj, s
+        assert n >= 2
+        gc.collect()
+        left = [type(o).__name__ for o in gc.garbage
+                if type(o).__name__ in ("Archive", "Member", "ElfFile", "Section", "mmap")]
+    finally:
+        gc.set_debug(was)
+        gc.garbage.clear()
+    assert not left, left

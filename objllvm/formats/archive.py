@@ -11,19 +11,22 @@ HEADER_SIZE = 60
 
 
 class Member:
-    __slots__ = ("name", "offset", "size", "data_offset", "_archive", "_data")
+    # ``_source``: the archive's bytes, path and thinness, not the Archive (which lists its members): no
+    # reference cycle, so the archive's bytes (a memory map) go as soon as the last member does, not when
+    # the cyclic collector next runs (see formats/elf.py, _SectionBytes).
+    __slots__ = ("name", "offset", "size", "data_offset", "_source", "_data")
 
     def __init__(self, name, offset, size, data_offset, archive, data=None):
         self.name = name            # member name as the archive gives it
         self.offset = offset        # header offset in the archive
         self.size = size
         self.data_offset = data_offset
-        self._archive = archive
+        self._source = archive._source
         self._data = data
 
     def data(self) -> bytes:
         if self._data is None:
-            self._data = self._archive._member_bytes(self)
+            self._data = _member_bytes(*self._source, self)
         return self._data
 
 
@@ -39,6 +42,7 @@ class Archive:
             raise DecodeError("not an ar archive (bad magic)", file=path, offset=0)
         self.members = []
         self.symbol_tables = []
+        self._source = (data, path, self.thin)
         self._parse()
 
     def _err(self, msg, off):
@@ -101,12 +105,16 @@ class Archive:
             pos += pos & 1
 
     def _member_bytes(self, m: Member) -> bytes:
-        if self.thin:
-            target = os.path.join(os.path.dirname(self.path), m.name)
-            try:
-                with open(target, "rb") as f:
-                    return f.read()
-            except (OSError, ValueError) as exc:   # ValueError: a NUL byte in the member name
-                raise DecodeError(f"thin archive member {m.name!r}: cannot read {target}: "
-                                  f"{getattr(exc, 'strerror', None) or exc}", file=self.path, offset=m.offset) from None
-        return self.data[m.data_offset:m.data_offset + m.size]
+        return _member_bytes(self.data, self.path, self.thin, m)
+
+
+def _member_bytes(data, path: str, thin: bool, m: Member) -> bytes:
+    if thin:
+        target = os.path.join(os.path.dirname(path), m.name)
+        try:
+            with open(target, "rb") as f:
+                return f.read()
+        except (OSError, ValueError) as exc:   # ValueError: a NUL byte in the member name
+            raise DecodeError(f"thin archive member {m.name!r}: cannot read {target}: "
+                              f"{getattr(exc, 'strerror', None) or exc}", file=path, offset=m.offset) from None
+    return data[m.data_offset:m.data_offset + m.size]

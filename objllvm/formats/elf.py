@@ -234,7 +234,8 @@ class ElfFile(ObjectFile):
         if sec is None:
             nm, t, fl, addr, off, size, link, info, align, entsize = self.header(i)
             sec = self._section_cache[i] = Section(i, self.section_name(i), t, fl, addr, off, size, link, info,
-                                                   align, entsize, self._compression.get(i), self._load)
+                                                   align, entsize, self._compression.get(i),
+                                                   self._section_bytes())
         return sec
 
     def section_name(self, i: int) -> str:
@@ -306,59 +307,14 @@ class ElfFile(ObjectFile):
         return {1: "zlib", 2: "zstd"}.get(ch_type, f"unknown({ch_type})")
 
     def _load(self, sec: Section) -> bytes:
-        if sec.type == SHT_NOBITS:
-            return b""
-        bad = self.section_errors.get(sec.index)
-        if bad is not None:
-            raise bad
-        raw = self.data[sec.offset:sec.offset + sec.size]
-        if not sec.flags & SHF_COMPRESSED:
-            return raw
-        loc = dict(file=self.path, member=self.member, section_index=sec.index, section_name=sec.name)
-        if self.is64:
-            hsize = 24
-            if len(raw) < hsize:
-                raise DecodeError("truncated compression header (expected 24 bytes)", offset=0, **loc)
-            ch_type, _res, ch_size, _al = struct.unpack_from(self.endian + "IIQQ", raw, 0)
-        else:
-            hsize = 12
-            if len(raw) < hsize:
-                raise DecodeError("truncated compression header (expected 12 bytes)", offset=0, **loc)
-            ch_type, ch_size, _al = struct.unpack_from(self.endian + "III", raw, 0)
-        body = raw[hsize:]
-        try:
-            if ch_type == 1:
-                import zlib
-                d = zlib.decompressobj()
-                out = d.decompress(body, ch_size + 1)
-            elif ch_type == 2:
-                try:
-                    import zstandard
-                except ImportError:  # pragma: no cover - declared dependency
-                    raise DecodeError("zstd-compressed section needs the 'zstandard' package", offset=0, **loc)
-                # Read at most ch_size + 1 bytes, 1 MB at a time: a tiny zstd frame can expand to gigabytes.
-                chunks, total = [], 0
-                with zstandard.ZstdDecompressor().stream_reader(body) as zr:
-                    while total <= ch_size:
-                        c = zr.read(min(ch_size + 1 - total, 1 << 20))
-                        if not c:
-                            break
-                        chunks.append(c)
-                        total += len(c)
-                out = b"".join(chunks)
-            else:
-                raise DecodeError(f"unknown compression type {ch_type} (expected 1 zlib or 2 zstd)", offset=0,
-                                  **loc)
-        except DecodeError:
-            raise
-        except Exception as exc:
-            raise DecodeError(f"cannot decompress ({sec.compression}): {exc}", offset=hsize, **loc) from None
-        if len(out) > ch_size:
-            raise DecodeError(f"decompresses to more than ch_size {ch_size} bytes", offset=hsize, **loc)
-        if len(out) != ch_size:
-            raise DecodeError(f"decompressed size {len(out)} does not match ch_size {ch_size}", offset=hsize,
-                              **loc)
-        return out
+        return self._section_bytes()(sec)
+
+    def _section_bytes(self):
+        """The sections' loader (one per file, made with the first section)."""
+        ld = self.__dict__.get("_bytes_loader")
+        if ld is None:
+            ld = self._bytes_loader = _SectionBytes(self)
+        return ld
 
     # -- symbols and relocations ---------------------------------------------------------------
     @property
@@ -666,3 +622,71 @@ class ElfFile(ObjectFile):
         """Function/object symbols defined exactly at ``value`` (in section ``shndx`` when given)."""
         return [s for s in self.symbols
                 if s.value == value and s.type in (1, 2) and (shndx is None or s.shndx == shndx)]
+
+
+class _SectionBytes:
+    """A section's ``_loader`` in an ELF file: what reading its bytes needs (the file's bytes, its
+    section errors, names, word size and byte order), not the ElfFile itself.  A bound method of the file
+    would make the file and its sections a reference cycle, and the file's bytes (an archive's whole
+    memory map, for its members) would then wait for the cyclic collector, which the command runs rarely
+    (cli.run raises its threshold): 14 MB more at the peak of a 100-member extract."""
+    __slots__ = ("data", "errors", "path", "member", "is64", "endian")
+
+    def __init__(self, elf):
+        self.data, self.errors, self.path, self.member = elf.data, elf.section_errors, elf.path, elf.member
+        self.is64, self.endian = elf.is64, elf.endian
+
+    def __call__(self, sec: Section) -> bytes:
+        if sec.type == SHT_NOBITS:
+            return b""
+        bad = self.errors.get(sec.index)
+        if bad is not None:
+            raise bad
+        raw = self.data[sec.offset:sec.offset + sec.size]
+        if not sec.flags & SHF_COMPRESSED:
+            return raw
+        loc = dict(file=self.path, member=self.member, section_index=sec.index, section_name=sec.name)
+        if self.is64:
+            hsize = 24
+            if len(raw) < hsize:
+                raise DecodeError("truncated compression header (expected 24 bytes)", offset=0, **loc)
+            ch_type, _res, ch_size, _al = struct.unpack_from(self.endian + "IIQQ", raw, 0)
+        else:
+            hsize = 12
+            if len(raw) < hsize:
+                raise DecodeError("truncated compression header (expected 12 bytes)", offset=0, **loc)
+            ch_type, ch_size, _al = struct.unpack_from(self.endian + "III", raw, 0)
+        body = raw[hsize:]
+        try:
+            if ch_type == 1:
+                import zlib
+                d = zlib.decompressobj()
+                out = d.decompress(body, ch_size + 1)
+            elif ch_type == 2:
+                try:
+                    import zstandard
+                except ImportError:  # pragma: no cover - declared dependency
+                    raise DecodeError("zstd-compressed section needs the 'zstandard' package", offset=0, **loc)
+                # Read at most ch_size + 1 bytes, 1 MB at a time: a tiny zstd frame can expand to gigabytes.
+                chunks, total = [], 0
+                with zstandard.ZstdDecompressor().stream_reader(body) as zr:
+                    while total <= ch_size:
+                        c = zr.read(min(ch_size + 1 - total, 1 << 20))
+                        if not c:
+                            break
+                        chunks.append(c)
+                        total += len(c)
+                out = b"".join(chunks)
+            else:
+                raise DecodeError(f"unknown compression type {ch_type} (expected 1 zlib or 2 zstd)", offset=0,
+                                  **loc)
+        except DecodeError:
+            raise
+        except Exception as exc:
+            raise DecodeError(f"cannot decompress ({sec.compression}): {exc}", offset=hsize, **loc) from None
+        if len(out) > ch_size:
+            raise DecodeError(f"decompresses to more than ch_size {ch_size} bytes", offset=hsize, **loc)
+        if len(out) != ch_size:
+            raise DecodeError(f"decompressed size {len(out)} does not match ch_size {ch_size}", offset=hsize,
+                              **loc)
+        return out
