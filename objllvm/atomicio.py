@@ -368,14 +368,18 @@ def run_in_threads(fn, jobs, workers: int) -> None:
             if not state["running"]:
                 finished.release()
     try:
-        finished.acquire()
+        # (with a timeout: a blocked acquire would notice a signal only when it is really delivered, not
+        # one set by _thread.interrupt_main, nor one that arrives between two acquires)
+        while not finished.acquire(timeout=0.05):
+            pass
     except BaseException:
-        with lock:
-            state["stop"] = True
-        while True:                      # the running jobs finish before the interruption goes on
+        while True:                      # no job starts any more; the running ones finish, then it goes on
             try:
-                finished.acquire()
-                break
+                with lock:
+                    state["stop"] = True
+                    if not state["running"]:
+                        break
+                finished.acquire(timeout=0.05)
             except BaseException:        # noqa: BLE001  (a second interruption: still wait for the writers)
                 continue
         raise
