@@ -12,6 +12,10 @@ __all__ = ["dump", "decode", "iter_objects", "open_object", "ObjllvmError", "Dec
 
 from .errors import DecodeError, ObjllvmError  # noqa: E402
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import types
+
 # -- objllvm 0.1's import paths, kept for one release with a DeprecationWarning ------------------------
 # No file is left at the old places: _install_old_paths puts a finder on sys.meta_path that serves each old
 # name in _MOVED as the module it moved to.
@@ -43,18 +47,19 @@ class _MovedFinder:
     object of the new one (so classes and codec registrations stay one), with a DeprecationWarning."""
 
     @staticmethod
-    def find_spec(fullname, path=None, target=None):
+    def find_spec(fullname: str, path: object = None, target: object = None) -> object:
         if fullname not in _MOVED:
             return None
         from importlib.machinery import ModuleSpec
-        return ModuleSpec(fullname, _MovedFinder, is_package=fullname in ("objllvm.containers", "objllvm.codecs"))
+        return ModuleSpec(fullname, _MovedFinder,  # type: ignore[arg-type]
+                          is_package=fullname in ("objllvm.containers", "objllvm.codecs"))
 
     @staticmethod
-    def create_module(spec):
+    def create_module(spec: object) -> None:
         return None
 
     @staticmethod
-    def exec_module(module):
+    def exec_module(module: types.ModuleType) -> None:
         import importlib
         import sys
         import warnings
@@ -69,8 +74,9 @@ def _install_old_paths() -> None:
     """Put the finder first on ``sys.meta_path`` (once): before the path finder could load an old submodule
     from the new package's directory under its old name (a second copy)."""
     import sys
-    if not any(f is _MovedFinder for f in sys.meta_path):
-        sys.meta_path.insert(0, _MovedFinder)
+    # (the class itself is the finder and the loader: its methods are static; typeshed wants instances)
+    if not any(f is _MovedFinder for f in sys.meta_path):  # type: ignore[comparison-overlap]
+        sys.meta_path.insert(0, _MovedFinder)  # type: ignore[arg-type]
 
 
 _install_old_paths()
