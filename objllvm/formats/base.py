@@ -34,6 +34,19 @@ class Relocation:
     symbol: Symbol | None = None
 
 
+class FileSlice:
+    """A section's ``_loader`` that reads ``data[offset:offset + size]`` of the file's bytes: it holds the
+    bytes, not the file object, so the file and its sections make no reference cycle (the file's bytes go
+    when the last reference does, not at the next cyclic collection)."""
+    __slots__ = ("data",)
+
+    def __init__(self, data):
+        self.data = data
+
+    def __call__(self, sec) -> bytes:
+        return self.data[sec.offset:sec.offset + sec.size]
+
+
 @dataclass                 # (not slotted: COFF and Mach-O sections carry fields of their own)
 class Section:
     index: int

@@ -10,7 +10,7 @@ from __future__ import annotations
 import struct
 
 from ..errors import DecodeError
-from .base import ObjectFile, Relocation, Section, Symbol
+from .base import FileSlice, ObjectFile, Relocation, Section, Symbol
 
 MACHINE_NAMES = {
     0x14C: "i386", 0x8664: "x86-64", 0xAA64: "arm64", 0x1C0: "arm", 0x1C4: "thumb",
@@ -141,7 +141,7 @@ class CoffFile(ObjectFile):
                                     f"the end of the file ({n:#x} bytes)", pos + 16)
             align_code = (chars & IMAGE_SCN_ALIGN_MASK) >> 20
             sec = Section(i + 1, name, None, chars, vaddr, rptr, stored, 0, nrel,
-                          (1 << (align_code - 1)) if align_code else 0, 0, _loader=self._load)
+                          (1 << (align_code - 1)) if align_code else 0, 0, _loader=self._file_slice())
             sec.virtual_size = vsize
             sec.relocations_offset = relptr
             sec.header_offset = pos
@@ -174,6 +174,13 @@ class CoffFile(ObjectFile):
 
     def _load(self, sec: Section) -> bytes:
         return self.data[sec.offset:sec.offset + sec.size]
+
+    def _file_slice(self) -> FileSlice:
+        """The sections' loader (one per file): the bytes, not this object (see FileSlice)."""
+        fs = self.__dict__.get("_slice")
+        if fs is None:
+            fs = self._slice = FileSlice(self.data)
+        return fs
 
     @property
     def format_name(self) -> str:

@@ -13,7 +13,7 @@ import struct
 
 from .._model import dataclass
 from ..errors import DecodeError, ObjllvmError
-from .base import ObjectFile, Relocation, Section, Symbol
+from .base import FileSlice, ObjectFile, Relocation, Section, Symbol
 
 LC_SEGMENT = 0x1
 LC_SYMTAB = 0x2
@@ -181,7 +181,7 @@ class MachOFile(ObjectFile):
                 raise self._err(f"section {name}: {stored:#x} bytes at {offset:#x} run past the end of the file "
                                 f"({n:#x} bytes)", lc.offset + p + (40 if is64 else 36))
             s = Section(len(self.sections), name, None, flags, addr, offset, stored, 0, nreloc,
-                        (1 << align) if align < 64 else 0, 0, _loader=self._load)
+                        (1 << align) if align < 64 else 0, 0, _loader=self._file_slice())
             s.segment = segname.rstrip(b"\0").decode("utf-8", "surrogateescape")
             s.sectname = sectname.rstrip(b"\0").decode("utf-8", "surrogateescape")
             s.align_log2 = align
@@ -193,6 +193,13 @@ class MachOFile(ObjectFile):
 
     def _load(self, sec: Section) -> bytes:
         return self.data[sec.offset:sec.offset + sec.size]
+
+    def _file_slice(self) -> FileSlice:
+        """The sections' loader (one per file): the bytes, not this object (see FileSlice)."""
+        fs = self.__dict__.get("_slice")
+        if fs is None:
+            fs = self._slice = FileSlice(self.data)
+        return fs
 
     @property
     def format_name(self) -> str:
