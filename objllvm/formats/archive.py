@@ -13,7 +13,7 @@ HEADER_SIZE = 60
 class Member:
     # ``_source``: the archive's bytes, path and thinness, not the Archive (which lists its members): no
     # reference cycle, so the archive's bytes (a memory map) go as soon as the last member does, not when
-    # the cyclic collector next runs (see formats/elf.py, _SectionBytes).
+    # the cyclic collector next runs (see formats/base.py, FileSlice).
     __slots__ = ("name", "offset", "size", "data_offset", "_source", "_data")
 
     def __init__(self, name, offset, size, data_offset, archive, data=None):
@@ -103,9 +103,6 @@ class Archive:
                 self.members.append(Member(name, pos, size - name_len, body + name_len, self))
             pos = body + stored
             pos += pos & 1
-
-    def _member_bytes(self, m: Member) -> bytes:
-        return _member_bytes(self.data, self.path, self.thin, m)
 
 
 def _member_bytes(data, path: str, thin: bool, m: Member) -> bytes:

@@ -102,6 +102,14 @@ class ObjectFile:
     def relocations_for(self, section: Section) -> list:
         return []
 
+    def _file_slice(self) -> FileSlice:
+        """A loader for sections stored as they are (COFF, Mach-O), one per file: it holds the file's
+        bytes, not this object (see FileSlice)."""
+        fs = self.__dict__.get("_slice")
+        if fs is None:
+            fs = self._slice = FileSlice(self.data)   # (every subclass has the file's bytes as .data)
+        return fs
+
     def section_by_name(self, name: str):
         for s in self.sections:
             if s.name == name:

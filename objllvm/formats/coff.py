@@ -10,7 +10,7 @@ from __future__ import annotations
 import struct
 
 from ..errors import DecodeError
-from .base import FileSlice, ObjectFile, Relocation, Section, Symbol
+from .base import ObjectFile, Relocation, Section, Symbol
 
 MACHINE_NAMES = {
     0x14C: "i386", 0x8664: "x86-64", 0xAA64: "arm64", 0x1C0: "arm", 0x1C4: "thumb",
@@ -171,16 +171,6 @@ class CoffFile(ObjectFile):
         if raw[:1] == b"/" and raw[1:].rstrip(b"\0").isdigit():
             return self._string_at(int(raw[1:].rstrip(b"\0")), pos)
         return raw.rstrip(b"\0").decode("utf-8", "surrogateescape")
-
-    def _load(self, sec: Section) -> bytes:
-        return self.data[sec.offset:sec.offset + sec.size]
-
-    def _file_slice(self) -> FileSlice:
-        """The sections' loader (one per file): the bytes, not this object (see FileSlice)."""
-        fs = self.__dict__.get("_slice")
-        if fs is None:
-            fs = self._slice = FileSlice(self.data)
-        return fs
 
     @property
     def format_name(self) -> str:

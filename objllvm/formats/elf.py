@@ -306,9 +306,6 @@ class ElfFile(ObjectFile):
         ch_type = struct.unpack_from(self.endian + "I", self.data, off)[0]
         return {1: "zlib", 2: "zstd"}.get(ch_type, f"unknown({ch_type})")
 
-    def _load(self, sec: Section) -> bytes:
-        return self._section_bytes()(sec)
-
     def _section_bytes(self):
         """The sections' loader (one per file, made with the first section)."""
         ld = self.__dict__.get("_bytes_loader")

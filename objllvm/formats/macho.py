@@ -13,7 +13,7 @@ import struct
 
 from .._model import dataclass
 from ..errors import DecodeError, ObjllvmError
-from .base import FileSlice, ObjectFile, Relocation, Section, Symbol
+from .base import ObjectFile, Relocation, Section, Symbol
 
 LC_SEGMENT = 0x1
 LC_SYMTAB = 0x2
@@ -190,16 +190,6 @@ class MachOFile(ObjectFile):
             s.relocations_offset = reloff
             s.reserved = v[9:]
             self.sections.append(s)
-
-    def _load(self, sec: Section) -> bytes:
-        return self.data[sec.offset:sec.offset + sec.size]
-
-    def _file_slice(self) -> FileSlice:
-        """The sections' loader (one per file): the bytes, not this object (see FileSlice)."""
-        fs = self.__dict__.get("_slice")
-        if fs is None:
-            fs = self._slice = FileSlice(self.data)
-        return fs
 
     @property
     def format_name(self) -> str:
