@@ -321,7 +321,12 @@ def run_in_threads(fn, jobs, workers: int) -> None:
     The first exception ``fn`` raises is raised here once every thread has stopped; no job starts after
     it.  If this thread is interrupted while it waits (KeyboardInterrupt, or Terminated from
     signals_raise), no job starts any more, the running ones finish, and then the interruption is raised:
-    no thread is left writing behind the caller's clean-up."""
+    no thread is left writing behind the caller's clean-up.  With one worker the jobs run in this thread,
+    one after the other (no thread to start or wait for)."""
+    if workers <= 1:
+        for job in jobs:
+            fn(job)
+        return
     import _thread
     it = iter(jobs)
     lock = _thread.allocate_lock()
@@ -352,7 +357,7 @@ def run_in_threads(fn, jobs, workers: int) -> None:
     with lock:
         state["running"] = 1             # (this thread's share, given up once every worker has started)
     try:
-        for _ in range(max(1, workers)):
+        for _ in range(workers):
             with lock:
                 state["running"] += 1
             try:

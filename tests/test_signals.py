@@ -168,18 +168,22 @@ def test_signal_handlers_come_back(tmp_path):
 
 
 # -- atomicio.run_in_threads: the extract writers' pool (in place of concurrent.futures) ------------------
-@pytest.mark.parametrize("n,workers", [(0, 4), (1, 1), (5, 3), (50, 16), (7, 7)])
+@pytest.mark.parametrize("n,workers", [(0, 4), (1, 1), (4, 1), (0, 1), (5, 3), (50, 16), (7, 7)])
 def test_run_in_threads_runs_every_job_once(n, workers):
     import threading
 
     from objllvm.atomicio import run_in_threads
-    done, lock = [], threading.Lock()
+    done, lock, where = [], threading.Lock(), set()
 
     def fn(job):
         with lock:
             done.append(job)
+            where.add(threading.get_ident())
     run_in_threads(fn, range(n), workers)
     assert sorted(done) == list(range(n))
+    if workers == 1 and n:
+        assert where == {threading.get_ident()}, "one worker: the jobs run in the calling thread, in order"
+        assert done == list(range(n))
 
 
 def test_run_in_threads_runs_them_side_by_side():

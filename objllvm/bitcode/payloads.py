@@ -315,10 +315,7 @@ def extract(paths, outdir: str, *, force: bool = False, coverage: bool = False) 
     # leave a worker writing past the clean-up), acted on after them: the same clean-up as a failed write
     with signals_deferred() as sig:
         try:
-            if len(jobs) == 1:
-                write(jobs[0])
-            elif jobs:
-                run_in_threads(write, jobs, min(16, len(jobs)))
+            run_in_threads(write, jobs, min(16, len(jobs)))       # (one job: in this thread)
             sig.check()
             if not failures:
                 atomic_write(targets[-1], (dumps_plain(doc, 2) + "\n").encode(), force=force)
