@@ -178,9 +178,7 @@ def render_text(items, out=None, *, engine: str = "fast") -> None:
 
 
 _BATCH_ROWS = 1 << 13      # table rows formatted by one %-operation (its memory is reused by the next)
-FIRST_BATCH = 1 << 10
-
-
+FIRST_BATCH = 1 << 10      # render.batches: the first batch's rows; each batch at most a 24th of all rows
 BATCHES_AT_LEAST = 24
 
 

@@ -582,7 +582,7 @@ class _Packed:
             return offs, list(map(add, offs, chain.from_iterable(map(repeat, self.bases[i:j], self.counts[i:j]))))
         # y: each block's offset from the previous block's (its delta plus the previous block's size); its
         # running total g over the batch.  A function's offsets are g minus g's value before its first block
-        # (B); rather than subtracting per block, y's value at each function's first block is made what
+        # (``before``); rather than subtracting per block, y's value at each function's first block is made what
         # the offsets need there (its delta minus the previous function's last offset: a step per
         # function) and accumulated again; then the same for the addresses (plus the change of base).
         deltas = blocks[4 * a + 1:4 * b:4]
