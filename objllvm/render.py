@@ -755,7 +755,9 @@ def loads_plain(text: str):
     start = len(text) - len(text.lstrip(_JSON_SPACE))
     try:
         value, end = scan(text, start)
-    except StopIteration:
+    except (StopIteration, ValueError, SystemError):
+        # Bad text.  (The scanner raises json's JSONDecodeError only when json.decoder is loaded; when it
+        # is not, CPython 3.11's scanner fails with a SystemError.)  json.loads below says what is wrong.
         value = end = None
     if end is None or text[end:].strip(_JSON_SPACE):
         import json

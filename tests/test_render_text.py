@@ -304,6 +304,20 @@ def test_json_text_plain_names_load_no_json_module():
     assert out.strip() == """[b'"main"', b'"f 1"', b'"_Z3foov.cold"', b'"x$y"'] False [1, [True], None] False"""
 
 
+@pytest.mark.parametrize("bad", ["{x", "[1,", '{"a" 1}', "nul", "[1] 2", "", '"\\x"'])
+def test_loads_plain_bad_text_before_json_is_loaded(bad):
+    """Bad text in a process that has not loaded json (a small command's): json's ValueError and message,
+    not the scanner's failure (CPython 3.11's scanner needs json.decoder loaded to raise its error)."""
+    code = ("import sys; sys.path.insert(0, %r); from objllvm import render\n"
+            "try:\n    render.loads_plain(%r)\nexcept ValueError as e:\n    print('ValueError', e)" % (str(ROOT), bad))
+    out = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True).stdout.strip()
+    try:
+        json.loads(bad)
+    except ValueError as exc:
+        want = f"ValueError {exc}"
+    assert out == want
+
+
 def test_dumps_plain_default_and_the_small_json_path_imports_no_json():
     doc = {"a": b"\x01\xff", "b": [1, {"c": (True, None)}], "d": {}}
     assert render.dumps_plain(doc, 2, render._default) == json.dumps(doc, indent=2, default=render._default)

@@ -235,6 +235,33 @@ def test_extract_refuses_an_earlier_manifest_by_name_then_merges_with_force(tmp_
     assert doc["merged"] == 2 and "merged with 2 listed by the earlier manifest" in text
 
 
+@pytest.mark.parametrize("text", [b"{not json", b"\xff\xfe garbage", b'{"schema": "other", "payloads": []}',
+                                  b"[1, 2]", b'{"schema": "objllvm-extract", "payloads": []} trailing',
+                                  b"[" * 200000])
+def test_extract_refuses_a_manifest_it_cannot_read(tmp_path, text):
+    """A manifest.json in the way that is not an extract's manifest (bad JSON, not UTF-8, another
+    document, nested too deep): one line naming it, nothing written, even with --force."""
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "manifest.json").write_bytes(text)
+    rc, _, err = run_objllvm("extract", BC / "embed.o", "-o", out, "--force")
+    assert rc == 1 and "exists but is not an objllvm extract manifest" in err and "Traceback" not in err, err
+    assert os.listdir(out) == ["manifest.json"] and (out / "manifest.json").read_bytes() == text
+
+
+def test_extract_reads_an_earlier_manifest_with_a_bom(tmp_path):
+    """An earlier manifest saved by an editor with a UTF-8 byte order mark is still read (as json.loads of
+    the bytes reads it) and merged."""
+    out = tmp_path / "o"
+    rc, _, err = run_objllvm("extract", BC / "embed.o", "-o", out)
+    assert rc == 0, err
+    m = out / "manifest.json"
+    m.write_bytes(b"\xef\xbb\xbf" + m.read_bytes())
+    assert json.loads(m.read_bytes())["schema"] == "objllvm-extract"
+    rc, text, err = run_objllvm("extract", BC / "omp.o", "-o", out, "--force")
+    assert rc == 0 and json.loads(m.read_text())["merged"] == 2, err
+
+
 def test_extract_failed_run_leaves_nothing(tmp_path):
     out = tmp_path / "o"
     rc, text, err = run_objllvm("extract", MAL / "not-an-object.bin", "-o", out)

@@ -249,7 +249,7 @@ def _earlier_manifest(path: str):
             doc = loads_plain(f.read().decode("utf-8-sig"))      # (json.loads of the bytes: the same)
         if doc.get("schema") != "objllvm-extract" or not isinstance(doc.get("payloads"), list):
             raise ValueError("not an objllvm-extract manifest")
-    except (OSError, ValueError, AttributeError) as exc:
+    except (OSError, ValueError, AttributeError, RecursionError) as exc:   # (RecursionError: nested too deep)
         raise ObjllvmError(f"{path}: exists but is not an objllvm extract manifest ({exc}); nothing written "
                            f"(remove it or choose another directory)") from None
     return [p for p in doc["payloads"] if isinstance(p, dict) and isinstance(p.get("path"), str)]
