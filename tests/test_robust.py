@@ -237,7 +237,8 @@ def test_extract_refuses_an_earlier_manifest_by_name_then_merges_with_force(tmp_
 
 @pytest.mark.parametrize("text", [b"{not json", b"\xff\xfe garbage", b'{"schema": "other", "payloads": []}',
                                   b"[1, 2]", b'{"schema": "objllvm-extract", "payloads": []} trailing',
-                                  b"[" * 200000])
+                                  b"[" * 200000],
+                         ids=["bad-json", "not-utf8", "other-schema", "a-list", "trailing", "too-deep"])
 def test_extract_refuses_a_manifest_it_cannot_read(tmp_path, text):
     """A manifest.json in the way that is not an extract's manifest (bad JSON, not UTF-8, another
     document, nested too deep): one line naming it, nothing written, even with --force."""
