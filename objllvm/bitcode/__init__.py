@@ -13,8 +13,28 @@ from __future__ import annotations
 
 from ..formats.bitcode import (BITCODE_MAGIC, WRAPPER_MAGIC, WRAPPER_MAGIC_BYTES, WRAPPER_SIZE,  # noqa: F401
                                Wrapper, bitstream_range, is_bitcode, read_wrapper)
-from ..sections.support.bitcode_summary import (BitcodeSummary, GlobalSymbol, ModuleSummary,  # noqa: F401
-                                                identify, module_to_dict, summarize, summary_to_dict,
-                                                symbol_to_dict)
 from .payloads import (BITCODE_SECTION_NAMES, CMDLINE_SECTION_NAMES, MANIFEST, Payload,  # noqa: F401
                       collect_payloads, extract, manifest, payload_kind, payloads_of_object)
+
+# The summary reader's names, imported when first asked for: `objllvm extract` never summarizes, and the
+# reader (with the bitstream reader it needs) is about 0.6 ms of its start-up (docs/benchmarks.md).
+_SUMMARY_NAMES = ("BitcodeSummary", "GlobalSymbol", "ModuleSummary", "identify", "module_to_dict", "summarize",
+                  "summary_to_dict", "symbol_to_dict")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..sections.support.bitcode_summary import (BitcodeSummary, GlobalSymbol, ModuleSummary,  # noqa: F401
+                                                    identify, module_to_dict, summarize, summary_to_dict,
+                                                    symbol_to_dict)
+
+
+def __getattr__(name: str) -> object:
+    if name in _SUMMARY_NAMES:
+        from ..sections.support import bitcode_summary
+        value = getattr(bitcode_summary, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_SUMMARY_NAMES))
