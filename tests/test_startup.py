@@ -320,3 +320,24 @@ def test_a_small_dump_imports_no_argparse_re_or_collections(argv):
     assert "objllvm.sections.deplibs" in mods and "deplibs" in p.stdout
     assert not mods & {"argparse", "re", "enum", "collections", "functools", "gettext", "locale", "json",
                        "objllvm.sections.bb_addr_map", "objllvm.sections.coverage_map"}
+
+
+def test_a_plain_extract_imports_no_summary_reader_or_offloading_codec(tmp_path):
+    """`objllvm extract` of an object with embedded bitcode and a command line: the bitcode is written, and
+    neither the bitcode summary reader (with its bitstream reader) nor the offloading codec (with the registry
+    it brings) is imported for it; they are for an object with an offloading section."""
+    import os
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+
+    def mods_of(src, out):
+        p = subprocess.run([sys.executable, "-S", "-X", "importtime", str(ROOT / "bin" / "objllvm"), "extract",
+                            str(src), "-o", str(out)], capture_output=True, text=True, env=env, cwd=ROOT)
+        assert p.returncode == 0, p.stderr
+        return {ln.rsplit("|", 1)[1].strip() for ln in p.stderr.splitlines() if ln.startswith("import time:")}
+
+    mods = mods_of(TESTDATA / "bitcode" / "embed.o", tmp_path / "a")
+    assert any(f.suffix == ".bc" for f in (tmp_path / "a").iterdir())
+    assert not mods & {"objllvm.sections.support.bitcode_summary", "objllvm.formats.bitstream",
+                       "objllvm.sections.offloading"}
+    mods = mods_of(TESTDATA / "bitcode" / "omp.o", tmp_path / "b")
+    assert "objllvm.sections.offloading" in mods
