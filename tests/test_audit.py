@@ -430,3 +430,30 @@ def test_progress_only_on_a_terminal():
     assert err.endswith(b"\r\x1b[K")
     rc, out, err = run_objllvm("audit", "--no-progress", TREE)
     assert rc == 0 and err == ""
+
+
+def test_scan_of_the_header_columns_is_the_scan_of_every_section(monkeypatch):
+    """scan_object looks at an ELF object's sections of a request type or a known name, found from the header
+    columns and the name table: the requests are those of a scan of every section (the way other containers
+    are scanned), on every committed file, the malformed and lit ones too."""
+    from objllvm.audit import scan
+    from objllvm.formats import iter_objects
+    from objllvm.errors import ObjllvmError
+    files = [p for p in sorted(TESTDATA.rglob("*")) if p.is_file() and p.relative_to(TESTDATA).parts[0] != "src"]
+    elf = 0
+    for p in files:
+        try:
+            objs = [o for o in iter_objects(str(p)) if not isinstance(o, ObjllvmError)]
+        except ObjllvmError:
+            continue
+        for o in objs:
+            fast = []
+            scan.scan_object(o, fast)
+            if o.format == "elf":
+                elf += 1
+                with monkeypatch.context() as m:
+                    m.setattr(scan, "_elf_columns", lambda obj: None)
+                    slow = []
+                    scan.scan_object(o, slow)
+                assert fast == slow, p
+    assert elf > 200

@@ -519,6 +519,14 @@ def test_names_found_in_the_name_table_are_those_a_scan_finds():
     for o in _elf_objects():
         want = [s.index for s in o.sections if s.name in names]
         assert o.indices_named(names) == want, o.label
+        # each way: a search of the name table per name (a table of more than twice as many sections as names),
+        # and each name the table uses looked up (names padded to more than half the sections)
+        n = len(o.columns[0])
+        padded = names + tuple(f"absent{k}" for k in range(n // 2 + 1))
+        assert o.indices_named(padded) == want, o.label
+        many = [s.index for s in o.sections if s.name in names + (".rela.text", ".strtab", "")]
+        assert o.indices_named(names + (".rela.text", ".strtab", "")) == [i for i in many if o.sections[i].name], \
+            o.label
 
 
 def test_assembly_by_join_is_the_same_as_placing_each_chunk():

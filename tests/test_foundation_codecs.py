@@ -246,3 +246,32 @@ def test_read_uleb_the_shared_loop():
     assert read_uleb(b"\x80" * 5 + b"\x01", 0, 6, 6)[0] == 1 << 35
     with pytest.raises(ULEBError):
         read_uleb(b"\x80" * 6 + b"\x01", 0, 7, 6)
+
+
+def test_symbols_are_checked_only_for_a_codec_that_asks():
+    """decode_section's context checks the object's symbol table when a codec first asks about symbols: a
+    deplibs section (no symbols) costs no check, an addrsig section (symbol names) one; the results are those
+    of an object checked up front."""
+    from objllvm.formats import open_object
+    from objllvm.sections import registry
+    obj = open_object(str(TESTDATA / "elf" / "deplibs.o"))
+    calls = []
+    check = obj.check_symbols
+    obj.check_symbols = lambda: calls.append(1) or check()
+    by_kind = {}
+    for s in obj.sections:
+        d = registry.decode_section(obj, s)
+        if d.codec is not None:
+            by_kind[d.codec.kind] = (d, len(calls))
+    assert {"deplibs", "addrsig"} <= set(by_kind)
+    order = sorted(by_kind, key=lambda k: by_kind[k][0].section.index)
+    seen = 0
+    for k in order:
+        d, n = by_kind[k]
+        assert n == seen + (k == "addrsig"), (k, n, seen)
+        seen = n
+    fresh = open_object(str(TESTDATA / "elf" / "deplibs.o"))
+    fresh.check_symbols()
+    for k, (d, _) in by_kind.items():
+        again = registry.decode_section(fresh, fresh.section(d.section.index))
+        assert again.status == d.status and again.codec.to_dict(again.model) == d.codec.to_dict(d.model)

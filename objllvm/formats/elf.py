@@ -240,15 +240,26 @@ class ElfFile(ObjectFile):
 
     def section_name(self, i: int) -> str:
         """The name of section ``i`` (from the section name table)."""
-        nm = self.columns[0][i]
+        return self._name_at(self.columns[0][i])
+
+    def _name_at(self, nm: int) -> str:
+        """The name at offset ``nm`` of the section name table (read once per offset)."""
         name = self._names.get(nm)
         if name is None:
             name = self._names[nm] = self._strtab_get(*self._names_at, nm)
         return name
 
     def indices_named(self, names) -> list:
-        """The indices of the sections whose name is one of ``names``, found in the section name table (each
-        place a name occurs) rather than by decoding every section's name."""
+        """The indices of the sections whose name is one of ``names`` (a collection), in index order: in a big
+        table found in the section name table (each place a name occurs) rather than by decoding every
+        section's name; in a small one, each name the table uses read once (they are kept) and looked up."""
+        col = self.columns[0]
+        if len(col) <= 2 * len(names):
+            # a small table: each name it uses read once and looked up (fewer steps than a search per name)
+            wanted = set(names)
+            wanted.discard("")
+            found = {nm for nm in set(col) if self._name_at(nm) in wanted}
+            return self._indices_of_offsets(found)
         base, size = self._names_at
         data = self.data
         found = set()
@@ -259,6 +270,10 @@ class ElfFile(ObjectFile):
                 if self._strtab_get(base, size, p - base) == name:
                     found.add(p - base)
                 p = data.find(b, p + 1, base + size)
+        return self._indices_of_offsets(found)
+
+    def _indices_of_offsets(self, found: set) -> list:
+        """The indices of the sections whose sh_name is in ``found``, in index order."""
         if not found:
             return []
         names = self.columns[0]

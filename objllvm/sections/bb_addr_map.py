@@ -320,10 +320,12 @@ def _name_finder(ctx):
     in relocatable objects only those in the map's linked text section; the first in table order)."""
     shndx = ctx.section.link if (ctx.is_relocatable and ctx.section is not None) else None
     arm = ctx.machine == "arm"
+    # (asked first: the context checks the object's symbols when first asked, and that fills symbol_name_errors)
+    pending = getattr(ctx, "symbols_pending", False)
     bad = {}
     for per_table in (getattr(ctx.obj, "symbol_name_errors", None) or {}).values():
         bad.update(per_table)
-    if not bad and getattr(ctx, "symbols_pending", False) and hasattr(ctx.obj, "function_names"):
+    if not bad and pending and hasattr(ctx.obj, "function_names"):
         return ctx.obj.function_names(shndx, arm).get     # without a Symbol per symbol
     names, unnamed = {}, {}
     for s in ctx.symbols:

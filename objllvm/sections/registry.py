@@ -48,16 +48,16 @@ class SectionContext:
         # read when a codec first asks (see symbols_pending), the errors still raised here.  A symbol table
         # or relocation section that cannot be read costs the names and pairs, not the section: the
         # context has none, and says why (symbols_error, relocations_error).
+        # The check itself waits until a codec first asks about symbols (symbols, symbols_error or
+        # symbols_pending): most codecs never do (deplibs, linker options: a fifth of an audit's time).
         check = getattr(obj, "check_symbols", None)
         syms_error = rels_error = None
-        symbols = _FROM_OBJ if check is not None else None
-        try:
-            if check is not None:
-                check()
-            else:
+        symbols = _UNCHECKED if check is not None else None
+        if check is None:
+            try:
                 symbols = obj.symbols
-        except ObjllvmError as exc:
-            syms_error, symbols = exc, []
+            except ObjllvmError as exc:
+                syms_error, symbols = exc, []
         try:
             relocations = obj.relocations_for(section)
         except ObjllvmError as exc:
@@ -74,10 +74,24 @@ class SectionContext:
     def symbols_pending(self) -> bool:
         """True while ``symbols`` (the object's) has not been asked for: a codec that needs less than
         the whole table may ask the object for that part instead."""
-        return self.__dict__.get("_symbols") is _FROM_OBJ
+        return _checked(self).get("_symbols") is _FROM_OBJ
 
 
 _FROM_OBJ = object()
+_UNCHECKED = object()       # the object's symbols, not yet checked (for_section)
+
+
+def _checked(ctx) -> dict:
+    """``ctx.__dict__``, after the object's symbol table was checked if it had not been: a table that cannot
+    be read leaves the context no symbols and says why (symbols_error), as if checked in for_section."""
+    d = ctx.__dict__
+    if d.get("_symbols") is _UNCHECKED:
+        try:
+            ctx.obj.check_symbols()
+            d["_symbols"] = _FROM_OBJ
+        except ObjllvmError as exc:
+            d["_symbols"], d["_symbols_error"] = [], exc
+    return d
 
 
 def _check_relocation_entsize(ctx, obj, section) -> None:
@@ -94,9 +108,10 @@ def _check_relocation_entsize(ctx, obj, section) -> None:
 
 
 def _get_symbols(self):
-    syms = self.__dict__.get("_symbols")
+    d = _checked(self)
+    syms = d.get("_symbols")
     if syms is _FROM_OBJ:
-        syms = self.__dict__["_symbols"] = self.obj.symbols
+        syms = d["_symbols"] = self.obj.symbols
     return syms
 
 
@@ -104,7 +119,18 @@ def _set_symbols(self, value):
     self.__dict__["_symbols"] = value
 
 
+def _get_symbols_error(self):
+    return _checked(self).get("_symbols_error")
+
+
+def _set_symbols_error(self, value):
+    self.__dict__["_symbols_error"] = value
+
+
 SectionContext.symbols = property(_get_symbols, _set_symbols, doc="the object's symbols (a list of Symbol)")
+SectionContext.symbols_error = property(_get_symbols_error, _set_symbols_error,
+                                        doc="why ``symbols`` is empty when the object could not read them (None: "
+                                            "read fine)")
 
 
 class Codec:

@@ -44,6 +44,11 @@ ZLIB_MAX_RATIO = 1032            # deflate cannot expand better than about 1032:
 INFLATE_LIMIT = 256 << 20        # and never more than this, whatever the stream claims
 
 
+def role_names(fmt: str) -> frozenset:
+    """The section names that have a role in container format ``fmt`` ('elf', 'coff', 'macho')."""
+    return frozenset(n for (f, n) in _BY_NAME if f == fmt)
+
+
 def section_role(section, obj) -> str | None:
     """'data', 'cnts', 'names', ..., 'covmap', 'covfun' for a profile or coverage section, else None."""
     return _BY_NAME.get((obj.format, section.name))
