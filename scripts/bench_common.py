@@ -53,7 +53,24 @@ def install(venv: Path, extra=("numpy",)) -> Path:
                        capture_output=True, text=True, env=INSTALLED_ENV, cwd=str(venv))
     if p.returncode or str(ROOT) in p.stdout or not script.exists():
         sys.exit(f"the install in {venv} is not a regular one: {p.stdout or p.stderr}")
+    print(f"objllvm: {script}, run by {interpreter(py)}", flush=True)
     return script
+
+
+def interpreter(py) -> str:
+    """What runs the installed command: the CPython version, its executable, and how the interpreter is built
+    where that shows (a shared libpython costs about a tenth of the speed; distributions such as Debian link it
+    statically and build with profile-guided optimisation: docs/benchmarks.md, "The interpreter")."""
+    # (whether the executable loads a libpython: /proc/self/maps; Py_ENABLE_SHARED says only that one was built)
+    code = ("import sys, os; exe = os.path.realpath(sys._base_executable); "
+            "shared = 'libpython' in open('/proc/self/maps').read() if os.path.exists('/proc/self/maps') else None; "
+            "print(sys.version.split()[0], exe, {True: 'shared', False: 'static', None: '?'}[shared], sep='|')")
+    p = subprocess.run([str(py), "-c", code], capture_output=True, text=True, env=INSTALLED_ENV)
+    if p.returncode:
+        return str(py)
+    version, exe, shared = p.stdout.strip().split("|")
+    linked = {"shared": ", libpython shared", "static": ", libpython linked in"}.get(shared, "")
+    return f"CPython {version} ({exe}{linked})"
 
 
 def run(cmd, env=None, stdout=None) -> tuple:
