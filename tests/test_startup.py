@@ -341,3 +341,23 @@ def test_a_plain_extract_imports_no_summary_reader_or_offloading_codec(tmp_path)
                        "objllvm.sections.offloading"}
     mods = mods_of(TESTDATA / "bitcode" / "omp.o", tmp_path / "b")
     assert "objllvm.sections.offloading" in mods
+
+
+def test_a_plain_rewrite_imports_no_renderer_or_codec(tmp_path):
+    """`objllvm rewrite --strip-llvm` prints nothing: neither the renderer nor any codec is imported for it (the
+    operation asks the codec index which kinds exist); `--dry-run`, which prints, imports the renderer."""
+    import os
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+
+    def mods_of(*extra):
+        p = subprocess.run([sys.executable, "-S", "-X", "importtime", str(ROOT / "bin" / "objllvm"), "rewrite",
+                            str(TESTDATA / "elf" / "deplibs.o"), "--strip-llvm", *extra], capture_output=True,
+                           text=True, env=env, cwd=ROOT)
+        assert p.returncode == 0, p.stderr
+        return {ln.rsplit("|", 1)[1].strip() for ln in p.stderr.splitlines() if ln.startswith("import time:")}
+
+    mods = mods_of("-o", str(tmp_path / "out.o"))
+    assert (tmp_path / "out.o").stat().st_size > 0
+    assert "objllvm.render" not in mods and not {m for m in mods if m.startswith("objllvm.sections.")} - {
+        "objllvm.sections.registry", "objllvm.sections._index"}, sorted(mods)
+    assert "objllvm.render" in mods_of("--dry-run")

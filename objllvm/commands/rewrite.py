@@ -57,22 +57,24 @@ def add_arguments(p):
 
 def run(args) -> int:
     from .. import rewrite as rw
-    from ..render import render_json, render_text
     ops = []
     for cls, value in args.operations:
         klass = getattr(rw, cls)
         ops.append(klass() if value == [] else klass(value))
     res = rw.rewrite_file(args.input, args.output, ops, in_place=args.in_place, dry_run=args.dry_run,
                           force=not args.no_clobber)
+    # (the renderer imported only for what prints: a plain rewrite prints nothing)
     if args.json:
+        from ..render import render_json
         render_json({"schema": "objllvm-rewrite", "version": 1, "input": res.input, "output": res.output,
                      "written": res.written, "unchanged": not ops,
                      "changes": [c.to_dict() for c in res.changes]})
     elif args.dry_run:
+        from ..render import render_text
         render_text(rw.describe_changes(res))
     elif not ops:
         # no operation: a copy; say so rather than print nothing, as if something had been done
-        from ..render import Text
+        from ..render import Text, render_text
         where = res.output or args.input
         render_text([Text(f"no operation given: {args.input} copied to {where} unchanged"
                           if res.written else f"no operation given: {args.input} unchanged, nothing written")])
