@@ -209,11 +209,52 @@ class Region:
         return (self.line_start, self.col_start, self.line_end, self.col_end)
 
 
-@dataclass
 class Mapping:
-    file_ids: list = field(default_factory=list)       # indices into the unit's file list
-    expressions: list = field(default_factory=list)    # (lhs, rhs) encoded counters
-    regions: list = field(default_factory=list)        # Region, file by file
+    """A function's mapping: ``file_ids`` (indices into the unit's file list), ``expressions`` ((lhs, rhs)
+    encoded counters) and ``regions`` (:class:`Region`, file by file).  A plain record like the other models
+    (positional or keyword construction, ``==`` by value, ``repr``); a decoded one holds its regions in its
+    section's columns (:class:`_Packed`) and makes the Region objects when ``regions`` is first read."""
+    __slots__ = ("file_ids", "expressions", "_regions", "_packed", "_first", "_counts")
+    __match_args__ = ("file_ids", "expressions", "regions")
+
+    def __init__(self, file_ids=None, expressions=None, regions=None):
+        self.file_ids = [] if file_ids is None else file_ids
+        self.expressions = [] if expressions is None else expressions
+        self._regions = [] if regions is None else regions
+        self._packed = None
+
+    @classmethod
+    def _lazy(cls, file_ids, expressions, packed, first, counts):
+        m = cls.__new__(cls)
+        m.file_ids = file_ids
+        m.expressions = expressions
+        m._regions = None
+        m._packed = packed
+        m._first = first            # index of its first region in packed's columns
+        m._counts = counts          # regions of each file id
+        return m
+
+    @property
+    def regions(self) -> list:
+        if self._regions is None:
+            self._regions = self._packed.regions(self._first, self._counts)
+            self._packed = None
+        return self._regions
+
+    @regions.setter
+    def regions(self, value):
+        self._regions = value
+        self._packed = None
+
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.file_ids, self.expressions, self.regions) == (other.file_ids, other.expressions, other.regions)
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"Mapping(file_ids={self.file_ids!r}, expressions={self.expressions!r}, regions={self.regions!r})"
 
 
 @dataclass
@@ -413,15 +454,242 @@ HEADER = 28
 
 
 def decode_covfun(data, e="<", obj=None) -> CoverageFunctions:
-    """The function records; names and file names joined from ``obj``'s other sections when given."""
+    """The function records; names and file names joined from ``obj``'s other sections when given.
+
+    Two decoders give the same records: :func:`_decode_covfun_packed` (the whole section's mappings at
+    once, column by column) and, when it meets anything unusual -- a padded or over-long ULEB128, a value
+    out of range, a count that does not fit, any malformed record -- :func:`_decode_covfun_each`, record by
+    record with :func:`decode_mapping`, which says what is wrong and where, and keeps the records before."""
+    data = bytes(data)          # indexing bytes is faster than a memoryview's
+    names = names_by_hash(obj)
+    files = _files_by_hash(obj)
+    try:
+        return _decode_covfun_packed(data, e, names, files)
+    except (_Slow, IndexError):
+        return _decode_covfun_each(data, e, names, files)
+
+
+class _Slow(Exception):
+    """The packed decoder met something it leaves to the record-by-record one."""
+
+
+_LOW = bytes(range(0x80))
+_HIGH = bytes(range(0x80, 0x100))
+_MULTI = []         # the compiled pattern of a multi-byte ULEB128 (re is imported when first needed)
+
+
+class _Ulebs(dict):
+    """{multi-byte ULEB128 as bytes: its value}; a padded (not minimal) or over-long (more than 10 bytes, as
+    read_uleb's limit) one raises _Slow."""
+
+    def __missing__(self, b):
+        if len(b) > 10 or b[-1] == 0:
+            raise _Slow
+        v = 0
+        for k, x in enumerate(b):
+            v |= (x & 0x7F) << (7 * k)
+        if len(self) < 65536:
+            self[b] = v
+        return v
+
+
+_ULEBS = _Ulebs()
+
+
+def uleb_values(blob: bytes) -> list:
+    """The values of ``blob``, a run of whole ULEB128s (its last byte below 0x80), at C speed: the bytes
+    themselves when none has its top bit set; else the stream split around its multi-byte values (a
+    regular expression), each of those looked up (decoded once).  _Slow for a padded or over-long one."""
+    if not blob.translate(None, _LOW):
+        return list(blob)
+    if not _MULTI:
+        import re
+        _MULTI.append(re.compile(rb"([\x80-\xff]+[\x00-\x7f])"))
+    parts = _MULTI[0].split(blob)
+    parts[1::2] = zip(map(_ULEBS.__getitem__, parts[1::2]))
+    from itertools import chain
+    return list(chain.from_iterable(parts))
+
+
+class _Packed:
+    """The regions of a section's function records, as columns: ``cols`` five values a region (the head --
+    counter or region kind --, line delta, start column, line count, end column with the gap bit), ``lines``
+    the start line of each, and the operands of the branch and MC/DC regions (``cx_index``: their region
+    indices, ascending; ``cx_ops``: (head, operands...) of each)."""
+    __slots__ = ("cols", "lines", "cx_index", "cx_ops", "_cx")
+
+    def __init__(self, cols, lines, cx_index, cx_ops):
+        self.cols = cols
+        self.lines = lines
+        self.cx_index = cx_index
+        self.cx_ops = cx_ops
+        self._cx = None
+
+    def regions(self, first: int, counts) -> list:
+        """The Region objects of the function whose regions start at ``first``, ``counts`` of each file id."""
+        cx = self._cx
+        if cx is None:
+            cx = self._cx = dict(zip(self.cx_index, self.cx_ops))
+        cols, lines = self.cols, self.lines
+        out = []
+        app = out.append
+        at = first
+        for fid, n in enumerate(counts):
+            for k in range(at, at + n):
+                h, _, cs, nl, ce = cols[5 * k:5 * k + 5]
+                ls = lines[k]
+                gap = ce >= GAP_BIT
+                if gap:
+                    ce &= ~GAP_BIT
+                if h & 3:
+                    app(Region(CODE, fid, h, ls, cs, ls + nl, ce, gap))
+                elif h & 4:
+                    app(Region(EXPANSION, fid, 0, ls, cs, ls + nl, ce, gap, 0, h >> 3))
+                elif h == 0:
+                    app(Region(CODE, fid, 0, ls, cs, ls + nl, ce, gap))
+                elif h == SKIPPED << 3:
+                    app(Region(SKIPPED, fid, 0, ls, cs, ls + nl, ce, gap))
+                else:
+                    ops = cx[k]
+                    if h == DECISION << 3:
+                        app(Region(DECISION, fid, 0, ls, cs, ls + nl, ce, gap, 0, 0, ops[1:]))
+                    else:
+                        app(Region(h >> 3, fid, ops[1], ls, cs, ls + nl, ce, gap, ops[2], 0, ops[3:]))
+            at += n
+        return out
+
+
+def _decode_covfun_packed(data, e, names, files) -> CoverageFunctions:
+    """decode_covfun for well-formed sections: the headers one by one, then every mapping's ULEB128s as one
+    list (uleb_values), then the records read from it, a region at a time for the branch, MC/DC and
+    expansion regions and a run at a time for the others (a slice); the regions are kept as columns
+    (_Packed) that Mapping.regions turns into Region objects when asked.  _Slow (or IndexError) for
+    anything _decode_covfun_each would have to report or treat otherwise."""
+    import struct
+    from itertools import accumulate
+    unpack = struct.Struct(e + "QIQQ").unpack_from
+    n = len(data)
+    pos = 0
+    heads, blobs, nvals = [], [], []
+    tail = b""
+    translate = bytes.translate
+    while pos < n:
+        if n - pos < HEADER:
+            if heads and not data[pos:].strip(b"\0"):
+                tail = data[pos:]
+                break
+            raise _Slow
+        nh, size, fh, fref = unpack(data, pos)
+        m = pos + HEADER
+        end = m + size
+        if end > n or not size or data[end - 1] >= 0x80:
+            raise _Slow
+        pend = min((end + 7) & ~7, n)
+        blob = data[m:end]
+        blobs.append(blob)
+        nvals.append(len(translate(blob, None, _HIGH)))
+        heads.append((pos, nh, fh, fref, data[end:pend]))
+        pos = pend
+    v = uleb_values(b"".join(blobs))
+    del blobs
+    cols, lines, cx_index, cx_ops = [], [], [], []
+    packed = _Packed(cols, lines, cx_index, cx_ops)
+    ext = cols.extend
+    out = CoverageFunctions()
+    recs = out.records
+    lazy = Mapping._lazy
+    j = 0
+    for (start, nh, fh, fref, pad), cnt in zip(heads, nvals):
+        end = j + cnt
+        nfiles = v[j]
+        j += 1
+        if nfiles > end - j:
+            raise _Slow
+        file_ids = v[j:j + nfiles]
+        j += nfiles
+        nexpr = v[j]
+        j += 1
+        if 2 * nexpr > end - j:
+            raise _Slow
+        ex = v[j:j + 2 * nexpr]
+        j += 2 * nexpr
+        if ex and max(ex) >= 4 * nexpr:
+            for c in ex:
+                if c & 2 and c >> 2 >= nexpr or c > U32:
+                    raise _Slow
+        first = len(lines)
+        counts = []
+        for fid in range(nfiles):
+            nreg = v[j]
+            j += 1
+            if 5 * nreg > end - j:
+                raise _Slow
+            counts.append(nreg)
+            a = len(cols)
+            run = j
+            for _ in range(nreg):
+                h = v[j]
+                if h & 3:                   # a counter: a code region (or gap)
+                    j += 5
+                elif h & 4:                 # an expansion
+                    if h >> 3 >= nfiles:
+                        raise _Slow
+                    j += 5
+                elif h == 0 or h == 16:     # a code region of counter zero, a skipped region
+                    j += 5
+                else:
+                    ext(v[run:j])
+                    if h == 0x20 or h == 0x28:      # branch, MC/DC decision: two operands
+                        b, c = v[j + 1:j + 3]
+                        if h == 0x20:
+                            if b & 2 and b >> 2 >= nexpr or c & 2 and c >> 2 >= nexpr or b > U32 or c > U32:
+                                raise _Slow
+                        elif b > U32 or c > 0x7FFF:
+                            raise _Slow
+                        w = 3
+                    elif h == 0x30:                 # MC/DC branch: two counters, three condition ids
+                        b, c, x, y, z = v[j + 1:j + 6]
+                        if (b & 2 and b >> 2 >= nexpr or c & 2 and c >> 2 >= nexpr or b > U32 or c > U32
+                                or x == 0 or x > 0x7FFF or y > 0x7FFF or z > 0x7FFF):
+                            raise _Slow
+                        w = 6
+                    else:
+                        raise _Slow
+                    cx_index.append(len(cols) // 5)
+                    cx_ops.append(tuple(v[j:j + w]))
+                    cols.append(h)
+                    j += w
+                    ext(v[j:j + 4])
+                    j += 4
+                    run = j
+            ext(v[run:j])
+            lines.extend(accumulate(cols[a + 1::5]))
+        if j != end:
+            raise _Slow
+        hs = cols[5 * first::5]
+        if hs and max(hs) >= 4 * nexpr:
+            for h in hs:
+                if h & 2 and h >> 2 >= nexpr:
+                    raise _Slow
+        rec = FunctionRecord(start, nh, fh, fref, lazy(file_ids, list(zip(ex[0::2], ex[1::2])), packed, first,
+                                                         counts), None, pad, names.get(nh))
+        fl = files.get(fref)
+        if fl is not None:
+            rec.files = [fl[i] if i < len(fl) else None for i in file_ids]
+        recs.append(rec)
+    if cols and max(cols) > U32:
+        raise _Slow
+    if tail:
+        recs[-1].padding += tail
+    return out
+
+
+def _decode_covfun_each(data, e, names, files) -> CoverageFunctions:
     import struct
     out = CoverageFunctions()
     hdr = struct.Struct(e + "QIQQ")
-    data = bytes(data)          # indexing bytes is faster than a memoryview's
     n = len(data)
     pos = 0
-    names = names_by_hash(obj)
-    files = _files_by_hash(obj)
     while pos < n:
         start = pos
         if n - pos < HEADER:
@@ -541,6 +809,267 @@ def region_dict(r: Region) -> dict:
     return d
 
 
+def function_dict(r: FunctionRecord) -> dict:
+    """A function record as to_dict gives it."""
+    m = r.mapping
+    return {"offset": r.offset, "name": r.name, "name_hash": f"{r.name_hash:#018x}",
+            "structural_hash": f"{r.func_hash:#018x}", "filenames_hash": f"{r.filenames_hash:#018x}",
+            "file_ids": list(m.file_ids), "files": r.files,
+            "expressions": [{"lhs": counter_json(a), "rhs": counter_json(b)} for a, b in m.expressions],
+            "regions": [region_dict(x) for x in m.regions],
+            "raw": r.raw.hex() if r.raw is not None else None, "padding": r.padding.hex()}
+
+
+# -- the JSON text of decoded records, column by column ------------------------------------------------------------
+# What ``dump --json`` writes for an __llvm_covfun section: the same text as json.dumps(to_dict(model)) (compact,
+# or indented by 2 as part of a document), made without a dict per region: a batch of functions at a time, one
+# bytes %-template for all its regions (text before the start line, start line, start column, end line, end
+# column, text after), the texts that depend on a region's kind, file, counter or operands made once each.
+_KIND_OF_HEAD = {0x20: BRANCH, 0x28: DECISION, 0x30: MCDC_BRANCH, SKIPPED << 3: SKIPPED, 0: CODE}
+_JSON_BATCH = 1 << 14       # regions a batch at most (render.batches)
+
+
+class _Texts(dict):
+    """A dict that makes a missing value by ``make(key)`` (and keeps at most 65,536)."""
+    __slots__ = ("make",)
+
+    def __init__(self, make):
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, key):
+        v = self.make(key)
+        if len(self) < 65536:
+            self[key] = v
+        return v
+
+
+class _JSONStyle:
+    """The pieces of the text of a covfun section's content, compact (``indent`` None) or indented by 2 with
+    its opening ``{`` on a line indented by ``indent`` blanks (as json.dumps(..., indent=2) writes it there)."""
+
+    def __init__(self, indent):
+        from ..render import json_texts
+        if indent is None:
+            nl = [b""] * 7
+            colon = b":"
+        else:
+            nl = [b"\n" + b" " * (indent + 2 * k) for k in range(7)]
+            colon = b": "
+
+        def key(k, lvl):
+            return nl[lvl] + b'"' + k.encode("ascii") + b'"' + colon
+
+        def cj(v):
+            return b'"' + counter_json(v).encode("ascii") + b'"'
+
+        def items(texts, lvl):       # a non-empty list of texts at level lvl
+            return b"[" + nl[lvl] + (b"," + nl[lvl]).join(texts) + nl[lvl - 1] + b"]"
+
+        self.nl = nl
+        start = b"{" + key("role", 1) + b'"covfun",' + key("functions", 1)
+        self.open = start + b"[" + nl[2]
+        self.close = nl[1] + b"]" + nl[0] + b"}"
+        self.empty = start + b"[]" + nl[0] + b"}"
+        self.between = b"," + nl[2]
+        self.head = (b"{" + key("offset", 3) + b"%d," + key("name", 3) + b"%s," + key("name_hash", 3)
+                     + b'"0x%016x",' + key("structural_hash", 3) + b'"0x%016x",' + key("filenames_hash", 3)
+                     + b'"0x%016x",' + key("file_ids", 3) + b"%s," + key("files", 3) + b"%s,"
+                     + key("expressions", 3) + b"%s," + key("regions", 3))
+        self.regions_end = nl[3] + b"]"
+        self.tail = b"," + key("raw", 3) + b"%s," + key("padding", 3) + b'"%s"' + nl[2] + b"}"
+        self.file_ids = _Texts(lambda t: items([b"%d" % x for x in t], 4) if t else b"[]")
+        self.files = _Texts(lambda t: items(json_texts(list(t)), 4) if t else b"[]")
+        self.expr = _Texts(lambda e: b"{" + key("lhs", 5) + cj(e[0]) + b"," + key("rhs", 5) + cj(e[1]) + nl[4] + b"}")
+        self.expr_open = b"[" + nl[4]
+        self.expr_between = b"," + nl[4]
+        self.expr_close = nl[3] + b"]"
+        self.hex = _Texts(lambda b: b.hex().encode("ascii"))
+        self.region = (b"%s%d," + key("col_start", 5) + b"%d," + key("line_end", 5) + b"%d," + key("col_end", 5)
+                       + b"%d%s")
+        end = self.region_end = nl[4] + b"}"
+        self.whole_line = b"," + key("whole_line", 5) + b"true" + end
+
+        def before(k):     # k: kind + 8 * gap + 16 * file id
+            kind = "gap" if k & 8 else KINDS[k & 7]
+            return (b"," + nl[4] + b"{" + key("kind", 5) + b'"' + kind.encode("ascii") + b'",' + key("file", 5)
+                    + b"%d," % (k >> 4) + key("line_start", 5))
+        self.before = _Texts(before)
+
+        def after(h):       # the text after a code, gap, skipped or expansion region's end column
+            if h & 3 or h == 0:
+                return b"," + key("counter", 5) + cj(h) + end
+            if h & 4:
+                return b"," + key("expanded_file", 5) + b"%d" % (h >> 3) + end
+            return end
+        self.after = _Texts(after)
+
+        def after_ops(ops):  # ... of a branch, MC/DC decision or MC/DC branch region: (head, operands...)
+            if ops[0] == DECISION << 3:
+                return b"," + key("bitmap_index", 5) + b"%d," % ops[1] + key("conditions", 5) + b"%d" % ops[2] + end
+            t = b"," + key("counter", 5) + cj(ops[1]) + b"," + key("false_counter", 5) + cj(ops[2])
+            if ops[0] == MCDC_BRANCH << 3:
+                t += (b"," + key("condition_id", 5) + b"%d," % (ops[3] - 1) + key("true_id", 5) + b"%d," % (ops[4] - 1)
+                      + key("false_id", 5) + b"%d" % (ops[5] - 1))
+            return t + end
+        self.after_ops = _Texts(after_ops)
+        self.kind_of = _Texts(lambda h: CODE if h & 3 else EXPANSION if h & 4 else _KIND_OF_HEAD.get(h, CODE))
+
+
+_JSON_STYLES: dict = {}
+
+
+def _json_style(indent) -> _JSONStyle:
+    st = _JSON_STYLES.get(indent)
+    if st is None:
+        st = _JSON_STYLES[indent] = _JSONStyle(indent)
+    return st
+
+
+_U64 = 1 << 64
+
+
+def _no_gc_chunks(it):
+    """The pieces of ``it``, each made with the collector off (no cycles among the texts: its passes only cost)."""
+    while True:
+        with no_gc():
+            p = next(it, None)
+        if p is None:
+            return
+        yield p
+
+
+def _json_ready(model):
+    """The _Packed that holds the regions of every record of ``model`` (a decoded CoverageFunctions), in order
+    and whole, when every record is as decode made it, at least in kind (fields of the types decode gives, the
+    regions not asked for), so that the column writer gives to_dict's text; else None."""
+    from itertools import chain
+    packed = None
+    at = 0
+    ints = {int}
+    for r in model.records:
+        if type(r) is not FunctionRecord:
+            return None
+        m = r.mapping
+        if type(m) is not Mapping or m._regions is not None:
+            return None
+        if packed is None:
+            packed, at = m._packed, m._first
+        if m._packed is not packed or m._first != at:
+            return None
+        at += sum(m._counts)
+        nh, fh, fref, raw, files, ex = r.name_hash, r.func_hash, r.filenames_hash, r.raw, r.files, m.expressions
+        if (type(r.offset) is not int or type(nh) is not int or type(fh) is not int or type(fref) is not int
+                or not (0 <= nh < _U64 and 0 <= fh < _U64 and 0 <= fref < _U64)
+                or not (r.name is None or type(r.name) is str)
+                or type(r.padding) is not bytes or not (raw is None or type(raw) is bytes)
+                or type(m.file_ids) is not list or not set(map(type, m.file_ids)) <= ints
+                or type(ex) is not list or not set(map(type, ex)) <= {tuple} or not set(map(len, ex)) <= {2}
+                or not set(map(type, chain.from_iterable(ex))) <= ints):
+            return None
+        if files is not None and (type(files) is not list or not set(map(type, files)) <= {str, type(None)}):
+            return None
+    return packed
+
+
+def _json_size(model) -> int:
+    """About the length of the compact text (an over-estimate for the common shapes)."""
+    regions = sum(sum(r.mapping._counts) for r in model.records)
+    return 140 * regions + sum(600 + 30 * len(r.mapping.expressions) for r in model.records)
+
+
+def covfun_json_chunks(model, packed, indent):
+    """The text of to_dict(model) (see _JSONStyle), piece by piece: a batch of functions at a time."""
+    from itertools import accumulate, repeat
+    from operator import add, and_, lshift, rshift, sub
+    from ..render import batches, json_texts
+    st = _json_style(indent)
+    recs = model.records
+    if not recs:
+        yield st.empty
+        return
+    cols, lines, cx_index, cx_ops = packed.cols, packed.lines, packed.cx_index, packed.cx_ops
+    region_t, head_t, tail_t = st.region, st.head, st.tail
+    before, after, after_ops, kind_of = st.before, st.after, st.after_ops, st.kind_of
+    file_ids_t, files_t, expr_t, hex_t = st.file_ids, st.files, st.expr, st.hex
+    expr_open, expr_between, expr_close, regions_end = st.expr_open, st.expr_between, st.expr_close, st.regions_end
+    end_len = len(st.region_end)
+    whole_line = st.whole_line
+    ends = list(accumulate(sum(r.mapping._counts) for r in recs))
+    base = recs[0].mapping._first
+    pending = st.open
+    cxk = 0
+    for i, j in batches(ends, _JSON_BATCH):
+        a = base + (ends[i - 1] if i else 0)
+        b = base + ends[j - 1]
+        nreg = b - a
+        heads = cols[5 * a:5 * b:5]
+        cs = cols[5 * a + 2:5 * b:5]
+        ce = cols[5 * a + 4:5 * b:5]
+        le = list(map(add, lines[a:b], cols[5 * a + 3:5 * b:5]))
+        keys = list(map(add, map(kind_of.__getitem__, heads), map(lshift, map(rshift, ce, repeat(31)), repeat(3))))
+        ce = list(map(and_, ce, repeat(~GAP_BIT)))
+        texts_after = list(map(after.__getitem__, heads))
+        while cxk < len(cx_index) and cx_index[cxk] < a:
+            cxk += 1
+        cxe = cxk
+        while cxe < len(cx_index) and cx_index[cxe] < b:
+            cxe += 1
+        if cxe > cxk:
+            any(map(texts_after.__setitem__, map(sub, cx_index[cxk:cxe], repeat(a)),
+                    map(after_ops.__getitem__, cx_ops[cxk:cxe])))
+        if 0 in cs:                 # whole-line regions (columns 0 and 0): columns 1 and 0xffffffff
+            k = cs.index(0)
+            while True:
+                if ce[k] == 0:
+                    cs[k], ce[k] = 1, WHOLE_LINE_END
+                    texts_after[k] = texts_after[k][:-end_len] + whole_line
+                try:
+                    k = cs.index(0, k + 1)
+                except ValueError:
+                    break
+        # the functions: the text before each one's first region (the end of the one before, its start,
+        # expressions), the file ids above 0 in the keys (16 times), the text after its last region
+        firsts, first_texts = [], []
+        between = st.between
+        k = a
+        for r, name in zip(recs[i:j], json_texts([r.name for r in recs[i:j]])):
+            m = r.mapping
+            ex = m.expressions
+            exprs = expr_open + expr_between.join(map(expr_t.__getitem__, ex)) + expr_close if ex else b"[]"
+            files = b"null" if r.files is None else files_t[tuple(r.files)]
+            text = pending + head_t % (r.offset, name, r.name_hash, r.func_hash, r.filenames_hash,
+                                       file_ids_t[tuple(m.file_ids)], files, exprs)
+            tail = tail_t % (b"null" if r.raw is None else b'"' + hex_t[r.raw] + b'"', hex_t[r.padding]) + between
+            counts = m._counts
+            first = k - a
+            for fid, c in enumerate(counts):
+                if fid and c:
+                    keys[k - a:k - a + c] = map(add, keys[k - a:k - a + c], repeat(16 * fid))
+                k += c
+            if k - a == first:
+                pending = text + b"[]" + tail
+            else:
+                firsts.append(first)
+                first_texts.append(text + b"[")
+                pending = regions_end + tail
+        if not nreg:
+            continue
+        texts_before = list(map(before.__getitem__, keys))
+        any(map(texts_before.__setitem__, firsts,
+                map(add, first_texts, map(bytes.__getitem__, map(texts_before.__getitem__, firsts),
+                                          repeat(slice(1, None))))))
+        args = [None] * (6 * nreg)
+        args[0::6] = texts_before
+        args[1::6] = lines[a:b]
+        args[2::6] = cs
+        args[3::6] = le
+        args[4::6] = ce
+        args[5::6] = texts_after
+        yield (region_t * nreg) % tuple(args)
+    yield pending[:-len(st.between)] + st.close
+
+
 def region_from_dict(d: dict) -> Region:
     kind = KINDS.index(d["kind"])
     gap = kind == GAP
@@ -616,6 +1145,27 @@ class CoverageCodec(Codec):
             return encode_covmap(model, ctx.endian if ctx is not None else "<")
         return encode_covfun(model, ctx.endian if ctx is not None else "<")
 
+    def to_json(self, model):
+        if type(model) is not CoverageFunctions:
+            return None
+        with no_gc():
+            packed = _json_ready(model)
+        if packed is None:
+            return None
+        from ..render import BIG_JSON, JSONStream
+        size = _json_size(model)
+        compact = None
+        if size > BIG_JSON // 4:        # near the size that decides whether the document is indented: the size
+            with no_gc():               # exactly, from the compact text (kept for the compact document)
+                compact = list(covfun_json_chunks(model, packed, None))
+            size = sum(map(len, compact))
+
+        def chunks(indent):
+            if indent is None and compact is not None:
+                return iter(compact)
+            return _no_gc_chunks(covfun_json_chunks(model, packed, indent))
+        return JSONStream(size, chunks)
+
     def to_dict(self, model):
         if isinstance(model, CoverageMap):
             return {"role": "covmap", "units": [{
@@ -624,13 +1174,7 @@ class CoverageCodec(Codec):
                 "resolved_files": resolved_files(r), "padding": r.padding.hex(),
                 "compressed_bytes": r.files.compressed.hex() if r.files.compressed is not None else None,
                 "raw": r.files.raw.hex() if r.files.raw is not None else None} for r in model.records]}
-        return {"role": "covfun", "functions": [{
-            "offset": r.offset, "name": r.name, "name_hash": f"{r.name_hash:#018x}",
-            "structural_hash": f"{r.func_hash:#018x}", "filenames_hash": f"{r.filenames_hash:#018x}",
-            "file_ids": list(r.mapping.file_ids), "files": r.files,
-            "expressions": [{"lhs": counter_json(a), "rhs": counter_json(b)} for a, b in r.mapping.expressions],
-            "regions": [region_dict(x) for x in r.mapping.regions],
-            "raw": r.raw.hex() if r.raw is not None else None, "padding": r.padding.hex()} for r in model.records]}
+        return {"role": "covfun", "functions": [function_dict(r) for r in model.records]}
 
     def from_dict(self, d, ctx):
         if d.get("role") == "covmap":
