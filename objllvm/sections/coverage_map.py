@@ -885,26 +885,31 @@ class _JSONStyle:
         self.expr_between = b"," + nl[4]
         self.expr_close = nl[3] + b"]"
         self.hex = _Texts(lambda b: b.hex().encode("ascii"))
-        self.region = (b"%s%d," + key("col_start", 5) + b"%d," + key("line_end", 5) + b"%d," + key("col_end", 5)
-                       + b"%d%s")
-        end = self.region_end = nl[4] + b"}"
-        self.whole_line = b"," + key("whole_line", 5) + b"true" + end
+        # a region: (before, start line, start column, end line, after) -- before: ',' and the start of the
+        # region up to its start line (the kind and the file id: keyed by (head, stored end column) for file 0,
+        # ``before_file(f)`` for file f); after: its end column and the rest (keyed by (head, stored end
+        # column); a branch or MC/DC region's by ((head, operands...), stored end column))
+        self.region = b"%s%d," + key("col_start", 5) + b"%d," + key("line_end", 5) + b"%d%s"
+        end = nl[4] + b"}"
+        whole = b"," + key("whole_line", 5) + b"true" + end
+        col_end = b"," + key("col_end", 5)
 
-        def before(k):     # k: kind + 8 * gap + 16 * file id
-            kind = "gap" if k & 8 else KINDS[k & 7]
+        def before(fid, hc):
+            h, ce = hc
+            kind = "gap" if ce & GAP_BIT else KINDS[_kind_of_head(h)]
             return (b"," + nl[4] + b"{" + key("kind", 5) + b'"' + kind.encode("ascii") + b'",' + key("file", 5)
-                    + b"%d," % (k >> 4) + key("line_start", 5))
-        self.before = _Texts(before)
+                    + b"%d," % fid + key("line_start", 5))
+        self.before_file = _Texts(lambda fid: _Texts(lambda hc: before(fid, hc)))
+        self.before = self.before_file[0]
 
-        def after(h):       # the text after a code, gap, skipped or expansion region's end column
+        def rest(h):        # the text after a code, gap, skipped or expansion region's end column
             if h & 3 or h == 0:
                 return b"," + key("counter", 5) + cj(h) + end
             if h & 4:
                 return b"," + key("expanded_file", 5) + b"%d" % (h >> 3) + end
             return end
-        self.after = _Texts(after)
 
-        def after_ops(ops):  # ... of a branch, MC/DC decision or MC/DC branch region: (head, operands...)
+        def rest_ops(ops):  # ... of a branch, MC/DC decision or MC/DC branch region: (head, operands...)
             if ops[0] == DECISION << 3:
                 return b"," + key("bitmap_index", 5) + b"%d," % ops[1] + key("conditions", 5) + b"%d" % ops[2] + end
             t = b"," + key("counter", 5) + cj(ops[1]) + b"," + key("false_counter", 5) + cj(ops[2])
@@ -912,8 +917,16 @@ class _JSONStyle:
                 t += (b"," + key("condition_id", 5) + b"%d," % (ops[3] - 1) + key("true_id", 5) + b"%d," % (ops[4] - 1)
                       + key("false_id", 5) + b"%d" % (ops[5] - 1))
             return t + end
-        self.after_ops = _Texts(after_ops)
-        self.kind_of = _Texts(lambda h: CODE if h & 3 else EXPANSION if h & 4 else _KIND_OF_HEAD.get(h, CODE))
+        self.after = _Texts(lambda hc: col_end + b"%d" % (hc[1] & ~GAP_BIT) + rest(hc[0]))
+        self.after_ops = _Texts(lambda oc: col_end + b"%d" % (oc[1] & ~GAP_BIT) + rest_ops(oc[0]))
+        # a whole-line region (start and end columns stored as 0): columns 1 and 0xffffffff, "whole_line"
+        self.whole_after = lambda h: col_end + b"%d" % WHOLE_LINE_END + rest(h)[:-len(end)] + whole
+        self.whole_after_ops = lambda ops: col_end + b"%d" % WHOLE_LINE_END + rest_ops(ops)[:-len(end)] + whole
+
+
+def _kind_of_head(h: int) -> int:
+    """The region kind (CODE ... MCDC_BRANCH) of a well-formed region's head (its counter or kind)."""
+    return CODE if h & 3 else EXPANSION if h & 4 else _KIND_OF_HEAD.get(h, CODE)
 
 
 _JSON_STYLES: dict = {}
@@ -980,8 +993,9 @@ def _json_size(model) -> int:
 
 def covfun_json_chunks(model, packed, indent):
     """The text of to_dict(model) (see _JSONStyle), piece by piece: a batch of functions at a time."""
+    from bisect import bisect_left
     from itertools import accumulate, repeat
-    from operator import add, and_, lshift, rshift, sub
+    from operator import add, sub
     from ..render import batches, json_texts
     st = _json_style(indent)
     recs = model.records
@@ -990,40 +1004,33 @@ def covfun_json_chunks(model, packed, indent):
         return
     cols, lines, cx_index, cx_ops = packed.cols, packed.lines, packed.cx_index, packed.cx_ops
     region_t, head_t, tail_t = st.region, st.head, st.tail
-    before, after, after_ops, kind_of = st.before, st.after, st.after_ops, st.kind_of
+    before, before_file, after, after_ops = st.before, st.before_file, st.after, st.after_ops
     file_ids_t, files_t, expr_t, hex_t = st.file_ids, st.files, st.expr, st.hex
     expr_open, expr_between, expr_close, regions_end = st.expr_open, st.expr_between, st.expr_close, st.regions_end
-    end_len = len(st.region_end)
-    whole_line = st.whole_line
     ends = list(accumulate(sum(r.mapping._counts) for r in recs))
     base = recs[0].mapping._first
     pending = st.open
-    cxk = 0
     for i, j in batches(ends, _JSON_BATCH):
         a = base + (ends[i - 1] if i else 0)
         b = base + ends[j - 1]
         nreg = b - a
-        heads = cols[5 * a:5 * b:5]
-        cs = cols[5 * a + 2:5 * b:5]
         ce = cols[5 * a + 4:5 * b:5]
-        le = list(map(add, lines[a:b], cols[5 * a + 3:5 * b:5]))
-        keys = list(map(add, map(kind_of.__getitem__, heads), map(lshift, map(rshift, ce, repeat(31)), repeat(3))))
-        ce = list(map(and_, ce, repeat(~GAP_BIT)))
-        texts_after = list(map(after.__getitem__, heads))
-        while cxk < len(cx_index) and cx_index[cxk] < a:
-            cxk += 1
-        cxe = cxk
-        while cxe < len(cx_index) and cx_index[cxe] < b:
-            cxe += 1
-        if cxe > cxk:
-            any(map(texts_after.__setitem__, map(sub, cx_index[cxk:cxe], repeat(a)),
-                    map(after_ops.__getitem__, cx_ops[cxk:cxe])))
+        hc = list(zip(cols[5 * a:5 * b:5], ce))
+        texts_before = list(map(before.__getitem__, hc))
+        texts_after = list(map(after.__getitem__, hc))
+        cs = cols[5 * a + 2:5 * b:5]
+        p, q = bisect_left(cx_index, a), bisect_left(cx_index, b)
+        if q > p:
+            at = list(map(sub, cx_index[p:q], repeat(a)))
+            any(map(texts_after.__setitem__, at, map(after_ops.__getitem__, zip(cx_ops[p:q], map(ce.__getitem__, at)))))
         if 0 in cs:                 # whole-line regions (columns 0 and 0): columns 1 and 0xffffffff
+            cx = dict(zip(cx_index[p:q], cx_ops[p:q]))
             k = cs.index(0)
             while True:
-                if ce[k] == 0:
-                    cs[k], ce[k] = 1, WHOLE_LINE_END
-                    texts_after[k] = texts_after[k][:-end_len] + whole_line
+                if not ce[k] & ~GAP_BIT:
+                    cs[k] = 1
+                    ops = cx.get(a + k)
+                    texts_after[k] = st.whole_after(hc[k][0]) if ops is None else st.whole_after_ops(ops)
                 try:
                     k = cs.index(0, k + 1)
                 except ValueError:
@@ -1045,7 +1052,7 @@ def covfun_json_chunks(model, packed, indent):
             first = k - a
             for fid, c in enumerate(counts):
                 if fid and c:
-                    keys[k - a:k - a + c] = map(add, keys[k - a:k - a + c], repeat(16 * fid))
+                    texts_before[k - a:k - a + c] = map(before_file[fid].__getitem__, hc[k - a:k - a + c])
                 k += c
             if k - a == first:
                 pending = text + b"[]" + tail
@@ -1055,17 +1062,15 @@ def covfun_json_chunks(model, packed, indent):
                 pending = regions_end + tail
         if not nreg:
             continue
-        texts_before = list(map(before.__getitem__, keys))
         any(map(texts_before.__setitem__, firsts,
                 map(add, first_texts, map(bytes.__getitem__, map(texts_before.__getitem__, firsts),
                                           repeat(slice(1, None))))))
-        args = [None] * (6 * nreg)
-        args[0::6] = texts_before
-        args[1::6] = lines[a:b]
-        args[2::6] = cs
-        args[3::6] = le
-        args[4::6] = ce
-        args[5::6] = texts_after
+        args = [None] * (5 * nreg)
+        args[0::5] = texts_before
+        args[1::5] = lines[a:b]
+        args[2::5] = cs
+        args[3::5] = map(add, lines[a:b], cols[5 * a + 3:5 * b:5])
+        args[4::5] = texts_after
         yield (region_t * nreg) % tuple(args)
     yield pending[:-len(st.between)] + st.close
 
