@@ -879,12 +879,14 @@ class _JSONStyle:
         self.regions_end = nl[3] + b"]"
         self.tail = b"," + key("raw", 3) + b"%s," + key("padding", 3) + b'"%s"' + nl[2] + b"}"
         self.file_ids = _Texts(lambda t: items([b"%d" % x for x in t], 4) if t else b"[]")
-        self.files = _Texts(lambda t: items(json_texts(list(t)), 4) if t else b"[]")
+        self.files = _Texts(lambda t: b"null" if t is None else items(json_texts(list(t)), 4) if t else b"[]")
         self.expr = _Texts(lambda e: b"{" + key("lhs", 5) + cj(e[0]) + b"," + key("rhs", 5) + cj(e[1]) + nl[4] + b"}")
         self.expr_open = b"[" + nl[4]
         self.expr_between = b"," + nl[4]
         self.expr_close = nl[3] + b"]"
         self.hex = _Texts(lambda b: b.hex().encode("ascii"))
+        self.raw = _Texts(lambda b: b"null" if b is None else b'"' + b.hex().encode("ascii") + b'"')
+        self.expr_list = {b"": b"[]"}        # the text of an empty list of expressions
         # a region: (before, start line, start column, end line, after) -- before: ',' and the start of the
         # region up to its start line (the kind and the file id: keyed by (head, stored end column) for file 0,
         # ``before_file(f)`` for file f); after: its end column and the rest (keyed by (head, stored end
@@ -955,34 +957,48 @@ def _no_gc_chunks(it):
 def _json_ready(model):
     """The _Packed that holds the regions of every record of ``model`` (a decoded CoverageFunctions), in order
     and whole, when every record is as decode made it, at least in kind (fields of the types decode gives, the
-    regions not asked for), so that the column writer gives to_dict's text; else None."""
-    from itertools import chain
-    packed = None
-    at = 0
-    ints = {int}
-    for r in model.records:
-        if type(r) is not FunctionRecord:
+    regions not asked for), so that the column writer gives to_dict's text; else None.  (Checked a field at a
+    time over all records: a set of the types each.)"""
+    from itertools import chain, repeat
+    from operator import add, attrgetter, is_not
+    recs = model.records
+    if type(recs) is not list or not recs:
+        return None if type(recs) is not list else _Packed([], [], [], [])
+    if set(map(type, recs)) != {FunctionRecord}:
+        return None
+    maps = list(map(attrgetter("mapping"), recs))
+    if set(map(type, maps)) != {Mapping} or any(map(is_not, map(attrgetter("_regions"), maps), repeat(None))):
+        return None
+    packs = set(map(attrgetter("_packed"), maps))
+    if len(packs) != 1:
+        return None
+    firsts = list(map(attrgetter("_first"), maps))
+    if firsts[1:] != list(map(add, firsts, map(sum, map(attrgetter("_counts"), maps[:-1])))):
+        return None             # (records removed or moved)
+    ints, none = {int}, type(None)
+    for name in ("offset", "name_hash", "func_hash", "filenames_hash"):
+        col = list(map(attrgetter(name), recs))
+        if set(map(type, col)) != ints or (name != "offset" and (min(col) < 0 or max(col) >= _U64)):
             return None
-        m = r.mapping
-        if type(m) is not Mapping or m._regions is not None:
-            return None
-        if packed is None:
-            packed, at = m._packed, m._first
-        if m._packed is not packed or m._first != at:
-            return None
-        at += sum(m._counts)
-        nh, fh, fref, raw, files, ex = r.name_hash, r.func_hash, r.filenames_hash, r.raw, r.files, m.expressions
-        if (type(r.offset) is not int or type(nh) is not int or type(fh) is not int or type(fref) is not int
-                or not (0 <= nh < _U64 and 0 <= fh < _U64 and 0 <= fref < _U64)
-                or not (r.name is None or type(r.name) is str)
-                or type(r.padding) is not bytes or not (raw is None or type(raw) is bytes)
-                or type(m.file_ids) is not list or not set(map(type, m.file_ids)) <= ints
-                or type(ex) is not list or not set(map(type, ex)) <= {tuple} or not set(map(len, ex)) <= {2}
-                or not set(map(type, chain.from_iterable(ex))) <= ints):
-            return None
-        if files is not None and (type(files) is not list or not set(map(type, files)) <= {str, type(None)}):
-            return None
-    return packed
+    if (not set(map(type, map(attrgetter("name"), recs))) <= {str, none}
+            or set(map(type, map(attrgetter("padding"), recs))) != {bytes}
+            or not set(map(type, map(attrgetter("raw"), recs))) <= {bytes, none}):
+        return None
+    fids = list(map(attrgetter("file_ids"), maps))
+    if set(map(type, fids)) != {list} or not set(map(type, chain.from_iterable(fids))) <= ints:
+        return None
+    files = list(map(attrgetter("files"), recs))
+    if (not set(map(type, files)) <= {list, none}
+            or not set(map(type, chain.from_iterable(filter(None, files)))) <= {str, none}):
+        return None
+    exprs = list(map(attrgetter("expressions"), maps))
+    if set(map(type, exprs)) != {list}:
+        return None
+    exprs = list(chain.from_iterable(exprs))
+    if (not set(map(type, exprs)) <= {tuple} or not set(map(len, exprs)) <= {2}
+            or not set(map(type, chain.from_iterable(exprs))) <= ints):
+        return None
+    return packs.pop()
 
 
 def _json_size(model) -> int:
@@ -992,10 +1008,11 @@ def _json_size(model) -> int:
 
 
 def covfun_json_chunks(model, packed, indent):
-    """The text of to_dict(model) (see _JSONStyle), piece by piece: a batch of functions at a time."""
+    """The text of to_dict(model) (see _JSONStyle), piece by piece: a batch of functions at a time, each
+    column of the batch (the regions', then the functions') by one operation where it can."""
     from bisect import bisect_left
     from itertools import accumulate, repeat
-    from operator import add, sub
+    from operator import add, attrgetter, sub
     from ..render import batches, json_texts
     st = _json_style(indent)
     recs = model.records
@@ -1003,17 +1020,22 @@ def covfun_json_chunks(model, packed, indent):
         yield st.empty
         return
     cols, lines, cx_index, cx_ops = packed.cols, packed.lines, packed.cx_index, packed.cx_ops
-    region_t, head_t, tail_t = st.region, st.head, st.tail
     before, before_file, after, after_ops = st.before, st.before_file, st.after, st.after_ops
-    file_ids_t, files_t, expr_t, hex_t = st.file_ids, st.files, st.expr, st.hex
-    expr_open, expr_between, expr_close, regions_end = st.expr_open, st.expr_between, st.expr_close, st.regions_end
-    ends = list(accumulate(sum(r.mapping._counts) for r in recs))
-    base = recs[0].mapping._first
+    expr_join, expr_empty = st.expr_between.join, st.expr_open + st.expr_close
+    maps = list(map(attrgetter("mapping"), recs))
+    counts = list(map(attrgetter("_counts"), maps))
+    totals = list(map(sum, counts))
+    ends = list(accumulate(totals))
+    base = maps[0]._first
     pending = st.open
+    head_t = st.head + b"[\0"
+    tail_t = st.regions_end + st.tail + st.between + b"\0"
+    empty_end = len(st.regions_end)
     for i, j in batches(ends, _JSON_BATCH):
         a = base + (ends[i - 1] if i else 0)
         b = base + ends[j - 1]
         nreg = b - a
+        # the regions: before and after each one's numbers
         ce = cols[5 * a + 4:5 * b:5]
         hc = list(zip(cols[5 * a:5 * b:5], ce))
         texts_before = list(map(before.__getitem__, hc))
@@ -1035,43 +1057,64 @@ def covfun_json_chunks(model, packed, indent):
                     k = cs.index(0, k + 1)
                 except ValueError:
                     break
-        # the functions: the text before each one's first region (the end of the one before, its start,
-        # expressions), the file ids above 0 in the keys (16 times), the text after its last region
-        firsts, first_texts = [], []
-        between = st.between
-        k = a
-        for r, name in zip(recs[i:j], json_texts([r.name for r in recs[i:j]])):
-            m = r.mapping
-            ex = m.expressions
-            exprs = expr_open + expr_between.join(map(expr_t.__getitem__, ex)) + expr_close if ex else b"[]"
-            files = b"null" if r.files is None else files_t[tuple(r.files)]
-            text = pending + head_t % (r.offset, name, r.name_hash, r.func_hash, r.filenames_hash,
-                                       file_ids_t[tuple(m.file_ids)], files, exprs)
-            tail = tail_t % (b"null" if r.raw is None else b'"' + hex_t[r.raw] + b'"', hex_t[r.padding]) + between
-            counts = m._counts
-            first = k - a
-            for fid, c in enumerate(counts):
-                if fid and c:
-                    texts_before[k - a:k - a + c] = map(before_file[fid].__getitem__, hc[k - a:k - a + c])
-                k += c
-            if k - a == first:
-                pending = text + b"[]" + tail
-            else:
-                firsts.append(first)
-                first_texts.append(text + b"[")
-                pending = regions_end + tail
+        # the functions: the text from the end of the one before to the start of each one's regions (its
+        # fields, expressions), which goes before its first region; the regions of file ids above 0
+        fr, fm, nf = recs[i:j], maps[i:j], j - i
+        exprs = list(map(expr_join, map(map, repeat(st.expr.__getitem__), map(attrgetter("expressions"), fm))))
+        args = [None] * (8 * nf)
+        args[0::8] = map(attrgetter("offset"), fr)
+        args[1::8] = json_texts(list(map(attrgetter("name"), fr)))
+        args[2::8] = map(attrgetter("name_hash"), fr)
+        args[3::8] = map(attrgetter("func_hash"), fr)
+        args[4::8] = map(attrgetter("filenames_hash"), fr)
+        args[5::8] = map(st.file_ids.__getitem__, map(tuple, map(attrgetter("file_ids"), fm)))
+        args[6::8] = map(st.files.__getitem__, [f if f is None else tuple(f) for f in map(attrgetter("files"), fr)])
+        args[7::8] = map(st.expr_list.get, exprs, map(add, map(add, repeat(st.expr_open), exprs),
+                                                         repeat(st.expr_close)))
+        heads = ((head_t * nf) % tuple(args)).split(b"\0")
+        args = [None] * (2 * nf)
+        args[0::2] = map(st.raw.__getitem__, map(attrgetter("raw"), fr))
+        args[1::2] = map(st.hex.__getitem__, map(attrgetter("padding"), fr))
+        tails = ((tail_t * nf) % tuple(args)).split(b"\0")
+        tails[-1] = pending
+        starts = list(map(add, tails[-1:] + tails[:-2], heads))    # (tails[-1] is ''; heads[-1] too)
+        pending = tails[-2]
+        ft = totals[i:j]
+        if 0 in ft:                 # functions without regions: their text goes before the next one's
+            k = ft.index(0)
+            while True:
+                text = starts[k] + b"]" + tails[k][empty_end:]
+                if k + 1 < nf:
+                    starts[k + 1] = text + heads[k + 1]
+                else:
+                    pending = text
+                try:
+                    k = ft.index(0, k + 1)
+                except ValueError:
+                    break
+        firsts = [0, *accumulate(ft[:-1])]
+        for k, c, f in zip(firsts, counts[i:j], ft):
+            if len(c) > 1 and c[0] != f:
+                for fid, n in enumerate(c[1:], 1):
+                    x = k + sum(c[:fid])
+                    texts_before[x:x + n] = map(before_file[fid].__getitem__, hc[x:x + n])
         if not nreg:
             continue
-        any(map(texts_before.__setitem__, firsts,
-                map(add, first_texts, map(bytes.__getitem__, map(texts_before.__getitem__, firsts),
-                                          repeat(slice(1, None))))))
+        keep = [k for k, f in zip(firsts, ft) if f]
+        if len(keep) == nf:
+            any(map(texts_before.__setitem__, firsts, map(add, starts, map(bytes.__getitem__, map(
+                texts_before.__getitem__, firsts), repeat(slice(1, None))))))
+        else:
+            for k, f, s in zip(firsts, ft, starts):
+                if f:
+                    texts_before[k] = s + texts_before[k][1:]
         args = [None] * (5 * nreg)
         args[0::5] = texts_before
         args[1::5] = lines[a:b]
         args[2::5] = cs
         args[3::5] = map(add, lines[a:b], cols[5 * a + 3:5 * b:5])
         args[4::5] = texts_after
-        yield (region_t * nreg) % tuple(args)
+        yield (st.region * nreg) % tuple(args)
     yield pending[:-len(st.between)] + st.close
 
 
