@@ -44,7 +44,7 @@ def both(data, e="<"):
     """(packed decoder's model or None when it leaves the section to the other, record-by-record model)."""
     try:
         a = cm._decode_covfun_packed(bytes(data), e, {}, {})
-    except (cm._Slow, IndexError):
+    except (cm._Slow, IndexError, ValueError):
         a = None
     return a, cm._decode_covfun_each(bytes(data), e, {}, {})
 

@@ -465,7 +465,7 @@ def decode_covfun(data, e="<", obj=None) -> CoverageFunctions:
     files = _files_by_hash(obj)
     try:
         return _decode_covfun_packed(data, e, names, files)
-    except (_Slow, IndexError):
+    except (_Slow, IndexError, ValueError):        # (IndexError, ValueError: values missing at the end)
         return _decode_covfun_each(data, e, names, files)
 
 
@@ -564,7 +564,8 @@ def _decode_covfun_packed(data, e, names, files) -> CoverageFunctions:
     list (uleb_values), then the records read from it, a region at a time for the branch, MC/DC and
     expansion regions and a run at a time for the others (a slice); the regions are kept as columns
     (_Packed) that Mapping.regions turns into Region objects when asked.  _Slow (or IndexError) for
-    anything _decode_covfun_each would have to report or treat otherwise."""
+    anything _decode_covfun_each would have to report or treat otherwise (IndexError or ValueError when the
+    values run out before a record's end)."""
     import struct
     from itertools import accumulate
     unpack = struct.Struct(e + "QIQQ").unpack_from
@@ -637,31 +638,29 @@ def _decode_covfun_packed(data, e, names, files) -> CoverageFunctions:
                     j += 5
                 elif h == 0 or h == 16:     # a code region of counter zero, a skipped region
                     j += 5
-                else:
-                    ext(v[run:j])
-                    if h == 0x20 or h == 0x28:      # branch, MC/DC decision: two operands
-                        b, c = v[j + 1:j + 3]
+                else:               # branch, MC/DC decision, MC/DC branch: its operands kept aside
+                    ext(v[run:j + 1])
+                    if h == 0x20 or h == 0x28:      # two operands
+                        ops = tuple(v[j:j + 3])
+                        b, c = ops[1], ops[2]
                         if h == 0x20:
                             if b & 2 and b >> 2 >= nexpr or c & 2 and c >> 2 >= nexpr or b > U32 or c > U32:
                                 raise _Slow
                         elif b > U32 or c > 0x7FFF:
                             raise _Slow
-                        w = 3
-                    elif h == 0x30:                 # MC/DC branch: two counters, three condition ids
-                        b, c, x, y, z = v[j + 1:j + 6]
+                        run = j + 3
+                    elif h == 0x30:                 # two counters, three condition ids
+                        ops = tuple(v[j:j + 6])
+                        _, b, c, x, y, z = ops
                         if (b & 2 and b >> 2 >= nexpr or c & 2 and c >> 2 >= nexpr or b > U32 or c > U32
                                 or x == 0 or x > 0x7FFF or y > 0x7FFF or z > 0x7FFF):
                             raise _Slow
-                        w = 6
+                        run = j + 6
                     else:
                         raise _Slow
                     cx_index.append(len(cols) // 5)
-                    cx_ops.append(tuple(v[j:j + w]))
-                    cols.append(h)
-                    j += w
-                    ext(v[j:j + 4])
-                    j += 4
-                    run = j
+                    cx_ops.append(ops)
+                    j = run + 4
             ext(v[run:j])
             lines.extend(accumulate(cols[a + 1::5]))
         if j != end:
@@ -675,7 +674,8 @@ def _decode_covfun_packed(data, e, names, files) -> CoverageFunctions:
                                                          counts), None, pad, names.get(nh))
         fl = files.get(fref)
         if fl is not None:
-            rec.files = [fl[i] if i < len(fl) else None for i in file_ids]
+            rec.files = (list(map(fl.__getitem__, file_ids)) if not file_ids or max(file_ids) < len(fl)
+                         else [fl[i] if i < len(fl) else None for i in file_ids])
         recs.append(rec)
     if cols and max(cols) > U32:
         raise _Slow
