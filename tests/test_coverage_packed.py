@@ -253,7 +253,8 @@ def test_uleb_values_are_read_ulebs():
         v, pos, _ = read_uleb(blob, pos, len(blob))
         want.append(v)
     assert want == vals
-    for bad in (b"\x05\x81\x00", b"\x80" * 10 + b"\x01"):       # padded; eleven bytes (read_uleb's limit: ten)
+    for bad in (b"\x05\x81\x00", b"\x80" * 10 + b"\x01", b"\x05\x81"):   # padded; eleven bytes (read_uleb's
+        # limit: ten); truncated
         with pytest.raises(cm._Slow):
             cm.uleb_values(bad)
     assert cm.uleb_values(b"\x80" * 9 + b"\x01") == [1 << 63]

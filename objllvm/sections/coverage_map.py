@@ -475,7 +475,7 @@ class _Slow(Exception):
 
 _LOW = bytes(range(0x80))
 _HIGH = bytes(range(0x80, 0x100))
-_MULTI = []         # the compiled pattern of a multi-byte ULEB128 (re is imported when first needed)
+_TOP_BIT = bytes(0x80) + b"\1" * 0x80         # bytes.translate table: 1 for a byte with its top bit set, else 0
 
 
 class _Ulebs(dict):
@@ -497,18 +497,27 @@ _ULEBS = _Ulebs()
 
 
 def uleb_values(blob: bytes) -> list:
-    """The values of ``blob``, a run of whole ULEB128s (its last byte below 0x80), at C speed: the bytes
-    themselves when none has its top bit set; else the stream split around its multi-byte values (a
-    regular expression), each of those looked up (decoded once).  _Slow for a padded or over-long one."""
-    if not blob.translate(None, _LOW):
-        return list(blob)
-    if not _MULTI:
-        import re
-        _MULTI.append(re.compile(rb"([\x80-\xff]+[\x00-\x7f])"))
-    parts = _MULTI[0].split(blob)
-    parts[1::2] = zip(map(_ULEBS.__getitem__, parts[1::2]))
-    from itertools import chain
-    return list(chain.from_iterable(parts))
+    """The values of ``blob``, a run of whole ULEB128s (its last byte below 0x80): the last byte of each value
+    (the bytes without those that have their top bit set: the values, for those of one byte), then each value
+    of several bytes put in its place (found by bytes.find in a map of the top bits, decoded once for all its
+    occurrences).  _Slow for a padded or over-long one.  (A regular expression splitting the stream around
+    the multi-byte values is slower here: 30 against 20 ms for 784 KB, 83,000 bytes with the top bit set,
+    and the import of re takes 6 ms.)"""
+    values = list(blob.translate(None, _HIGH))
+    if len(values) == len(blob):
+        return values
+    find = blob.translate(_TOP_BIT).find
+    value = _ULEBS.__getitem__
+    high = 0                # bytes with the top bit before ``p``
+    p = find(1)
+    while p >= 0:
+        q = find(0, p)      # the last byte of the value
+        if q < 0:
+            raise _Slow     # (a truncated one)
+        values[p - high] = value(blob[p:q + 1])
+        high += q - p
+        p = find(1, q + 1)
+    return values
 
 
 class _Packed:
