@@ -326,3 +326,27 @@ def test_fields_edited_in_kind_are_written():
     r.mapping.expressions[:] = []
     assert CODEC.to_json(m) is not None
     assert_same_text(m)
+
+
+@pytest.mark.parametrize("where", ["below the bound", "between the bound and the size", "above the size"])
+def test_indented_or_compact_as_with_to_dict(monkeypatch, where):
+    """render_json indents a document up to render.BIG_JSON bytes: the column writer gives the size that
+    decides it (a bound when the text is certainly longer, else the exact length), so the document is
+    indented, or not, as the to_dict one."""
+    import objllvm.render as render
+    items = api.dump(str(D / "prog-clang22"), ["coverage"])
+    plain = io.StringIO()
+    render_json(api.dump_to_dict(items), plain, indent=False)
+    size = len(plain.getvalue())
+    fresh = api.dump(str(D / "prog-clang22"), ["coverage"])
+    model = [d.model for d in fresh[0].sections if isinstance(d.model, cm.CoverageFunctions)][0]
+    bound = cm._json_size_at_least(model)
+    assert 0 < bound < size - 3000
+    limit = {"below the bound": bound // 2, "between the bound and the size": (bound + size - 2000) // 2,
+             "above the size": size + 1000}[where]
+    monkeypatch.setattr(render, "BIG_JSON", limit)
+    a, b = io.StringIO(), io.StringIO()
+    render_json(api.dump_to_json_doc(fresh), a, indent=True, raw=True)
+    render_json(api.dump_to_dict(items), b, indent=True)
+    assert a.getvalue() == b.getvalue()
+    assert ("\n  " in a.getvalue()) == (where == "above the size")

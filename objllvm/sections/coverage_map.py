@@ -1010,10 +1010,10 @@ def _json_ready(model):
     return packs.pop()
 
 
-def _json_size(model) -> int:
-    """About the length of the compact text (an over-estimate for the common shapes)."""
-    regions = sum(sum(r.mapping._counts) for r in model.records)
-    return 140 * regions + sum(600 + 30 * len(r.mapping.expressions) for r in model.records)
+def _json_size_at_least(model) -> int:
+    """A length the compact text is certainly not shorter than: 76 bytes a region (the shortest one, a gap
+    region of one-digit numbers, is 90), 200 a function (the shortest is about 210)."""
+    return 76 * sum(map(sum, (r.mapping._counts for r in model.records))) + 200 * len(model.records)
 
 
 def covfun_json_chunks(model, packed, indent):
@@ -1210,10 +1210,13 @@ class CoverageCodec(Codec):
         if packed is None:
             return None
         from ..render import BIG_JSON, JSONStream
-        size = _json_size(model)
+        # The size decides whether the document is indented (render.BIG_JSON): when the text is certainly
+        # longer, that bound; else the exact length of the compact text (made, and kept for a compact
+        # document: it is then at most a few MB).
+        size = _json_size_at_least(model)
         compact = None
-        if size > BIG_JSON // 4:        # near the size that decides whether the document is indented: the size
-            with no_gc():               # exactly, from the compact text (kept for the compact document)
+        if size <= BIG_JSON:
+            with no_gc():
                 compact = list(covfun_json_chunks(model, packed, None))
             size = sum(map(len, compact))
 
