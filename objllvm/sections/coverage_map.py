@@ -524,14 +524,16 @@ class _Packed:
     """The regions of a section's function records, as columns: ``cols`` five values a region (the head --
     counter or region kind --, line delta, start column, line count, end column with the gap bit), ``lines``
     the start line of each, and the operands of the branch and MC/DC regions (``cx_index``: their region
-    indices, ascending; ``cx_ops``: (head, operands...) of each)."""
-    __slots__ = ("cols", "lines", "cx_index", "cx_ops", "_cx")
+    indices, ascending; ``cx_ops``: (head, operands...) of each); ``files``: (first region, regions, file id)
+    of each run of regions of a file id above 0, in order (the others are file 0's)."""
+    __slots__ = ("cols", "lines", "cx_index", "cx_ops", "files", "_cx")
 
-    def __init__(self, cols, lines, cx_index, cx_ops):
+    def __init__(self, cols, lines, cx_index, cx_ops, files=None):
         self.cols = cols
         self.lines = lines
         self.cx_index = cx_index
         self.cx_ops = cx_ops
+        self.files = [] if files is None else files
         self._cx = None
 
     def regions(self, first: int, counts) -> list:
@@ -602,8 +604,8 @@ def _decode_covfun_packed(data, e, names, files) -> CoverageFunctions:
         pos = pend
     v = uleb_values(b"".join(blobs))
     del blobs
-    cols, lines, cx_index, cx_ops = [], [], [], []
-    packed = _Packed(cols, lines, cx_index, cx_ops)
+    cols, lines, cx_index, cx_ops, fruns = [], [], [], [], []
+    packed = _Packed(cols, lines, cx_index, cx_ops, fruns)
     ext = cols.extend
     out = CoverageFunctions()
     recs = out.records
@@ -636,6 +638,8 @@ def _decode_covfun_packed(data, e, names, files) -> CoverageFunctions:
                 raise _Slow
             counts.append(nreg)
             a = len(cols)
+            if fid and nreg:
+                fruns.append((a // 5, nreg, fid))
             run = j
             for _ in range(nreg):
                 h = v[j]
@@ -1028,7 +1032,7 @@ def covfun_json_chunks(model, packed, indent):
     if not recs:
         yield st.empty
         return
-    cols, lines, cx_index, cx_ops = packed.cols, packed.lines, packed.cx_index, packed.cx_ops
+    cols, lines, cx_index, cx_ops, fruns = packed.cols, packed.lines, packed.cx_index, packed.cx_ops, packed.files
     before, before_file, after, after_ops = st.before, st.before_file, st.after, st.after_ops
     expr_join, expr_empty = st.expr_between.join, st.expr_open + st.expr_close
     maps = list(map(attrgetter("mapping"), recs))
@@ -1102,11 +1106,10 @@ def covfun_json_chunks(model, packed, indent):
                 except ValueError:
                     break
         firsts = [0, *accumulate(ft[:-1])]
-        for k, c, f in zip(firsts, counts[i:j], ft):
-            if len(c) > 1 and c[0] != f:
-                for fid, n in enumerate(c[1:], 1):
-                    x = k + sum(c[:fid])
-                    texts_before[x:x + n] = map(before_file[fid].__getitem__, hc[x:x + n])
+        p, q = bisect_left(fruns, (a,)), bisect_left(fruns, (b,))
+        for x, n, fid in fruns[p:q]:
+            x -= a
+            texts_before[x:x + n] = map(before_file[fid].__getitem__, hc[x:x + n])
         if not nreg:
             continue
         keep = [k for k, f in zip(firsts, ft) if f]
