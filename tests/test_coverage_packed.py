@@ -350,3 +350,31 @@ def test_indented_or_compact_as_with_to_dict(monkeypatch, where):
     render_json(api.dump_to_dict(items), b, indent=True)
     assert a.getvalue() == b.getvalue()
     assert ("\n  " in a.getvalue()) == (where == "above the size")
+
+
+def test_object_cache_forgets_an_object_when_it_goes():
+    """The per-object caches (names by hash, file lists) hold their objects weakly, as a WeakKeyDictionary."""
+    import gc
+    from objllvm.sections.support.instrprof import ObjectCache
+
+    class Obj:
+        pass
+    cache, a, b = ObjectCache(), Obj(), Obj()
+    cache[a] = {"x": 1}
+    assert cache.get(a) == {"x": 1} and a in cache and cache[a] == {"x": 1} and b not in cache
+    assert cache.get(b) is None and cache.get(b, 5) == 5
+    with pytest.raises(KeyError):
+        cache[b]
+    cache[b] = {}
+    del a
+    gc.collect()
+    assert len(cache) == 1 and cache[b] == {}
+    with pytest.raises(TypeError):          # (cached_per_object then builds the table each time)
+        cache[1] = {}
+    gc.collect()
+    obj = open_object(str(D / "prog-clang22"))
+    assert cm._files_by_hash(obj) is cm._files_by_hash(obj)
+    n = len(cm._FILES_CACHE)
+    del obj
+    gc.collect()
+    assert len(cm._FILES_CACHE) == n - 1

@@ -20,14 +20,12 @@ file-list hash the function names.
 """
 from __future__ import annotations
 
-import weakref
-
 from .._model import dataclass, field, no_gc
 from ..binary import ULEBError, Reader, decode_text, encode_text, pack_uint, read_uleb, uleb_encode
 from ..errors import DecodeError
 from .registry import Codec, Table, register
-from .support.instrprof import (COVERAGE_ROLES, cached_per_object, deflate, inflate, name_hash, names_by_hash,
-                                role_for, section_role)
+from .support.instrprof import (COVERAGE_ROLES, ObjectCache, cached_per_object, deflate, inflate, name_hash,
+                                names_by_hash, role_for, section_role)
 
 VERSIONS = (3, 4, 5, 6)            # stored values (format versions 4-7); LLVM 19 and 22 write 6
 KINDS = ("code", "expansion", "skipped", "gap", "branch", "mcdc-decision", "mcdc-branch")
@@ -765,7 +763,7 @@ def resolved_files(rec: CovMapRecord) -> list:
     return out
 
 
-_FILES_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_FILES_CACHE = ObjectCache()
 
 
 def _files_by_hash(obj) -> dict:

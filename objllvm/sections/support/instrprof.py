@@ -6,7 +6,7 @@ Facts from LLVM's ``ProfileData/InstrProfData.inc`` (LLVM 19 and 22 agree on eve
 """
 from __future__ import annotations
 
-import weakref
+from _weakref import ref as _ref
 
 from ..._model import dataclass, field
 from ...binary import Reader, decode_text, encode_text, uleb_encode
@@ -224,11 +224,48 @@ def name_list_from_dict(d: dict) -> NameList:
 
 
 # -- names of an object, by hash (cached per object) ------------------------------------------------------------
-_NAMES_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+class ObjectCache:
+    """A dict by object that does not keep its objects alive, as weakref.WeakKeyDictionary here (``get``,
+    ``in``, ``[]``, ``[] =``; TypeError for an object that cannot be weakly referenced) without importing
+    weakref (1 ms): entries by id(obj), each with a weak reference whose callback removes it when its object
+    goes (before its id can be another object's)."""
+    __slots__ = ("_d",)
+
+    def __init__(self):
+        self._d = {}
+
+    def get(self, obj, default=None):
+        e = self._d.get(id(obj))
+        return e[1] if e is not None and e[0]() is obj else default
+
+    def __contains__(self, obj) -> bool:
+        e = self._d.get(id(obj))
+        return e is not None and e[0]() is obj
+
+    def __getitem__(self, obj):
+        e = self._d.get(id(obj))
+        if e is None or e[0]() is not obj:
+            raise KeyError(obj)
+        return e[1]
+
+    def __setitem__(self, obj, value):
+        d, k = self._d, id(obj)
+
+        def gone(wr, d=d, k=k):
+            e = d.get(k)
+            if e is not None and e[0] is wr:
+                del d[k]
+        d[k] = (_ref(obj, gone), value)
+
+    def __len__(self) -> int:
+        return len(self._d)
+
+
+_NAMES_CACHE = ObjectCache()
 
 
 def cached_per_object(cache, obj, build) -> dict:
-    """``build(obj)``, kept in ``cache`` (a WeakKeyDictionary) for as long as ``obj`` lives ({} for no object;
+    """``build(obj)``, kept in ``cache`` (an ObjectCache) for as long as ``obj`` lives ({} for no object;
     an object that cannot be weakly referenced is built for each call)."""
     if obj is None:
         return {}
@@ -280,7 +317,7 @@ RAW_VERSION_SYMBOL = "__llvm_profile_raw_version"
 VARIANT_MASKS = 0xFFFFFFFF00000000
 VARIANTS = {55: "loop-entries", 56: "ir", 57: "cs", 58: "entry-first", 59: "debug-correlate", 60: "byte-coverage",
             61: "function-entry-only", 62: "memprof", 63: "temporal"}       # VARIANT_MASK_* bit numbers
-_VERSION_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_VERSION_CACHE = ObjectCache()
 
 
 @dataclass(frozen=True)
