@@ -378,3 +378,14 @@ def test_object_cache_forgets_an_object_when_it_goes():
     del obj
     gc.collect()
     assert len(cm._FILES_CACHE) == n - 1
+
+
+@pytest.mark.parametrize("nrec", [0, 1, 3])
+def test_sections_without_any_region(nrec):
+    recs = [cm.FunctionRecord(0, k, 7, 8, cm.Mapping([0], [(5, 1)] * k, []), None, b"", None) for k in range(nrec)]
+    for r in recs:
+        r.padding = bytes(-(28 + len(cm.encode_mapping(r.mapping))) % 8)
+    data = cm.encode_covfun(cm.CoverageFunctions(recs))
+    model = cm.decode_covfun(data)
+    assert [r.mapping._counts for r in model.records] == [[0]] * nrec
+    assert_same_text(model)

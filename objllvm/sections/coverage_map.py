@@ -1032,7 +1032,7 @@ def covfun_json_chunks(model, packed, indent):
         return
     cols, lines, cx_index, cx_ops, fruns = packed.cols, packed.lines, packed.cx_index, packed.cx_ops, packed.files
     before, before_file, after, after_ops = st.before, st.before_file, st.after, st.after_ops
-    expr_join, expr_empty = st.expr_between.join, st.expr_open + st.expr_close
+    expr_join = st.expr_between.join
     maps = list(map(attrgetter("mapping"), recs))
     counts = list(map(attrgetter("_counts"), maps))
     totals = list(map(sum, counts))
