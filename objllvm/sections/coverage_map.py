@@ -17,6 +17,11 @@ both write version 7, the one with MC/DC regions):
 Counters print as ``0`` (zero), ``#N`` (counter N) and ``eN`` (expression N); an expression as ``#0 - #1``.
 Function names come from the object's name lists by hash, file names from the ``__llvm_covmap`` record whose
 file-list hash the function names.
+
+A ``__llvm_covfun`` section is read at once into region columns (``_decode_covfun_packed``; the Region objects
+are made when ``Mapping.regions`` is first read) and written to JSON from those columns (``covfun_json_chunks``,
+the text of ``to_dict`` without a dict per region); anything unusual goes record by record through
+``decode_mapping``, which reports it.  docs/profile-coverage.md, "How ``__llvm_covfun`` is read and written".
 """
 from __future__ import annotations
 
