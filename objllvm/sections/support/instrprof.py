@@ -6,7 +6,7 @@ Facts from LLVM's ``ProfileData/InstrProfData.inc`` (LLVM 19 and 22 agree on eve
 """
 from __future__ import annotations
 
-import weakref
+from _weakref import ref as _ref
 
 from ..._model import dataclass, field
 from ...binary import Reader, decode_text, encode_text, uleb_encode
@@ -67,11 +67,26 @@ def role_for(ctx, default: str) -> str:
     return role or default
 
 
+def _md5():
+    """The MD5 constructor: CPython's own (``_md5``: 0.5 ms to import, and about twice as fast as OpenSSL's on
+    short names), else hashlib's (whose import loads OpenSSL: about 3 ms here)."""
+    try:
+        from _md5 import md5
+    except ImportError:                                              # pragma: no cover - a build without it
+        from hashlib import md5
+    return md5
+
+
 def name_hash(name: str | bytes) -> int:
     """LLVM's 64-bit key of a name: the low half of its MD5, little-endian (``IndexedInstrProf::ComputeHash``)."""
-    import hashlib          # here, not at the top: 25 ms of every command's start-up (OpenSSL)
     b = encode_text(name) if isinstance(name, str) else bytes(name)
-    return int.from_bytes(hashlib.md5(b).digest()[:8], "little")
+    return int.from_bytes(_md5()(b).digest()[:8], "little")
+
+
+def name_hashes(names) -> list:
+    """name_hash of each of ``names`` (str)."""
+    md5 = _md5()
+    return [int.from_bytes(md5(encode_text(n)).digest()[:8], "little") for n in names]
 
 
 def inflate(blob: bytes, size: int, what: str, offset: int) -> bytes:
@@ -214,11 +229,48 @@ def name_list_from_dict(d: dict) -> NameList:
 
 
 # -- names of an object, by hash (cached per object) ------------------------------------------------------------
-_NAMES_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+class ObjectCache:
+    """A dict by object that does not keep its objects alive, as weakref.WeakKeyDictionary here (``get``,
+    ``in``, ``[]``, ``[] =``; TypeError for an object that cannot be weakly referenced) without importing
+    weakref (1 ms): entries by id(obj), each with a weak reference whose callback removes it when its object
+    goes (before its id can be another object's)."""
+    __slots__ = ("_d",)
+
+    def __init__(self):
+        self._d = {}
+
+    def get(self, obj, default=None):
+        e = self._d.get(id(obj))
+        return e[1] if e is not None and e[0]() is obj else default
+
+    def __contains__(self, obj) -> bool:
+        e = self._d.get(id(obj))
+        return e is not None and e[0]() is obj
+
+    def __getitem__(self, obj):
+        e = self._d.get(id(obj))
+        if e is None or e[0]() is not obj:
+            raise KeyError(obj)
+        return e[1]
+
+    def __setitem__(self, obj, value):
+        d, k = self._d, id(obj)
+
+        def gone(wr, d=d, k=k):
+            e = d.get(k)
+            if e is not None and e[0] is wr:
+                del d[k]
+        d[k] = (_ref(obj, gone), value)
+
+    def __len__(self) -> int:
+        return len(self._d)
+
+
+_NAMES_CACHE = ObjectCache()
 
 
 def cached_per_object(cache, obj, build) -> dict:
-    """``build(obj)``, kept in ``cache`` (a WeakKeyDictionary) for as long as ``obj`` lives ({} for no object;
+    """``build(obj)``, kept in ``cache`` (an ObjectCache) for as long as ``obj`` lives ({} for no object;
     an object that cannot be weakly referenced is built for each call)."""
     if obj is None:
         return {}
@@ -250,8 +302,9 @@ def _names_by_hash(obj) -> dict:
                 nl = decode_name_list(s.data(), linked_pe_names(s, obj))
             except DecodeError as exc:
                 nl = exc.partial or NameList()
-            for n in nl.all_names():
-                table.setdefault(name_hash(n), n)
+            names = nl.all_names()
+            for h, n in zip(name_hashes(names), names):
+                table.setdefault(h, n)
     return table
 
 
@@ -269,7 +322,7 @@ RAW_VERSION_SYMBOL = "__llvm_profile_raw_version"
 VARIANT_MASKS = 0xFFFFFFFF00000000
 VARIANTS = {55: "loop-entries", 56: "ir", 57: "cs", 58: "entry-first", 59: "debug-correlate", 60: "byte-coverage",
             61: "function-entry-only", 62: "memprof", 63: "temporal"}       # VARIANT_MASK_* bit numbers
-_VERSION_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_VERSION_CACHE = ObjectCache()
 
 
 @dataclass(frozen=True)
