@@ -220,3 +220,46 @@ def test_archives_and_objects_make_no_reference_cycles(name):
         gc.set_debug(was)
         gc.garbage.clear()
     assert not left, left
+
+
+def test_threads_sharing_an_elf_file_get_the_same_sections():
+    """Eight threads asking one fresh ElfFile for its sections at once, one by one and as the list, with the
+    interpreter switching threads every microsecond: no error, and every thread gets the very same objects."""
+    import random
+    import sys
+    import threading
+    from objllvm.formats import open_object
+    path = str(TESTDATA / "profile" / "rust.o")          # (154 sections)
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for rnd in range(20):
+            o = open_object(path)
+            n = o.section_count
+            got, errors = [None] * 8, []
+
+            def work(k):
+                try:
+                    order = list(range(n))
+                    random.Random(rnd * 8 + k).shuffle(order)
+                    if k % 2:           # half make the list first, half take sections one by one first
+                        every = list(o.sections)
+                        one = {i: o.section(i) for i in order}
+                    else:
+                        one = {i: o.section(i) for i in order}
+                        every = list(o.sections)
+                    got[k] = ([one[i] for i in range(n)], every)
+                except Exception as exc:           # noqa: BLE001  (reported below)
+                    errors.append(exc)
+            ts = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+            for t in ts:
+                t.start()
+            for t in ts:
+                t.join()
+            assert not errors, errors
+            ref = o.sections
+            assert n > 10
+            for one, every in got:
+                assert all(a is r for a, r in zip(one, ref)) and all(b is r for b, r in zip(every, ref))
+    finally:
+        sys.setswitchinterval(old)

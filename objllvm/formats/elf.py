@@ -223,19 +223,21 @@ class ElfFile(ObjectFile):
         secs = self._sections
         if secs is None:
             secs = self._sections = [self.section(i) for i in range(self.section_count)]
-            self._section_cache = None
+            self._section_cache = None      # (after _sections is set: section() looks there when this is None)
         return secs
 
     def section(self, i: int) -> Section:
-        """Section ``i`` (the same object ``sections[i]`` is), without making the others."""
-        if self._sections is not None:
+        """Section ``i`` (the same object ``sections[i]`` is), without making the others.  Threads may share the
+        file: a section made by two at once is the first one's for both (``setdefault``), and one that finds
+        the cache gone (``sections`` made meanwhile) finds the list."""
+        cache = self._section_cache
+        if cache is None:
             return self._sections[i]
-        sec = self._section_cache.get(i)
+        sec = cache.get(i)
         if sec is None:
             nm, t, fl, addr, off, size, link, info, align, entsize = self.header(i)
-            sec = self._section_cache[i] = Section(i, self.section_name(i), t, fl, addr, off, size, link, info,
-                                                   align, entsize, self._compression.get(i),
-                                                   self._section_bytes())
+            sec = cache.setdefault(i, Section(i, self.section_name(i), t, fl, addr, off, size, link, info, align,
+                                              entsize, self._compression.get(i), self._section_bytes()))
         return sec
 
     def section_name(self, i: int) -> str:
