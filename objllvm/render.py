@@ -922,7 +922,9 @@ def _stream(data, out, indent: bool) -> bool:
         raws.append(o)
         return f"{tag}{len(raws) - 1}\0"
     skeleton = dumps_plain(data, None, placeholder)
-    size = len(skeleton) + sum(_raw_text_size(r.text) for r in raws)
+    # the compact document's length: the skeleton's without its placeholders' texts, with the parts'
+    size = (len(skeleton) - sum(len(dumps_plain(f"{tag}{i}\0")) for i in range(len(raws)))
+            + sum(_raw_text_size(r.text) for r in raws))
     if indent and size <= BIG_JSON:
         streams = []
 

@@ -328,7 +328,8 @@ def test_fields_edited_in_kind_are_written():
     assert_same_text(m)
 
 
-@pytest.mark.parametrize("where", ["below the bound", "between the bound and the size", "above the size"])
+@pytest.mark.parametrize("where", ["below the bound", "between the bound and the size", "above the size",
+                                   "one byte below the size", "the size", "one byte above the size"])
 def test_indented_or_compact_as_with_to_dict(monkeypatch, where):
     """render_json indents a document up to render.BIG_JSON bytes: the column writer gives the size that
     decides it (a bound when the text is certainly longer, else the exact length), so the document is
@@ -342,14 +343,16 @@ def test_indented_or_compact_as_with_to_dict(monkeypatch, where):
     model = [d.model for d in fresh[0].sections if isinstance(d.model, cm.CoverageFunctions)][0]
     bound = cm._json_size_at_least(model)
     assert 0 < bound < size - 3000
+    exact = size - 1                    # (the document's length: render_json ends it with a newline)
     limit = {"below the bound": bound // 2, "between the bound and the size": (bound + size - 2000) // 2,
-             "above the size": size + 1000}[where]
+             "above the size": size + 1000, "one byte below the size": exact - 1, "the size": exact,
+             "one byte above the size": exact + 1}[where]
     monkeypatch.setattr(render, "BIG_JSON", limit)
     a, b = io.StringIO(), io.StringIO()
     render_json(api.dump_to_json_doc(fresh), a, indent=True, raw=True)
     render_json(api.dump_to_dict(items), b, indent=True)
     assert a.getvalue() == b.getvalue()
-    assert ("\n  " in a.getvalue()) == (where == "above the size")
+    assert ("\n  " in a.getvalue()) == (limit >= exact)
 
 
 def test_object_cache_forgets_an_object_when_it_goes():
