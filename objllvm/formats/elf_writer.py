@@ -400,10 +400,14 @@ class ElfWriter:
         targets = list(map(infos.__getitem__, rels))
         removed = set(compress(range(n), rm))
         table = self._group_table(groups) if groups else None
+        self._groups_read = (groups, table)        # (for the member lists, after: see _check_and_fix_references)
         if table is not None:
             words, bounds, _ = table
-            starts, ends = bounds[:-1], bounds[1:]
-            has_members = list(map(gt, map(sub, ends, starts), repeat(1)))      # (more than the flag word)
+            # the groups with members (more than the flag word): where their members start and end in ``words``
+            full = list(map(gt, map(sub, bounds[1:], bounds[:-1]), repeat(1)))
+            with_members = list(compress(groups, full))
+            firsts = list(map((1).__add__, compress(bounds, full)))
+            lasts = list(compress(bounds[1:], full))
         pending = set(removed)          # removed sections whose relocation sections and groups are not looked at yet
         first = True                    # (groups are looked at once in any case: one may name no section in range)
         while pending or first:
@@ -412,12 +416,12 @@ class ElfWriter:
             any(map(rm.__setitem__, joining, repeat(1)))        # (each step gives None)
             if table is not None:
                 if first or not pending.union(joining).isdisjoint(words):
-                    # by columns: a group goes when it has members and none of them (in range) is kept
+                    # by columns: a group goes when it has members and none of them (in range) is kept (the search for
+                    # a kept one among its members finds none)
                     alive = self._alive(words)
-                    acc = list(accumulate(alive, initial=0))
-                    live = list(map(sub, map(sub, map(acc.__getitem__, ends), map(acc.__getitem__, starts)),
-                                    map(alive.__getitem__, starts))) if words else []
-                    hit = [i for i in compress(groups, map(and_, map(not_, live), has_members)) if not rm[i]]
+                    none = map((-1).__eq__, map(alive.find, repeat(1), firsts, lasts))
+                    hit = list(compress(with_members, none))
+                    hit = list(compress(hit, map(not_, map(rm.__getitem__, hit))))
                     any(map(rm.__setitem__, hit, repeat(1)))
                     joining += hit
             else:
@@ -432,13 +436,13 @@ class ElfWriter:
             first = False
         return removed
 
-    def _alive(self, words) -> list:
+    def _alive(self, words) -> bytes:
         """1 for each of ``words`` that is the index of a kept section, else 0."""
         keep = self._removed.translate(_FLIP)
         if not words or max(words) < len(keep):
-            return list(map(keep.__getitem__, words))
+            return bytes(map(keep.__getitem__, words))
         n = len(keep)
-        return [keep[m] if m < n else 0 for m in words]
+        return bytes([keep[m] if m < n else 0 for m in words])
 
     def _group_table(self, groups):
         """The words of groups ``groups`` (input sections, not compressed, each a whole number of words and at least
@@ -522,16 +526,33 @@ class ElfWriter:
         # Symbols defined in removed sections.
         for i in symtabs:
             self._fix_symbols(i, new, removed)
-        # Group member lists: by columns where every member (in range) is kept, renumbered as one column.
-        table = self._group_table(groups) if groups else None
+        # Group member lists: by columns where every member (in range) of every kept group is kept, renumbered as one
+        # column (the words of every group, as _closure read them)
+        read = getattr(self, "_groups_read", None)
+        table = None
+        if groups and read is not None and read[1] is not None:
+            every, table = read
+            at = list(compress(range(len(every)), map(keep.__getitem__, every)))      # the kept groups, in ``every``
+            if list(map(every.__getitem__, at)) != groups:
+                table = None
+        if table is None and groups:
+            table = self._group_table(groups)
+            at = range(len(groups))
         if table is not None:
             words, bounds, raw = table
-            alive = self._alive(words)
-            starts, ends = bounds[:-1], bounds[1:]
-            any(map(alive.__setitem__, starts, repeat(1)))     # (flag words; each step gives None)
-            if all(alive):
-                renumbered = list(map(new.__getitem__, words))
-                any(map(renumbered.__setitem__, starts, map(words.__getitem__, starts)))
+            starts = list(map(bounds.__getitem__, at))
+            ends = list(map(bounds.__getitem__, map((1).__add__, at)))
+            alive = bytearray(self._alive(words))
+            flags_at = bounds[:-1]
+            any(map(alive.__setitem__, flags_at, repeat(1)))     # (flag words; each step gives None)
+            # (a kept group has a member that is not kept: the walk below decides; so does one past the table)
+            if alive.find(0) < 0 or all(map((-1).__eq__, map(alive.find, repeat(0), starts, ends))):
+                if max(words, default=0) < n:
+                    renumbered = list(map(new.__getitem__, words))
+                    any(map(renumbered.__setitem__, flags_at, map(words.__getitem__, flags_at)))
+                else:
+                    renumbered = [new[m] if m < n else m for m in words]
+                    any(map(renumbered.__setitem__, flags_at, map(words.__getitem__, flags_at)))
                 if renumbered != words:
                     blob = self._file_words("I", renumbered).tobytes()
                     cuts = list(map(slice, map(lshift, starts, repeat(2)), map(lshift, ends, repeat(2))))
@@ -603,9 +624,15 @@ class ElfWriter:
         # sections go (what the walk below comes to at the first such symbol; found by columns, through
         # SHT_SYMTAB_SHNDX where symbols' sections are there)
         if self.elf.is_relocatable and (_LEAN or SHN_XINDEX not in values):
-            real = self._real_shndx(column, ext if SHN_XINDEX in values else None, values)
+            xwords = None
+            if SHN_XINDEX in values:
+                # every symbol's SHT_SYMTAB_SHNDX word (0 past the table's end), and whether those of the symbols
+                # whose st_shndx is not SHN_XINDEX are all 0 (as LLVM and GNU as write them)
+                xwords = words + [0] * (nsyms - m) if m < nsyms else words
+                xwords = (xwords, not any(compress(xwords, map(ne, column, repeat(SHN_XINDEX)))))
+            real = self._real_shndx(column, ext if SHN_XINDEX in values else None, values, xwords)
             if self._defines_in_removed(real, removed, data, st.size):
-                self._drop_symbols(si, new, removed, data, st, column, ext, shndx_sec, real)
+                self._drop_symbols(si, new, removed, data, st, column, ext, shndx_sec, real, xwords)
                 return
         out = None
         neutral = []
@@ -671,18 +698,22 @@ class ElfWriter:
         if ext is not None and bytes(ext) != self._plain(shndx_sec):
             self._store(shndx_sec, bytes(ext))
 
-    def _real_shndx(self, column, ext, values=None) -> list:
+    def _real_shndx(self, column, ext, values=None, xwords=None) -> list:
         """The section of every symbol (``column``: the st_shndx values, ``values`` their set if known) through
-        SHT_SYMTAB_SHNDX when extended; 0 where none."""
+        SHT_SYMTAB_SHNDX when extended; 0 where none.  ``xwords``: (the SHT_SYMTAB_SHNDX word of every symbol,
+        whether those of the symbols without SHN_XINDEX are all 0), when known."""
         if max(column, default=0) < SHN_LORESERVE:
             return list(column)
         # reserved ones (SHN_XINDEX too) -> 0, the others stay
         reserved = {x: 0 for x in (values if values is not None else set(column)) if x >= SHN_LORESERVE}
-        base = list(map(reserved.get, column, column))
+        base = map(reserved.get, column, column)
         if ext is None:
-            return base
+            return list(base)
+        if xwords is not None and xwords[1]:
+            return list(map(add, base, xwords[0]))      # (0 where the st_shndx is not SHN_XINDEX)
         is_x = map(eq, column, repeat(SHN_XINDEX))
-        return list(map(add, base, map(mul, is_x, self._ext_words(ext, len(column)))))
+        words = xwords[0] if xwords is not None else self._ext_words(ext, len(column))
+        return list(map(add, base, map(mul, is_x, words)))
 
     def _ext_words(self, ext, count: int) -> list:
         """The first ``count`` words of an SHT_SYMTAB_SHNDX table (0 past its end)."""
@@ -775,20 +806,22 @@ class ElfWriter:
         words = self.is64 and (self.elf.endian == "<") == (sys.byteorder == "little")
         if words and _LEAN:
             at = (3 if sys.byteorder == "little" else 2)
-            syms = memoryview(b).cast("I")[at::size // 4].tolist()
-            if max(syms, default=0) < low:
-                return True     # every symbol used is below the first dropped one: nothing moves, nothing refused
+            column = memoryview(b).cast("I")[at::size // 4]
             try:
-                # every index in the table and none of them dropped (-1 does not fit): one step in C
-                new_words = array("I", map(mapping.__getitem__, syms))
+                # every index in the table and none of them dropped (-1 does not fit): one step in C, from the
+                # column as it lies in the entries
+                new_words = array("I", map(mapping.__getitem__, column))
             except (IndexError, OverflowError):
                 new_words = None        # (worked out below: refused, or an index past the table kept)
             if new_words is not None:
+                if new_words.tobytes() == column.tobytes():
+                    # (every symbol used is below the first dropped one: nothing moves)
+                    return True
                 out = bytearray(b)
                 mv = memoryview(out).cast("I")
                 mv[at::size // 4] = new_words
                 mv.release()
-                del syms, new_words
+                del new_words
                 cuts = list(map(slice, accumulate(lens, initial=0), accumulate(lens)))
                 mv = memoryview(out)
                 pieces = list(map(bytes, map(mv.__getitem__, cuts)))
@@ -797,6 +830,7 @@ class ElfWriter:
                 old = parts if parts is not None else map(b.__getitem__, cuts)
                 edits.update(compress(zip(idx, pieces), map(ne, pieces, old)))
                 return True
+            syms = column.tolist()
         else:
             infos_col = self._wide_column(b, size, wide, wide)
             syms = list(map(rshift, infos_col, repeat(shift)))
@@ -827,7 +861,7 @@ class ElfWriter:
         edits.update(compress(zip(idx, pieces), map(ne, pieces, old)))
         return True
 
-    def _drop_symbols(self, si, new, removed, data, st, column, ext, shndx_sec, real=None):
+    def _drop_symbols(self, si, new, removed, data, st, column, ext, shndx_sec, real=None, xwords=None):
         """Symbol table ``si`` of a relocatable object without the symbols defined in removed sections (section
         symbols too): the kept ones renumbered in order (locals stay first; sh_info is the new first global),
         with every kept user of symbol indices rewritten -- REL/RELA relocations, SHT_SYMTAB_SHNDX, group
@@ -970,9 +1004,13 @@ class ElfWriter:
         parts.append(data[nsyms * size:])
         self._store(si, b"".join(parts))
         if ext is not None:
-            words = list(compress(self._ext_words(ext, nsyms), keep))
+            words = list(compress(xwords[0] if xwords is not None else self._ext_words(ext, nsyms), keep))
             is_x = map(eq, compress(column, keep), repeat(SHN_XINDEX))
-            if max(words, default=0) < n:       # (a kept section's word moves to its new index)
+            if xwords is not None and xwords[1] and max(words, default=0) < n and (not words or not rm[words[0]]):
+                # the words of symbols without SHN_XINDEX are 0 (and stay: new[0] is 0); those with it name kept
+                # sections (the symbols of removed ones are gone; symbol 0's is checked here)
+                words = list(map(new.__getitem__, words))
+            elif max(words, default=0) < n:       # (a kept section's word moves to its new index)
                 keeps = rm.translate(_FLIP)
                 moves = map(mul, map(keeps.__getitem__, words), map(sub, map(new.__getitem__, words), words))
                 words = list(map(add, words, map(mul, is_x, moves)))
