@@ -187,6 +187,11 @@ class ElfWriter:
         self._n_orig = elf.section_count
         self._removed = bytearray(self._n_orig)
         self._content: dict = {}          # index -> new stored bytes
+        # Input sections given new bytes of the same size as one buffer (relocation sections renumbered as one
+        # column): [input start, input end, buffer, their indices (ascending, one after the other in the file)].
+        # Read as their contents; laid out as input sections, the buffer then put in place of the input's bytes
+        # (_splice_patches), or turned into contents of their own first (_materialize_patches).
+        self._patches: list = []
         self._added_names: dict = {}      # index -> name of an added section
         self.sections = _Sections(self)
         self.shstrndx = elf.e_shstrndx
@@ -245,7 +250,12 @@ class ElfWriter:
 
     def edited(self) -> list:
         """The indices of the sections given new contents (set, added, or rewritten by the writer), ascending."""
-        return sorted(self._content)
+        if not self._patches:
+            return sorted(self._content)
+        out = set(self._content)
+        for p in self._patches:
+            out.update(p[3])
+        return sorted(out)
 
     def content(self, index: int) -> bytes:
         """The stored bytes of a section (its new content when set)."""
@@ -256,7 +266,77 @@ class ElfWriter:
         if cols[_TYPE][index] == SHT_NOBITS or index >= self._n_orig:
             return b""
         off = cols[_OFFSET][index]
+        if self._patches:
+            for start, end, buf, idx in self._patches:
+                if idx[0] <= index <= idx[-1] and index in idx:
+                    return bytes(memoryview(buf)[off - start:off - start + cols[_SIZE][index]])
         return self.data[off:off + cols[_SIZE][index]]
+
+    def _materialize_patches(self) -> None:
+        """The patches' sections given contents of their own (those whose bytes changed), as the writer stores
+        new contents; no patch left."""
+        cols = self.cols
+        for start, end, buf, idx in self._patches:
+            idx = [i for i in idx if i not in self._content]
+            offs = list(map(cols[_OFFSET].__getitem__, idx))
+            ends = list(map(add, offs, map(cols[_SIZE].__getitem__, idx)))
+            mv = memoryview(buf)
+            pieces = list(map(bytes, map(mv.__getitem__, map(slice, map(sub, offs, repeat(start)),
+                                                             map(sub, ends, repeat(start))))))
+            mv.release()
+            old = map(self.data.__getitem__, map(slice, offs, ends))
+            self._content.update(compress(zip(idx, pieces), map(ne, pieces, old)))
+        self._patches = []
+
+    def _splice_patches(self, chunks, at_table, new_off):
+        """The lean walk's ``chunks`` (offset order, none overlapping; the header table's to go in at ``at_table``)
+        with the patches' bytes in place of the input's where their sections landed: (chunks, at_table); None where
+        they are not all found there as runs of the input (the caller then materializes the patches)."""
+        offs, sizes = self.cols[_OFFSET], self.cols[_SIZE]
+        rm, contents = self._removed, self._content
+        key = itemgetter(0)
+        for start, end, buf, idx in self._patches:
+            if any(map(rm.__getitem__, idx)) or not contents.keys().isdisjoint(idx):
+                return None
+            mv = memoryview(buf)
+            ins = list(map(offs.__getitem__, idx))
+            shifts = list(map(sub, ins, map(new_off.__getitem__, idx)))
+            if shifts.count(shifts[0]) == len(shifts):
+                ranges = [(start - shifts[0], end - shifts[0], mv)]
+            else:           # (placed at more than one shift: alignment padding between them)
+                ranges = []
+                k = 0
+                while k < len(idx):
+                    j = k
+                    while j + 1 < len(idx) and shifts[j + 1] == shifts[k]:
+                        j += 1
+                    a, b = ins[k], ins[j] + sizes[idx[j]]
+                    ranges.append((a - shifts[k], b - shifts[k], mv[a - start:b - start]))
+                    k = j + 1
+            for a, b, piece in ranges:
+                k = bisect_right(chunks, a, key=key) - 1
+                if k < 0:
+                    return None
+                j, at, last = k, chunks[k][0], None
+                while j < len(chunks) and chunks[j][0] < b:
+                    o, c = chunks[j]
+                    if o != at or not isinstance(c, memoryview):
+                        return None
+                    at = o + len(c)
+                    last = j
+                    j += 1
+                if last is None or at < b or chunks[k][0] + len(chunks[k][1]) <= a or k < at_table <= last:
+                    return None
+                o0, c0 = chunks[k]
+                o1, c1 = chunks[last]
+                new = [(o0, c0[:a - o0])] if a > o0 else []
+                new.append((a, piece))
+                if at > b:
+                    new.append((b, c1[b - o1:]))
+                chunks[k:last + 1] = new
+                if at_table > last:
+                    at_table += len(new) - (last + 1 - k)
+        return chunks, at_table
 
     def _own_column(self, k: int) -> list:
         """Header column ``k``, the writer's own copy (made on the first change)."""
@@ -730,7 +810,8 @@ class ElfWriter:
 
     def _input_run(self, indices):
         """The input's bytes of relocation sections ``indices`` (ascending) as one slice where they are input
-        sections (uncompressed, no new contents) that lie one after the other in the file; else None."""
+        sections (uncompressed, no new contents, none in a patch) that lie one after the other in the file; else
+        None."""
         cols = self.cols
         if not indices or indices[-1] >= self._n_orig or not self._content.keys().isdisjoint(indices) or any(
                 map(and_, map(cols[_FLAGS].__getitem__, indices), repeat(SHF_COMPRESSED))):
@@ -739,6 +820,8 @@ class ElfWriter:
         ends = list(map(add, offs, map(cols[_SIZE].__getitem__, indices)))
         if offs[1:] != ends[:-1] or ends[-1] > len(self.data):
             return None
+        if any(p[0] < ends[-1] and offs[0] < p[1] for p in self._patches):
+            return None
         return self.data[offs[0]:ends[-1]]
 
     def _plain_many(self, indices) -> list:
@@ -746,7 +829,7 @@ class ElfWriter:
         cols = self.cols
         if not indices:
             return []
-        if max(indices) >= self._n_orig or SHT_NOBITS in map(cols[_TYPE].__getitem__, indices) or any(
+        if self._patches or max(indices) >= self._n_orig or SHT_NOBITS in map(cols[_TYPE].__getitem__, indices) or any(
                 map(and_, map(cols[_FLAGS].__getitem__, indices), repeat(SHF_COMPRESSED))):
             return list(map(self._plain, indices))
         offs = list(map(cols[_OFFSET].__getitem__, indices))
@@ -822,6 +905,10 @@ class ElfWriter:
                 mv[at::size // 4] = new_words
                 mv.release()
                 del new_words
+                if parts is None:       # one slice of the input: its new bytes as one patch (see _patches)
+                    start = self.cols[_OFFSET][idx[0]]
+                    edits.setdefault(None, []).append([start, start + len(out), out, idx])
+                    return True
                 cuts = list(map(slice, accumulate(lens, initial=0), accumulate(lens)))
                 mv = memoryview(out)
                 pieces = list(map(bytes, map(mv.__getitem__, cuts)))
@@ -965,7 +1052,8 @@ class ElfWriter:
             elif t == _SHT_LLVM_ADDRSIG:
                 rel_edits[i] = self._renumbered_addrsig(i, mapping, nsyms)
         # Nothing kept uses a dropped symbol: write the new tables.
-        if renumbered:              # (only those that changed)
+        if renumbered:              # (only those that changed; and the patches)
+            self._patches += renumbered.pop(None, ())
             if any(map(and_, map(self.cols[_FLAGS].__getitem__, renumbered), repeat(SHF_COMPRESSED))):
                 for i, b in renumbered.items():
                     self._store(i, b)
@@ -1156,6 +1244,8 @@ class ElfWriter:
         mv = memoryview(data)
 
         low = fixed[0][1] if len(fixed) == 1 and fixed[0][0] == 0 else None
+        if self._patches and not (_LEAN and low is not None and not has_segments):
+            self._materialize_patches()         # (only the lean walk puts them in place)
 
         def in_fixed(a, b):
             if low is not None and a >= low:      # only the ELF header is fixed (a relocatable object)
@@ -1225,6 +1315,17 @@ class ElfWriter:
         if _LEAN and low is not None and not has_segments:
             # a relocatable object (only the ELF header fixed): the lean walk, or None where it gives way
             packed = self._pack_object(order, offs_w, eff, new_off, shsize, bound, cap, pos, mv)
+        if self._patches:
+            # the patches' bytes in place of the input's; where the lean walk gave way or they are not found as runs
+            # of the input, the layout again with them as contents of their own
+            spliced = self._splice_patches(packed[3], packed[4], new_off) if packed is not None else None
+            if spliced is None:
+                self._materialize_patches()
+                return self._layout(cols, new)
+            packed = packed[:3] + spliced + packed[5:]
+            patched = True
+        else:
+            patched = False
         if packed is not None:
             shoff, pos, prev_end, chunks, at_table, top = packed
         else:
@@ -1364,6 +1465,10 @@ class ElfWriter:
             for i in range(1, n_orig):
                 if not rm[i] and eff[i] and new_off[i] != offs[i] and offs[i] <= size_in:
                     self.moves.append((i, offs[i], new_off[i], eff[i]))
+        if patched and total > bound:
+            # (the bound counts new contents, not patches: as contents of their own, the layout decides)
+            self._materialize_patches()
+            return self._layout(cols, new)
         self._check_end(total, bound, None)
         e = elf.endian
         raw_shnum, raw_shstrndx = struct.unpack_from(e + "HH", data, 0x3C if self.is64 else 0x30)
@@ -1644,20 +1749,22 @@ class ElfWriter:
             to = {x: new[x] if x and x < n and not rm[x] else x for x in set(values)}
             return list(map(to.__getitem__, values))
         sizes = None            # (the input's, unless a kept section has new contents)
-        for i, c in contents.items():
-            if keep[i]:
-                if sizes is None:
-                    sizes = list(kept(_SIZE))
-                sizes[new[i] - 1] = len(c)
+        edited = list(compress(contents, map(keep.__getitem__, contents))) if contents else None
+        if edited:              # (their rows, by columns)
+            sizes = list(kept(_SIZE))
+            rows_at = map(sub, map(new.__getitem__, edited), repeat(1))
+            any(map(sizes.__setitem__, rows_at, map(len, map(contents.__getitem__, edited))))
         links = renumber(list(kept(_LINK)))
         # sh_info is a section index in relocation sections and where SHF_INFO_LINK says so: renumbered as one
-        # column, then the few other sections with a nonzero sh_info get theirs back
+        # column, then the other kept sections with a nonzero sh_info get theirs back (by columns)
         old_infos = list(kept(_INFO))
         infos = renumber(old_infos)
         flags = self.cols[_FLAGS]
-        for i in set(compress(range(n), self.cols[_INFO])).difference(self._of_types(_REL_TYPES)):
-            if keep[i] and not flags[i] & SHF_INFO_LINK:
-                infos[new[i] - 1] = old_infos[new[i] - 1]
+        other = list(set(compress(range(n), self.cols[_INFO])).difference(self._of_types(_REL_TYPES)))
+        other = list(compress(other, map(keep.__getitem__, other)))
+        other = compress(other, map(not_, map(and_, map(flags.__getitem__, other), repeat(SHF_INFO_LINK))))
+        rows_at = list(map(sub, map(new.__getitem__, other), repeat(1)))
+        any(map(infos.__setitem__, rows_at, map(old_infos.__getitem__, rows_at)))
         # The input's rows of the kept sections (runs of neighbours copied whole), rows packed for added ones;
         # then the columns that change stored over them: offsets, sizes, sh_link, sh_info, and any column an
         # edit changed (flags of a section written uncompressed, ...).
