@@ -1755,16 +1755,21 @@ class ElfWriter:
             rows_at = map(sub, map(new.__getitem__, edited), repeat(1))
             any(map(sizes.__setitem__, rows_at, map(len, map(contents.__getitem__, edited))))
         links = renumber(list(kept(_LINK)))
-        # sh_info is a section index in relocation sections and where SHF_INFO_LINK says so: renumbered as one
-        # column, then the other kept sections with a nonzero sh_info get theirs back (by columns)
-        old_infos = list(kept(_INFO))
-        infos = renumber(old_infos)
+        # sh_info is a section index in relocation sections and where SHF_INFO_LINK says so: those renumbered (as
+        # one column), the others' kept as they are
+        infos = list(kept(_INFO))
         flags = self.cols[_FLAGS]
-        other = list(set(compress(range(n), self.cols[_INFO])).difference(self._of_types(_REL_TYPES)))
-        other = list(compress(other, map(keep.__getitem__, other)))
-        other = compress(other, map(not_, map(and_, map(flags.__getitem__, other), repeat(SHF_INFO_LINK))))
-        rows_at = list(map(sub, map(new.__getitem__, other), repeat(1)))
-        any(map(infos.__setitem__, rows_at, map(old_infos.__getitem__, rows_at)))
+        rels = self._of_types(_REL_TYPES)
+        linked = list(compress(rels, map(keep.__getitem__, rels)))
+        with_flag = [f for f in set(flags) if f & SHF_INFO_LINK]
+        if with_flag and sum(map(flags.count, with_flag)) != sum(map(bool, map(and_, map(flags.__getitem__, rels),
+                                                                                repeat(SHF_INFO_LINK)))):
+            # (sections of other types with SHF_INFO_LINK)
+            flagged = compress(range(n), map(and_, flags, repeat(SHF_INFO_LINK)))
+            linked = sorted(set(linked).union(i for i in flagged if keep[i]))
+        if linked:
+            rows_at = list(map(sub, map(new.__getitem__, linked), repeat(1)))
+            any(map(infos.__setitem__, rows_at, renumber(list(map(infos.__getitem__, rows_at)))))
         # The input's rows of the kept sections (runs of neighbours copied whole), rows packed for added ones;
         # then the columns that change stored over them: offsets, sizes, sh_link, sh_info, and any column an
         # edit changed (flags of a section written uncompressed, ...).
