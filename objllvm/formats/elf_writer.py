@@ -809,9 +809,9 @@ class ElfWriter:
         return any(info[k] & 0xF != STT_SECTION for k in compress(range(len(real)), map(removed.__contains__, real)))
 
     def _input_run(self, indices):
-        """The input's bytes of relocation sections ``indices`` (ascending) as one slice where they are input
-        sections (uncompressed, no new contents, none in a patch) that lie one after the other in the file; else
-        None."""
+        """The input's bytes of relocation sections ``indices`` (ascending) as one view of it (not a copy) where they
+        are input sections (uncompressed, no new contents, none in a patch) that lie one after the other in the file;
+        else None."""
         cols = self.cols
         if not indices or indices[-1] >= self._n_orig or not self._content.keys().isdisjoint(indices) or any(
                 map(and_, map(cols[_FLAGS].__getitem__, indices), repeat(SHF_COMPRESSED))):
@@ -822,7 +822,7 @@ class ElfWriter:
             return None
         if any(p[0] < ends[-1] and offs[0] < p[1] for p in self._patches):
             return None
-        return self.data[offs[0]:ends[-1]]
+        return memoryview(self.data)[offs[0]:ends[-1]]
 
     def _plain_many(self, indices) -> list:
         """:meth:`_plain` of each of ``indices`` (sliced by columns where they are input sections, uncompressed)."""
@@ -897,7 +897,7 @@ class ElfWriter:
             except (IndexError, OverflowError):
                 new_words = None        # (worked out below: refused, or an index past the table kept)
             if new_words is not None:
-                if new_words.tobytes() == column.tobytes():
+                if memoryview(new_words).cast("B") == column.tobytes():
                     # (every symbol used is below the first dropped one: nothing moves)
                     return True
                 out = bytearray(b)
@@ -921,6 +921,8 @@ class ElfWriter:
         else:
             infos_col = self._wide_column(b, size, wide, wide)
             syms = list(map(rshift, infos_col, repeat(shift)))
+        if isinstance(b, memoryview):
+            b = b.tobytes()
         if max(syms, default=0) < low:
             return True         # every symbol used is below the first dropped one: nothing moves, nothing refused
         if not dropped.isdisjoint(syms):
