@@ -42,8 +42,6 @@ from __future__ import annotations
 
 import struct
 import sys
-from array import array
-from bisect import bisect_left, bisect_right
 from itertools import accumulate, compress, repeat
 from _operator import add, and_, eq, gt, itemgetter, lshift, mod, mul, ne, not_, or_, rshift, sub
 
@@ -78,6 +76,15 @@ _TYPE, _FLAGS, _OFFSET, _SIZE, _LINK, _INFO, _ALIGN = 1, 2, 4, 5, 6, 7, 8
 # (byte offset, array type code) of each field in an Elf64_Shdr; every Elf32_Shdr field is 32-bit, at 4 * k
 _FIELDS64 = ((0, "I"), (4, "I"), (8, "Q"), (16, "Q"), (24, "Q"), (32, "Q"), (40, "I"), (44, "I"), (48, "Q"),
              (56, "Q"))
+
+
+_SMALL = 256        # columns of fewer words than this are packed by struct, more by array (imported then: it imports
+                    # collections, which a rewrite of a linked file need not pay for)
+
+
+def _array(code: str, values=()):
+    from array import array
+    return array(code, values)
 
 
 def _header_field(k: int):
@@ -314,6 +321,7 @@ class ElfWriter:
                     ranges.append((a - shifts[k], b - shifts[k], mv[a - start:b - start]))
                     k = j + 1
             for a, b, piece in ranges:
+                from bisect import bisect_right
                 k = bisect_right(chunks, a, key=key) - 1
                 if k < 0:
                     return None
@@ -347,15 +355,20 @@ class ElfWriter:
 
     def _words_of(self, code: str, raw) -> list:
         """The ``code`` (array type code) words of ``raw``, read in the file's byte order."""
-        words = array(code)
+        if len(raw) < 4 * _SMALL:
+            return list(struct.unpack(f"{self.elf.endian}{len(raw) // struct.calcsize(code)}{code}", raw))
+        words = _array(code)
         words.frombytes(raw)
         if (self.elf.endian == "<") != (sys.byteorder == "little"):
             words.byteswap()
         return words.tolist()
 
-    def _file_words(self, code: str, values) -> "array":
-        """``values`` as an array of ``code`` words in the file's byte order (to store into the output)."""
-        words = array(code, values)
+    def _file_words(self, code: str, values):
+        """``values`` as ``code`` words in the file's byte order (to store into the output): an array, or a memoryview
+        of that format (both have tobytes and itemsize)."""
+        if len(values) < _SMALL:
+            return memoryview(struct.pack(f"{self.elf.endian}{len(values)}{code}", *values)).cast(code)
+        words = _array(code, values)
         if (self.elf.endian == "<") != (sys.byteorder == "little"):
             words.byteswap()
         return words
@@ -666,9 +679,7 @@ class ElfWriter:
         values = set(column)
         # Fast path: no symbol refers to a section at or after the first removed one (below the reserved indices;
         # nor to SHT_SYMTAB_SHNDX).
-        ordered = sorted(values)
-        at = bisect_left(ordered, low)
-        if (at == len(ordered) or ordered[at] >= SHN_LORESERVE) and SHN_XINDEX not in values:
+        if SHN_XINDEX not in values and not any(low <= v < SHN_LORESERVE for v in values):
             return
         # No symbol in a removed section?  With extended indices: none of the st_shndx below the reserved ones
         # and no SHT_SYMTAB_SHNDX word names one, nor a section past the table (the other symbols' words are
@@ -853,6 +864,7 @@ class ElfWriter:
             return edits
         low = min(dropped)
         sizes = self.cols[_SIZE]
+        from bisect import bisect_right
         for t in (SHT_REL, SHT_RELA):
             idx = [i for i in users if types[i] == t]
             if not idx:
@@ -893,7 +905,7 @@ class ElfWriter:
             try:
                 # every index in the table and none of them dropped (-1 does not fit): one step in C, from the
                 # column as it lies in the entries
-                new_words = array("I", map(mapping.__getitem__, column))
+                new_words = _array("I", map(mapping.__getitem__, column))
             except (IndexError, OverflowError):
                 new_words = None        # (worked out below: refused, or an index past the table kept)
             if new_words is not None:
@@ -936,7 +948,7 @@ class ElfWriter:
         if words:
             out = bytearray(b)
             mv = memoryview(out).cast("I")
-            mv[(3 if sys.byteorder == "little" else 2)::size // 4] = array("I", new_syms)
+            mv[(3 if sys.byteorder == "little" else 2)::size // 4] = _array("I", new_syms)
             mv.release()
             nb = bytes(out)
             del out
@@ -1108,6 +1120,7 @@ class ElfWriter:
                 words = [new[r] if x and 0 < r < n and not rm[r] else r for x, r in zip(is_x, words)]
             self._store(shndx_sec, self._file_words("I", words).tobytes())
         first_global = infos[si]
+        from bisect import bisect_left
         self._own_column(_INFO)[si] = first_global - bisect_left(drop, first_global)
 
     def _renumbered_addrsig(self, i, mapping, nsyms) -> bytes:
@@ -1147,7 +1160,7 @@ class ElfWriter:
         code = "Q" if wide == 8 else "I"
         if (self.elf.endian == "<") == (sys.byteorder == "little") and entsize % wide == 0 and pos % wide == 0:
             mv = memoryview(out).cast(code)
-            mv[pos // wide::entsize // wide] = memoryview(array(code, column))
+            mv[pos // wide::entsize // wide] = memoryview(_array(code, column))
             mv.release()
             return bytes(out)
         one = struct.Struct(self.elf.endian + code)
