@@ -493,7 +493,7 @@ class ElfWriter:
         targets = list(map(infos.__getitem__, rels))
         removed = set(compress(range(n), rm))
         table = self._group_table(groups) if groups else None
-        self._groups_read = (groups, table)        # (for the member lists, after: see _check_and_fix_references)
+        alive = None
         if table is not None:
             words, bounds, _ = table
             # the groups with members (more than the flag word): where their members start and end in ``words``
@@ -527,6 +527,9 @@ class ElfWriter:
             removed.update(joining)
             pending = set(joining)
             first = False
+        # for the member lists (see _check_and_fix_references): the groups' words, and which of them are kept sections
+        # (as last worked out: nothing removed since is among the words, or it would have been again)
+        self._groups_read = (groups, table, alive)
         return removed
 
     def _alive(self, words) -> bytes:
@@ -545,12 +548,15 @@ class ElfWriter:
         cols = self.cols
         n_orig = self._n_orig
         if max(groups) >= n_orig or not self._content.keys().isdisjoint(groups) or any(
-                map(and_, map(cols[_FLAGS].__getitem__, groups), repeat(SHF_COMPRESSED))):
+                f & SHF_COMPRESSED for f in set(map(cols[_FLAGS].__getitem__, groups))):
             return None
         offs = list(map(cols[_OFFSET].__getitem__, groups))
         sizes = list(map(cols[_SIZE].__getitem__, groups))
+        distinct = set(sizes)
+        if min(distinct) < 4 or any(z & 3 for z in distinct):
+            return None
         ends = list(map(add, offs, sizes))
-        if min(sizes) < 4 or any(map(and_, sizes, repeat(3))) or max(ends) > len(self.data):
+        if max(ends) > len(self.data):
             return None
         mv = memoryview(self.data)
         if offs[1:] == ends[:-1]:       # one after the other in the file (as assemblers write them): one slice
@@ -622,12 +628,11 @@ class ElfWriter:
         # Group member lists: by columns where every member (in range) of every kept group is kept, renumbered as one
         # column (the words of every group, as _closure read them)
         read = getattr(self, "_groups_read", None)
-        table = None
-        if groups and read is not None and read[1] is not None:
-            every, table = read
+        table = alive = None
+        if groups and read is not None and read[1] is not None and groups[0]:
+            # (the kept ones of the groups _closure read: all groups but section 0, which is none here)
+            every, table, alive = read
             at = list(compress(range(len(every)), map(keep.__getitem__, every)))      # the kept groups, in ``every``
-            if list(map(every.__getitem__, at)) != groups:
-                table = None
         if table is None and groups:
             table = self._group_table(groups)
             at = range(len(groups))
@@ -635,7 +640,7 @@ class ElfWriter:
             words, bounds, raw = table
             starts = list(map(bounds.__getitem__, at))
             ends = list(map(bounds.__getitem__, map((1).__add__, at)))
-            alive = bytearray(self._alive(words))
+            alive = bytearray(self._alive(words) if alive is None else alive)
             flags_at = bounds[:-1]
             any(map(alive.__setitem__, flags_at, repeat(1)))     # (flag words; each step gives None)
             # (a kept group has a member that is not kept: the walk below decides; so does one past the table)
