@@ -1769,27 +1769,26 @@ class ElfWriter:
             to = {x: new[x] if x and x < n and not rm[x] else x for x in set(values)}
             return list(map(to.__getitem__, values))
         sizes = None            # (the input's, unless a kept section has new contents)
-        edited = list(compress(contents, map(keep.__getitem__, contents))) if contents else None
-        if edited:              # (their rows, by columns)
-            sizes = list(kept(_SIZE))
-            rows_at = map(sub, map(new.__getitem__, edited), repeat(1))
-            any(map(sizes.__setitem__, rows_at, map(len, map(contents.__getitem__, edited))))
+        for i, c in contents.items():
+            if keep[i]:
+                if sizes is None:
+                    sizes = list(kept(_SIZE))
+                sizes[new[i] - 1] = len(c)
         links = renumber(list(kept(_LINK)))
-        # sh_info is a section index in relocation sections and where SHF_INFO_LINK says so: those renumbered (as
-        # one column), the others' kept as they are
-        infos = list(kept(_INFO))
+        # sh_info is a section index in relocation sections and where SHF_INFO_LINK says so: renumbered as one
+        # column, the other kept sections with a nonzero sh_info (a group's signature symbol, ...) left out of it
+        # (as 0: their values could make the column take the slow way) and given theirs back
+        old_infos = list(kept(_INFO))
         flags = self.cols[_FLAGS]
-        rels = self._of_types(_REL_TYPES)
-        linked = list(compress(rels, map(keep.__getitem__, rels)))
-        with_flag = [f for f in set(flags) if f & SHF_INFO_LINK]
-        if with_flag and sum(map(flags.count, with_flag)) != sum(map(bool, map(and_, map(flags.__getitem__, rels),
-                                                                                repeat(SHF_INFO_LINK)))):
-            # (sections of other types with SHF_INFO_LINK)
-            flagged = compress(range(n), map(and_, flags, repeat(SHF_INFO_LINK)))
-            linked = sorted(set(linked).union(i for i in flagged if keep[i]))
-        if linked:
-            rows_at = list(map(sub, map(new.__getitem__, linked), repeat(1)))
-            any(map(infos.__setitem__, rows_at, renumber(list(map(infos.__getitem__, rows_at)))))
+        other = set(compress(range(n), self.cols[_INFO])).difference(self._of_types(_REL_TYPES))
+        rows = [new[i] - 1 for i in other if keep[i] and not flags[i] & SHF_INFO_LINK]
+        if rows:
+            infos = list(old_infos)
+            any(map(infos.__setitem__, rows, repeat(0)))
+            infos = renumber(infos)
+            any(map(infos.__setitem__, rows, map(old_infos.__getitem__, rows)))
+        else:
+            infos = renumber(old_infos)
         # The input's rows of the kept sections (runs of neighbours copied whole), rows packed for added ones;
         # then the columns that change stored over them: offsets, sizes, sh_link, sh_info, and any column an
         # edit changed (flags of a section written uncompressed, ...).
