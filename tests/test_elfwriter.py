@@ -855,6 +855,31 @@ def test_relocations_renumbered_in_place_as_one_buffer(monkeypatch):
     assert done >= 4          # (the patches were put in place on the ELF64 little-endian objects, both variants)
 
 
+def test_patched_sections_read_as_their_new_contents(monkeypatch):
+    """After a write that renumbered relocations as a patch, the writer gives each patched section's new bytes
+    (content, edited) as the general paths store them."""
+    import objllvm.formats.elf_writer as ew
+    data = (TESTDATA / "profile" / "prog-clang22.o").read_bytes()
+    o = ElfFile(data, "prog-clang22.o")
+    sel = [s.index for s in api.llvm_sections(o) if not s.flags & 2]
+
+    def writer():
+        w = ElfWriter(o)
+        w.remove_many(sel)
+        return w, w.write()
+    lean, first = writer()
+    assert lean._patches                            # (the relocations went as a patch)
+    with monkeypatch.context() as m:
+        m.setattr(ew, "_LEAN", False)
+        general, out = writer()
+    assert out == first
+    patched = [i for p in lean._patches for i in p[3]]
+    assert [lean.content(i) for i in patched] == [general.content(i) for i in patched]
+    assert set(general.edited()) <= set(lean.edited())
+    assert [i for i in lean.edited() if lean.content(i) != o.sections[i].data()] == \
+        [i for i in general.edited() if general.content(i) != o.sections[i].data()]
+
+
 def test_lean_paths_on_an_instrumented_object(monkeypatch):
     """--strip-llvm of an instrumented object (its __covrec_* symbols dropped: relocations, groups' signatures and
     the symbol table renumbered) is the same through the lean paths and the general ones (ELF64 and ELF32, both
