@@ -501,7 +501,8 @@ class ElfWriter:
             with_members = list(compress(groups, full))
             firsts = list(map((1).__add__, compress(bounds, full)))
             lasts = list(compress(bounds[1:], full))
-        pending = set(removed)          # removed sections whose relocation sections and groups are not looked at yet
+        pending = removed               # removed sections whose relocation sections and groups are not looked at yet
+        # (the set itself in the first round: it is only read there, and grows after)
         first = True                    # (groups are looked at once in any case: one may name no section in range)
         while pending or first:
             # relocation sections whose target is removed (by columns), then groups whose members all are
