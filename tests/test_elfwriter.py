@@ -819,6 +819,75 @@ def test_lean_paths_give_what_the_general_ones_give(monkeypatch):
     assert general == lean
 
 
+def _with_alignment(data: bytes, index: int, align: int) -> bytes:
+    """``data`` (an ELF file) with section ``index``'s sh_addralign set to ``align``."""
+    o = ElfFile(data, "x")
+    out = bytearray(data)
+    at = o.e_shoff + index * o._shdr.size + (48 if o.is64 else 32)
+    struct.pack_into(o.endian + ("Q" if o.is64 else "I"), out, at, align)
+    return bytes(out)
+
+
+def test_relocations_renumbered_in_place_as_one_buffer(monkeypatch):
+    """The relocation sections renumbered as one buffer (a patch over the input's bytes, put in place in the lean
+    walk's runs) give the same bytes and the same list of changes as the same sections given contents of their own
+    (the patch materialized) and as the general paths: instrumented objects of four targets as they are, and with
+    one relocation section in the middle of the run aligned to 64 (the run then lands at two shifts)."""
+    import objllvm.formats.elf_writer as ew
+    spliced = []
+    real_splice = ElfWriter._splice_patches
+    monkeypatch.setattr(ElfWriter, "_splice_patches",
+                        lambda self, *a: spliced.append(real_splice(self, *a)) or spliced[-1])
+    done = 0
+    for name in ("prog-clang22.o", "prog-clang19.o", "prog-nocompress.o", "rust.o", "prog-i386.o", "prog-ppc64be.o"):
+        data = (TESTDATA / "profile" / name).read_bytes()
+        o = ElfFile(data, name)
+        rels = [s.index for s in o.sections if s.type in (4, 9) and s.size]
+        variants = [data]
+        if len(rels) >= 3:
+            variants.append(_with_alignment(data, rels[len(rels) // 2], 64))
+        for v in variants:
+            def run():
+                out, changes = rw.rewrite_bytes(v, [rw.StripLLVM()], name)
+                return out, [c.to_dict() for c in changes]
+            before = len(spliced)
+            lean = run()
+            with monkeypatch.context() as m:
+                m.setattr(ElfWriter, "_splice_patches", lambda self, *a: None)
+                materialized = run()
+            with monkeypatch.context() as m:
+                m.setattr(ew, "_LEAN", False)
+                general = run()
+            assert lean == materialized == general, name
+            done += any(x is not None for x in spliced[before:])
+    assert done >= 4          # (the patches were put in place on the ELF64 little-endian objects, both variants)
+
+
+def test_patched_sections_read_as_their_new_contents(monkeypatch):
+    """After a write that renumbered relocations as a patch, the writer gives each patched section's new bytes
+    (content, edited) as the general paths store them."""
+    import objllvm.formats.elf_writer as ew
+    data = (TESTDATA / "profile" / "prog-clang22.o").read_bytes()
+    o = ElfFile(data, "prog-clang22.o")
+    sel = [s.index for s in api.llvm_sections(o) if not s.flags & 2]
+
+    def writer():
+        w = ElfWriter(o)
+        w.remove_many(sel)
+        return w, w.write()
+    lean, first = writer()
+    assert lean._patches                            # (the relocations went as a patch)
+    with monkeypatch.context() as m:
+        m.setattr(ew, "_LEAN", False)
+        general, out = writer()
+    assert out == first
+    patched = [i for p in lean._patches for i in p[3]]
+    assert [lean.content(i) for i in patched] == [general.content(i) for i in patched]
+    assert set(general.edited()) <= set(lean.edited())
+    assert [i for i in lean.edited() if lean.content(i) != o.sections[i].data()] == \
+        [i for i in general.edited() if general.content(i) != o.sections[i].data()]
+
+
 def test_lean_paths_on_an_instrumented_object(monkeypatch):
     """--strip-llvm of an instrumented object (its __covrec_* symbols dropped: relocations, groups' signatures and
     the symbol table renumbered) is the same through the lean paths and the general ones (ELF64 and ELF32, both

@@ -42,8 +42,6 @@ from __future__ import annotations
 
 import struct
 import sys
-from array import array
-from bisect import bisect_left, bisect_right
 from itertools import accumulate, compress, repeat
 from _operator import add, and_, eq, gt, itemgetter, lshift, mod, mul, ne, not_, or_, rshift, sub
 
@@ -78,6 +76,15 @@ _TYPE, _FLAGS, _OFFSET, _SIZE, _LINK, _INFO, _ALIGN = 1, 2, 4, 5, 6, 7, 8
 # (byte offset, array type code) of each field in an Elf64_Shdr; every Elf32_Shdr field is 32-bit, at 4 * k
 _FIELDS64 = ((0, "I"), (4, "I"), (8, "Q"), (16, "Q"), (24, "Q"), (32, "Q"), (40, "I"), (44, "I"), (48, "Q"),
              (56, "Q"))
+
+
+_SMALL = 256        # columns of fewer words than this are packed by struct, more by array (imported then: it imports
+                    # collections, which a rewrite of a linked file need not pay for)
+
+
+def _array(code: str, values=()):
+    from array import array
+    return array(code, values)
 
 
 def _header_field(k: int):
@@ -187,6 +194,11 @@ class ElfWriter:
         self._n_orig = elf.section_count
         self._removed = bytearray(self._n_orig)
         self._content: dict = {}          # index -> new stored bytes
+        # Input sections given new bytes of the same size as one buffer (relocation sections renumbered as one
+        # column): [input start, input end, buffer, their indices (ascending, one after the other in the file)].
+        # Read as their contents; laid out as input sections, the buffer then put in place of the input's bytes
+        # (_splice_patches), or turned into contents of their own first (_materialize_patches).
+        self._patches: list = []
         self._added_names: dict = {}      # index -> name of an added section
         self.sections = _Sections(self)
         self.shstrndx = elf.e_shstrndx
@@ -245,7 +257,12 @@ class ElfWriter:
 
     def edited(self) -> list:
         """The indices of the sections given new contents (set, added, or rewritten by the writer), ascending."""
-        return sorted(self._content)
+        if not self._patches:
+            return sorted(self._content)
+        out = set(self._content)
+        for p in self._patches:
+            out.update(p[3])
+        return sorted(out)
 
     def content(self, index: int) -> bytes:
         """The stored bytes of a section (its new content when set)."""
@@ -256,7 +273,78 @@ class ElfWriter:
         if cols[_TYPE][index] == SHT_NOBITS or index >= self._n_orig:
             return b""
         off = cols[_OFFSET][index]
+        if self._patches:
+            for start, end, buf, idx in self._patches:
+                if idx[0] <= index <= idx[-1] and index in idx:
+                    return bytes(memoryview(buf)[off - start:off - start + cols[_SIZE][index]])
         return self.data[off:off + cols[_SIZE][index]]
+
+    def _materialize_patches(self) -> None:
+        """The patches' sections given contents of their own (those whose bytes changed), as the writer stores
+        new contents; no patch left."""
+        cols = self.cols
+        for start, end, buf, idx in self._patches:
+            idx = [i for i in idx if i not in self._content]
+            offs = list(map(cols[_OFFSET].__getitem__, idx))
+            ends = list(map(add, offs, map(cols[_SIZE].__getitem__, idx)))
+            mv = memoryview(buf)
+            pieces = list(map(bytes, map(mv.__getitem__, map(slice, map(sub, offs, repeat(start)),
+                                                             map(sub, ends, repeat(start))))))
+            mv.release()
+            old = map(self.data.__getitem__, map(slice, offs, ends))
+            self._content.update(compress(zip(idx, pieces), map(ne, pieces, old)))
+        self._patches = []
+
+    def _splice_patches(self, chunks, at_table, new_off):
+        """The lean walk's ``chunks`` (offset order, none overlapping; the header table's to go in at ``at_table``)
+        with the patches' bytes in place of the input's where their sections landed: (chunks, at_table); None where
+        they are not all found there as runs of the input (the caller then materializes the patches)."""
+        offs, sizes = self.cols[_OFFSET], self.cols[_SIZE]
+        rm, contents = self._removed, self._content
+        key = itemgetter(0)
+        for start, end, buf, idx in self._patches:
+            if any(map(rm.__getitem__, idx)) or not contents.keys().isdisjoint(idx):
+                return None
+            mv = memoryview(buf)
+            ins = list(map(offs.__getitem__, idx))
+            shifts = list(map(sub, ins, map(new_off.__getitem__, idx)))
+            if shifts.count(shifts[0]) == len(shifts):
+                ranges = [(start - shifts[0], end - shifts[0], mv)]
+            else:           # (placed at more than one shift: alignment padding between them)
+                ranges = []
+                k = 0
+                while k < len(idx):
+                    j = k
+                    while j + 1 < len(idx) and shifts[j + 1] == shifts[k]:
+                        j += 1
+                    a, b = ins[k], ins[j] + sizes[idx[j]]
+                    ranges.append((a - shifts[k], b - shifts[k], mv[a - start:b - start]))
+                    k = j + 1
+            for a, b, piece in ranges:
+                from bisect import bisect_right
+                k = bisect_right(chunks, a, key=key) - 1
+                if k < 0:
+                    return None
+                j, at, last = k, chunks[k][0], None
+                while j < len(chunks) and chunks[j][0] < b:
+                    o, c = chunks[j]
+                    if o != at or not isinstance(c, memoryview):
+                        return None
+                    at = o + len(c)
+                    last = j
+                    j += 1
+                if last is None or at < b or chunks[k][0] + len(chunks[k][1]) <= a or k < at_table <= last:
+                    return None
+                o0, c0 = chunks[k]
+                o1, c1 = chunks[last]
+                new = [(o0, c0[:a - o0])] if a > o0 else []
+                new.append((a, piece))
+                if at > b:
+                    new.append((b, c1[b - o1:]))
+                chunks[k:last + 1] = new
+                if at_table > last:
+                    at_table += len(new) - (last + 1 - k)
+        return chunks, at_table
 
     def _own_column(self, k: int) -> list:
         """Header column ``k``, the writer's own copy (made on the first change)."""
@@ -267,15 +355,20 @@ class ElfWriter:
 
     def _words_of(self, code: str, raw) -> list:
         """The ``code`` (array type code) words of ``raw``, read in the file's byte order."""
-        words = array(code)
+        if len(raw) < 4 * _SMALL:
+            return list(struct.unpack(f"{self.elf.endian}{len(raw) // struct.calcsize(code)}{code}", raw))
+        words = _array(code)
         words.frombytes(raw)
         if (self.elf.endian == "<") != (sys.byteorder == "little"):
             words.byteswap()
         return words.tolist()
 
-    def _file_words(self, code: str, values) -> "array":
-        """``values`` as an array of ``code`` words in the file's byte order (to store into the output)."""
-        words = array(code, values)
+    def _file_words(self, code: str, values):
+        """``values`` as ``code`` words in the file's byte order (to store into the output): an array, or a memoryview
+        of that format (both have tobytes and itemsize)."""
+        if len(values) < _SMALL:
+            return memoryview(struct.pack(f"{self.elf.endian}{len(values)}{code}", *values)).cast(code)
+        words = _array(code, values)
         if (self.elf.endian == "<") != (sys.byteorder == "little"):
             words.byteswap()
         return words
@@ -400,11 +493,16 @@ class ElfWriter:
         targets = list(map(infos.__getitem__, rels))
         removed = set(compress(range(n), rm))
         table = self._group_table(groups) if groups else None
+        alive = None
         if table is not None:
             words, bounds, _ = table
-            starts, ends = bounds[:-1], bounds[1:]
-            has_members = list(map(gt, map(sub, ends, starts), repeat(1)))      # (more than the flag word)
-        pending = set(removed)          # removed sections whose relocation sections and groups are not looked at yet
+            # the groups with members (more than the flag word): where their members start and end in ``words``
+            full = list(map(gt, map(sub, bounds[1:], bounds[:-1]), repeat(1)))
+            with_members = list(compress(groups, full))
+            firsts = list(map((1).__add__, compress(bounds, full)))
+            lasts = list(compress(bounds[1:], full))
+        pending = removed               # removed sections whose relocation sections and groups are not looked at yet
+        # (the set itself in the first round: it is only read there, and grows after)
         first = True                    # (groups are looked at once in any case: one may name no section in range)
         while pending or first:
             # relocation sections whose target is removed (by columns), then groups whose members all are
@@ -412,12 +510,12 @@ class ElfWriter:
             any(map(rm.__setitem__, joining, repeat(1)))        # (each step gives None)
             if table is not None:
                 if first or not pending.union(joining).isdisjoint(words):
-                    # by columns: a group goes when it has members and none of them (in range) is kept
+                    # by columns: a group goes when it has members and none of them (in range) is kept (the search for
+                    # a kept one among its members finds none)
                     alive = self._alive(words)
-                    acc = list(accumulate(alive, initial=0))
-                    live = list(map(sub, map(sub, map(acc.__getitem__, ends), map(acc.__getitem__, starts)),
-                                    map(alive.__getitem__, starts))) if words else []
-                    hit = [i for i in compress(groups, map(and_, map(not_, live), has_members)) if not rm[i]]
+                    none = map((-1).__eq__, map(alive.find, repeat(1), firsts, lasts))
+                    hit = list(compress(with_members, none))
+                    hit = list(compress(hit, map(not_, map(rm.__getitem__, hit))))
                     any(map(rm.__setitem__, hit, repeat(1)))
                     joining += hit
             else:
@@ -430,15 +528,18 @@ class ElfWriter:
             removed.update(joining)
             pending = set(joining)
             first = False
+        # for the member lists (see _check_and_fix_references): the groups' words, and which of them are kept sections
+        # (as last worked out: nothing removed since is among the words, or it would have been again)
+        self._groups_read = (groups, table, alive)
         return removed
 
-    def _alive(self, words) -> list:
+    def _alive(self, words) -> bytes:
         """1 for each of ``words`` that is the index of a kept section, else 0."""
         keep = self._removed.translate(_FLIP)
         if not words or max(words) < len(keep):
-            return list(map(keep.__getitem__, words))
+            return bytes(map(keep.__getitem__, words))
         n = len(keep)
-        return [keep[m] if m < n else 0 for m in words]
+        return bytes([keep[m] if m < n else 0 for m in words])
 
     def _group_table(self, groups):
         """The words of groups ``groups`` (input sections, not compressed, each a whole number of words and at least
@@ -448,12 +549,15 @@ class ElfWriter:
         cols = self.cols
         n_orig = self._n_orig
         if max(groups) >= n_orig or not self._content.keys().isdisjoint(groups) or any(
-                map(and_, map(cols[_FLAGS].__getitem__, groups), repeat(SHF_COMPRESSED))):
+                f & SHF_COMPRESSED for f in set(map(cols[_FLAGS].__getitem__, groups))):
             return None
         offs = list(map(cols[_OFFSET].__getitem__, groups))
         sizes = list(map(cols[_SIZE].__getitem__, groups))
+        distinct = set(sizes)
+        if min(distinct) < 4 or any(z & 3 for z in distinct):
+            return None
         ends = list(map(add, offs, sizes))
-        if min(sizes) < 4 or any(map(and_, sizes, repeat(3))) or max(ends) > len(self.data):
+        if max(ends) > len(self.data):
             return None
         mv = memoryview(self.data)
         if offs[1:] == ends[:-1]:       # one after the other in the file (as assemblers write them): one slice
@@ -522,16 +626,32 @@ class ElfWriter:
         # Symbols defined in removed sections.
         for i in symtabs:
             self._fix_symbols(i, new, removed)
-        # Group member lists: by columns where every member (in range) is kept, renumbered as one column.
-        table = self._group_table(groups) if groups else None
+        # Group member lists: by columns where every member (in range) of every kept group is kept, renumbered as one
+        # column (the words of every group, as _closure read them)
+        read = getattr(self, "_groups_read", None)
+        table = alive = None
+        if groups and read is not None and read[1] is not None and groups[0]:
+            # (the kept ones of the groups _closure read: all groups but section 0, which is none here)
+            every, table, alive = read
+            at = list(compress(range(len(every)), map(keep.__getitem__, every)))      # the kept groups, in ``every``
+        if table is None and groups:
+            table = self._group_table(groups)
+            at = range(len(groups))
         if table is not None:
             words, bounds, raw = table
-            alive = self._alive(words)
-            starts, ends = bounds[:-1], bounds[1:]
-            any(map(alive.__setitem__, starts, repeat(1)))     # (flag words; each step gives None)
-            if all(alive):
-                renumbered = list(map(new.__getitem__, words))
-                any(map(renumbered.__setitem__, starts, map(words.__getitem__, starts)))
+            starts = list(map(bounds.__getitem__, at))
+            ends = list(map(bounds.__getitem__, map((1).__add__, at)))
+            alive = bytearray(self._alive(words) if alive is None else alive)
+            flags_at = bounds[:-1]
+            any(map(alive.__setitem__, flags_at, repeat(1)))     # (flag words; each step gives None)
+            # (a kept group has a member that is not kept: the walk below decides; so does one past the table)
+            if alive.find(0) < 0 or all(map((-1).__eq__, map(alive.find, repeat(0), starts, ends))):
+                if max(words, default=0) < n:
+                    renumbered = list(map(new.__getitem__, words))
+                    any(map(renumbered.__setitem__, flags_at, map(words.__getitem__, flags_at)))
+                else:
+                    renumbered = [new[m] if m < n else m for m in words]
+                    any(map(renumbered.__setitem__, flags_at, map(words.__getitem__, flags_at)))
                 if renumbered != words:
                     blob = self._file_words("I", renumbered).tobytes()
                     cuts = list(map(slice, map(lshift, starts, repeat(2)), map(lshift, ends, repeat(2))))
@@ -565,9 +685,7 @@ class ElfWriter:
         values = set(column)
         # Fast path: no symbol refers to a section at or after the first removed one (below the reserved indices;
         # nor to SHT_SYMTAB_SHNDX).
-        ordered = sorted(values)
-        at = bisect_left(ordered, low)
-        if (at == len(ordered) or ordered[at] >= SHN_LORESERVE) and SHN_XINDEX not in values:
+        if SHN_XINDEX not in values and not any(low <= v < SHN_LORESERVE for v in values):
             return
         # No symbol in a removed section?  With extended indices: none of the st_shndx below the reserved ones
         # and no SHT_SYMTAB_SHNDX word names one, nor a section past the table (the other symbols' words are
@@ -603,9 +721,15 @@ class ElfWriter:
         # sections go (what the walk below comes to at the first such symbol; found by columns, through
         # SHT_SYMTAB_SHNDX where symbols' sections are there)
         if self.elf.is_relocatable and (_LEAN or SHN_XINDEX not in values):
-            real = self._real_shndx(column, ext if SHN_XINDEX in values else None, values)
+            xwords = None
+            if SHN_XINDEX in values:
+                # every symbol's SHT_SYMTAB_SHNDX word (0 past the table's end), and whether those of the symbols
+                # whose st_shndx is not SHN_XINDEX are all 0 (as LLVM and GNU as write them)
+                xwords = words + [0] * (nsyms - m) if m < nsyms else words
+                xwords = (xwords, not any(compress(xwords, map(ne, column, repeat(SHN_XINDEX)))))
+            real = self._real_shndx(column, ext if SHN_XINDEX in values else None, values, xwords)
             if self._defines_in_removed(real, removed, data, st.size):
-                self._drop_symbols(si, new, removed, data, st, column, ext, shndx_sec, real)
+                self._drop_symbols(si, new, removed, data, st, column, ext, shndx_sec, real, xwords)
                 return
         out = None
         neutral = []
@@ -671,18 +795,22 @@ class ElfWriter:
         if ext is not None and bytes(ext) != self._plain(shndx_sec):
             self._store(shndx_sec, bytes(ext))
 
-    def _real_shndx(self, column, ext, values=None) -> list:
+    def _real_shndx(self, column, ext, values=None, xwords=None) -> list:
         """The section of every symbol (``column``: the st_shndx values, ``values`` their set if known) through
-        SHT_SYMTAB_SHNDX when extended; 0 where none."""
+        SHT_SYMTAB_SHNDX when extended; 0 where none.  ``xwords``: (the SHT_SYMTAB_SHNDX word of every symbol,
+        whether those of the symbols without SHN_XINDEX are all 0), when known."""
         if max(column, default=0) < SHN_LORESERVE:
             return list(column)
         # reserved ones (SHN_XINDEX too) -> 0, the others stay
         reserved = {x: 0 for x in (values if values is not None else set(column)) if x >= SHN_LORESERVE}
-        base = list(map(reserved.get, column, column))
+        base = map(reserved.get, column, column)
         if ext is None:
-            return base
+            return list(base)
+        if xwords is not None and xwords[1]:
+            return list(map(add, base, xwords[0]))      # (0 where the st_shndx is not SHN_XINDEX)
         is_x = map(eq, column, repeat(SHN_XINDEX))
-        return list(map(add, base, map(mul, is_x, self._ext_words(ext, len(column)))))
+        words = xwords[0] if xwords is not None else self._ext_words(ext, len(column))
+        return list(map(add, base, map(mul, is_x, words)))
 
     def _ext_words(self, ext, count: int) -> list:
         """The first ``count`` words of an SHT_SYMTAB_SHNDX table (0 past its end)."""
@@ -698,8 +826,9 @@ class ElfWriter:
         return any(info[k] & 0xF != STT_SECTION for k in compress(range(len(real)), map(removed.__contains__, real)))
 
     def _input_run(self, indices):
-        """The input's bytes of relocation sections ``indices`` (ascending) as one slice where they are input
-        sections (uncompressed, no new contents) that lie one after the other in the file; else None."""
+        """The input's bytes of relocation sections ``indices`` (ascending) as one view of it (not a copy) where they
+        are input sections (uncompressed, no new contents, none in a patch) that lie one after the other in the file;
+        else None."""
         cols = self.cols
         if not indices or indices[-1] >= self._n_orig or not self._content.keys().isdisjoint(indices) or any(
                 map(and_, map(cols[_FLAGS].__getitem__, indices), repeat(SHF_COMPRESSED))):
@@ -708,14 +837,16 @@ class ElfWriter:
         ends = list(map(add, offs, map(cols[_SIZE].__getitem__, indices)))
         if offs[1:] != ends[:-1] or ends[-1] > len(self.data):
             return None
-        return self.data[offs[0]:ends[-1]]
+        if any(p[0] < ends[-1] and offs[0] < p[1] for p in self._patches):
+            return None
+        return memoryview(self.data)[offs[0]:ends[-1]]
 
     def _plain_many(self, indices) -> list:
         """:meth:`_plain` of each of ``indices`` (sliced by columns where they are input sections, uncompressed)."""
         cols = self.cols
         if not indices:
             return []
-        if max(indices) >= self._n_orig or SHT_NOBITS in map(cols[_TYPE].__getitem__, indices) or any(
+        if self._patches or max(indices) >= self._n_orig or SHT_NOBITS in map(cols[_TYPE].__getitem__, indices) or any(
                 map(and_, map(cols[_FLAGS].__getitem__, indices), repeat(SHF_COMPRESSED))):
             return list(map(self._plain, indices))
         offs = list(map(cols[_OFFSET].__getitem__, indices))
@@ -739,6 +870,7 @@ class ElfWriter:
             return edits
         low = min(dropped)
         sizes = self.cols[_SIZE]
+        from bisect import bisect_right
         for t in (SHT_REL, SHT_RELA):
             idx = [i for i in users if types[i] == t]
             if not idx:
@@ -775,20 +907,26 @@ class ElfWriter:
         words = self.is64 and (self.elf.endian == "<") == (sys.byteorder == "little")
         if words and _LEAN:
             at = (3 if sys.byteorder == "little" else 2)
-            syms = memoryview(b).cast("I")[at::size // 4].tolist()
-            if max(syms, default=0) < low:
-                return True     # every symbol used is below the first dropped one: nothing moves, nothing refused
+            column = memoryview(b).cast("I")[at::size // 4]
             try:
-                # every index in the table and none of them dropped (-1 does not fit): one step in C
-                new_words = array("I", map(mapping.__getitem__, syms))
+                # every index in the table and none of them dropped (-1 does not fit): one step in C, from the
+                # column as it lies in the entries
+                new_words = _array("I", map(mapping.__getitem__, column))
             except (IndexError, OverflowError):
                 new_words = None        # (worked out below: refused, or an index past the table kept)
             if new_words is not None:
+                if memoryview(new_words).cast("B") == column.tobytes():
+                    # (every symbol used is below the first dropped one: nothing moves)
+                    return True
                 out = bytearray(b)
                 mv = memoryview(out).cast("I")
                 mv[at::size // 4] = new_words
                 mv.release()
-                del syms, new_words
+                del new_words
+                if parts is None:       # one slice of the input: its new bytes as one patch (see _patches)
+                    start = self.cols[_OFFSET][idx[0]]
+                    edits.setdefault(None, []).append([start, start + len(out), out, idx])
+                    return True
                 cuts = list(map(slice, accumulate(lens, initial=0), accumulate(lens)))
                 mv = memoryview(out)
                 pieces = list(map(bytes, map(mv.__getitem__, cuts)))
@@ -797,9 +935,12 @@ class ElfWriter:
                 old = parts if parts is not None else map(b.__getitem__, cuts)
                 edits.update(compress(zip(idx, pieces), map(ne, pieces, old)))
                 return True
+            syms = column.tolist()
         else:
             infos_col = self._wide_column(b, size, wide, wide)
             syms = list(map(rshift, infos_col, repeat(shift)))
+        if isinstance(b, memoryview):
+            b = b.tobytes()
         if max(syms, default=0) < low:
             return True         # every symbol used is below the first dropped one: nothing moves, nothing refused
         if not dropped.isdisjoint(syms):
@@ -813,7 +954,7 @@ class ElfWriter:
         if words:
             out = bytearray(b)
             mv = memoryview(out).cast("I")
-            mv[(3 if sys.byteorder == "little" else 2)::size // 4] = array("I", new_syms)
+            mv[(3 if sys.byteorder == "little" else 2)::size // 4] = _array("I", new_syms)
             mv.release()
             nb = bytes(out)
             del out
@@ -827,7 +968,7 @@ class ElfWriter:
         edits.update(compress(zip(idx, pieces), map(ne, pieces, old)))
         return True
 
-    def _drop_symbols(self, si, new, removed, data, st, column, ext, shndx_sec, real=None):
+    def _drop_symbols(self, si, new, removed, data, st, column, ext, shndx_sec, real=None, xwords=None):
         """Symbol table ``si`` of a relocatable object without the symbols defined in removed sections (section
         symbols too): the kept ones renumbered in order (locals stay first; sh_info is the new first global),
         with every kept user of symbol indices rewritten -- REL/RELA relocations, SHT_SYMTAB_SHNDX, group
@@ -931,7 +1072,8 @@ class ElfWriter:
             elif t == _SHT_LLVM_ADDRSIG:
                 rel_edits[i] = self._renumbered_addrsig(i, mapping, nsyms)
         # Nothing kept uses a dropped symbol: write the new tables.
-        if renumbered:              # (only those that changed)
+        if renumbered:              # (only those that changed; and the patches)
+            self._patches += renumbered.pop(None, ())
             if any(map(and_, map(self.cols[_FLAGS].__getitem__, renumbered), repeat(SHF_COMPRESSED))):
                 for i, b in renumbered.items():
                     self._store(i, b)
@@ -970,9 +1112,13 @@ class ElfWriter:
         parts.append(data[nsyms * size:])
         self._store(si, b"".join(parts))
         if ext is not None:
-            words = list(compress(self._ext_words(ext, nsyms), keep))
+            words = list(compress(xwords[0] if xwords is not None else self._ext_words(ext, nsyms), keep))
             is_x = map(eq, compress(column, keep), repeat(SHN_XINDEX))
-            if max(words, default=0) < n:       # (a kept section's word moves to its new index)
+            if xwords is not None and xwords[1] and max(words, default=0) < n and (not words or not rm[words[0]]):
+                # the words of symbols without SHN_XINDEX are 0 (and stay: new[0] is 0); those with it name kept
+                # sections (the symbols of removed ones are gone; symbol 0's is checked here)
+                words = list(map(new.__getitem__, words))
+            elif max(words, default=0) < n:       # (a kept section's word moves to its new index)
                 keeps = rm.translate(_FLIP)
                 moves = map(mul, map(keeps.__getitem__, words), map(sub, map(new.__getitem__, words), words))
                 words = list(map(add, words, map(mul, is_x, moves)))
@@ -980,6 +1126,7 @@ class ElfWriter:
                 words = [new[r] if x and 0 < r < n and not rm[r] else r for x, r in zip(is_x, words)]
             self._store(shndx_sec, self._file_words("I", words).tobytes())
         first_global = infos[si]
+        from bisect import bisect_left
         self._own_column(_INFO)[si] = first_global - bisect_left(drop, first_global)
 
     def _renumbered_addrsig(self, i, mapping, nsyms) -> bytes:
@@ -1019,7 +1166,7 @@ class ElfWriter:
         code = "Q" if wide == 8 else "I"
         if (self.elf.endian == "<") == (sys.byteorder == "little") and entsize % wide == 0 and pos % wide == 0:
             mv = memoryview(out).cast(code)
-            mv[pos // wide::entsize // wide] = memoryview(array(code, column))
+            mv[pos // wide::entsize // wide] = memoryview(_array(code, column))
             mv.release()
             return bytes(out)
         one = struct.Struct(self.elf.endian + code)
@@ -1118,6 +1265,8 @@ class ElfWriter:
         mv = memoryview(data)
 
         low = fixed[0][1] if len(fixed) == 1 and fixed[0][0] == 0 else None
+        if self._patches and not (_LEAN and low is not None and not has_segments):
+            self._materialize_patches()         # (only the lean walk puts them in place)
 
         def in_fixed(a, b):
             if low is not None and a >= low:      # only the ELF header is fixed (a relocatable object)
@@ -1187,6 +1336,17 @@ class ElfWriter:
         if _LEAN and low is not None and not has_segments:
             # a relocatable object (only the ELF header fixed): the lean walk, or None where it gives way
             packed = self._pack_object(order, offs_w, eff, new_off, shsize, bound, cap, pos, mv)
+        if self._patches:
+            # the patches' bytes in place of the input's; where the lean walk gave way or they are not found as runs
+            # of the input, the layout again with them as contents of their own
+            spliced = self._splice_patches(packed[3], packed[4], new_off) if packed is not None else None
+            if spliced is None:
+                self._materialize_patches()
+                return self._layout(cols, new)
+            packed = packed[:3] + spliced + packed[5:]
+            patched = True
+        else:
+            patched = False
         if packed is not None:
             shoff, pos, prev_end, chunks, at_table, top = packed
         else:
@@ -1326,6 +1486,10 @@ class ElfWriter:
             for i in range(1, n_orig):
                 if not rm[i] and eff[i] and new_off[i] != offs[i] and offs[i] <= size_in:
                     self.moves.append((i, offs[i], new_off[i], eff[i]))
+        if patched and total > bound:
+            # (the bound counts new contents, not patches: as contents of their own, the layout decides)
+            self._materialize_patches()
+            return self._layout(cols, new)
         self._check_end(total, bound, None)
         e = elf.endian
         raw_shnum, raw_shstrndx = struct.unpack_from(e + "HH", data, 0x3C if self.is64 else 0x30)
@@ -1613,13 +1777,19 @@ class ElfWriter:
                 sizes[new[i] - 1] = len(c)
         links = renumber(list(kept(_LINK)))
         # sh_info is a section index in relocation sections and where SHF_INFO_LINK says so: renumbered as one
-        # column, then the few other sections with a nonzero sh_info get theirs back
+        # column, the other kept sections with a nonzero sh_info (a group's signature symbol, ...) left out of it
+        # (as 0: their values could make the column take the slow way) and given theirs back
         old_infos = list(kept(_INFO))
-        infos = renumber(old_infos)
         flags = self.cols[_FLAGS]
-        for i in set(compress(range(n), self.cols[_INFO])).difference(self._of_types(_REL_TYPES)):
-            if keep[i] and not flags[i] & SHF_INFO_LINK:
-                infos[new[i] - 1] = old_infos[new[i] - 1]
+        other = set(compress(range(n), self.cols[_INFO])).difference(self._of_types(_REL_TYPES))
+        rows = [new[i] - 1 for i in other if keep[i] and not flags[i] & SHF_INFO_LINK]
+        if rows:
+            infos = list(old_infos)
+            any(map(infos.__setitem__, rows, repeat(0)))
+            infos = renumber(infos)
+            any(map(infos.__setitem__, rows, map(old_infos.__getitem__, rows)))
+        else:
+            infos = renumber(old_infos)
         # The input's rows of the kept sections (runs of neighbours copied whole), rows packed for added ones;
         # then the columns that change stored over them: offsets, sizes, sh_link, sh_info, and any column an
         # edit changed (flags of a section written uncompressed, ...).

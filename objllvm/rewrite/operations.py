@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from itertools import compress, repeat
-from _operator import and_, not_
+from _operator import and_, itemgetter, not_
 
 from ..errors import ObjllvmError, UsageError
 from ..formats.elf import SHF_ALLOC, is_llvm_type
@@ -41,6 +41,7 @@ class Remove(Operation):
 # bytes.translate tables: a byte 1 (resp. 2) stays 1, every other byte becomes 0
 _ONLY_1 = bytes((0, 1)) + bytes(254)
 _ONLY_2 = bytes((0, 0, 1)) + bytes(253)
+_SECOND = itemgetter(1)
 
 
 class StripLLVM(Operation):
@@ -69,17 +70,18 @@ class StripLLVM(Operation):
         kind.update(dict.fromkeys(llvm, 1))
         kind.update(dict.fromkeys(other, 2))
         kinds = bytes(map(kind.__getitem__, types))
-        hit = set(unallocated(compress(range(n), kinds.translate(_ONLY_1))))
-        hit.update(unallocated(elf.indices_named(BITCODE_NAMES)))
-        asked: dict = {}
-        for i in unallocated(compress(range(n), kinds.translate(_ONLY_2))):
-            key = (types[i], names[i])
-            yes = asked.get(key)
-            if yes is None:
-                yes = asked[key] = sess.is_llvm_at(i)
-            if yes:
-                hit.add(i)
-        sess.remove_all(sorted(hit))
+        hit = unallocated(compress(range(n), kinds.translate(_ONLY_1)))          # (ascending)
+        more = unallocated(elf.indices_named(BITCODE_NAMES))
+        # the others, by columns: each (type, name) asked once, then the sections of the keys that said yes
+        ask = unallocated(compress(range(n), kinds.translate(_ONLY_2)))
+        if ask:
+            keys = list(zip(map(types.__getitem__, ask), map(names.__getitem__, ask)))
+            first = dict(zip(reversed(keys), reversed(ask)))         # key -> its first section
+            yes = {key for key, i in sorted(first.items(), key=_SECOND) if sess.is_llvm_at(i)}
+            more += compress(ask, map(yes.__contains__, keys))
+        if more:
+            hit = sorted(set(hit).union(more))
+        sess.remove_all(hit)
 
 
 class DropLinkerOption(Operation):
