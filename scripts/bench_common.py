@@ -51,8 +51,11 @@ def install(venv: Path, extra=("numpy",)) -> Path:
     script = venv / "bin" / "objllvm"
     p = subprocess.run([str(py), "-c", "import objllvm, sys; sys.stdout.write(objllvm.__file__)"],
                        capture_output=True, text=True, env=INSTALLED_ENV, cwd=str(venv))
-    if p.returncode or str(ROOT) in p.stdout or not script.exists():
-        sys.exit(f"the install in {venv} is not a regular one: {p.stdout or p.stderr}")
+    # the copy installed in the venv, not another one (a venv made with --system-site-packages can find an editable
+    # install of some checkout first: its .pth finder answers before the venv's own site-packages)
+    inside = os.path.realpath(p.stdout).startswith(os.path.realpath(venv) + os.sep)
+    if p.returncode or not inside or not script.exists():
+        sys.exit(f"the install in {venv} is not the one imported: objllvm comes from {p.stdout or p.stderr}")
     print(f"objllvm: {script}, run by {interpreter(py)}", flush=True)
     return script
 
