@@ -29,7 +29,7 @@ from __future__ import annotations
 from _thread import get_ident as _get_ident
 from _operator import attrgetter
 
-__all__ = ["dataclass", "field", "fields", "replace", "Field", "FrozenInstanceError", "MISSING", "no_gc"]
+__all__ = ["dataclass", "field", "fields", "replace", "Field", "FrozenInstanceError", "MISSING", "no_gc", "from_packed"]
 
 
 class _Missing:
@@ -356,3 +356,33 @@ class no_gc:
     def __exit__(self, *exc):
         if self.was:
             self.gc.enable()
+
+
+class from_packed:
+    """A model attribute whose objects are made from packed columns when first read (a decoder keeps the
+    columns; the objects cost time and memory a view often does not need): the objects live in the
+    attribute ``_<name>`` (None until made), the columns in ``_packed``.  Reading makes the objects with
+    ``make(model, packed)`` and drops the columns (from then on the objects are the model: they may be
+    edited); assigning replaces the objects and drops the columns."""
+    __slots__ = ("make", "slot")
+
+    def __init__(self, make):
+        self.make = make
+        self.slot = ""
+
+    def __set_name__(self, owner, name):
+        self.slot = "_" + name
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        value = getattr(obj, self.slot)
+        if value is None:
+            value = self.make(obj, obj._packed)
+            setattr(obj, self.slot, value)
+            obj._packed = None
+        return value
+
+    def __set__(self, obj, value):
+        setattr(obj, self.slot, value)
+        obj._packed = None

@@ -22,7 +22,7 @@ import sys
 from itertools import accumulate, chain, repeat
 from _operator import add, sub
 
-from .._model import no_gc
+from .._model import from_packed, no_gc
 from ..binary import ULEBError, read_uleb, uleb_encode
 from ..errors import DecodeError
 from ..render import ColumnTable, FlatTableGroup, TableGroup
@@ -258,17 +258,7 @@ class BBAddrMap:
         self.pretty = pretty          # --pretty-pgo: the JSON view adds relative figures
         self._packed = None
 
-    @property
-    def functions(self) -> list:
-        if self._functions is None:
-            self._functions = self._packed.functions()
-            self._packed = None       # from now on the objects are the model (they may be edited)
-        return self._functions
-
-    @functions.setter
-    def functions(self, value):
-        self._functions = value
-        self._packed = None
+    functions = from_packed(lambda m, packed: packed.functions())
 
     def __eq__(self, other):
         return isinstance(other, BBAddrMap) and self.functions == other.functions \

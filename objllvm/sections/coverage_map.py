@@ -25,7 +25,7 @@ the text of ``to_dict`` without a dict per region); anything unusual goes record
 """
 from __future__ import annotations
 
-from .._model import dataclass, field, no_gc
+from .._model import dataclass, field, from_packed, no_gc
 from ..binary import ULEBError, Reader, decode_text, encode_text, pack_uint, read_uleb, uleb_encode
 from ..errors import DecodeError
 from .registry import Codec, Table, register
@@ -237,17 +237,7 @@ class Mapping:
         m._counts = counts          # regions of each file id
         return m
 
-    @property
-    def regions(self) -> list:
-        if self._regions is None:
-            self._regions = self._packed.regions(self._first, self._counts)
-            self._packed = None
-        return self._regions
-
-    @regions.setter
-    def regions(self, value):
-        self._regions = value
-        self._packed = None
+    regions = from_packed(lambda m, packed: packed.regions(m._first, m._counts))
 
     def __eq__(self, other):
         if other.__class__ is not self.__class__:
