@@ -709,6 +709,24 @@ def json_text(s: str) -> str:
     return json_quoter()(s)
 
 
+def json_layout(indent, depth: int):
+    """The pieces json.dumps places between the parts of a document, for a writer that assembles its text
+    itself: ``(nl, colon, key)``.  ``nl[k]``: what goes before an item at nesting level ``k`` (nothing when
+    compact, ``indent`` is None; else a newline and ``indent + 2 * k`` blanks, as ``indent=2`` writes it
+    inside a document whose line there is indented by ``indent``), for ``k`` below ``depth``; ``colon``:
+    ``:`` or ``: ``; ``key(name, k)``: a key (ASCII) at level ``k`` with its colon."""
+    if indent is None:
+        nl = [b""] * depth
+        colon = b":"
+    else:
+        nl = [b"\n" + b" " * (indent + 2 * k) for k in range(depth)]
+        colon = b": "
+
+    def key(k, lvl):
+        return nl[lvl] + b'"' + k.encode("ascii") + b'"' + colon
+    return nl, colon, key
+
+
 def json_texts(strings) -> list:
     """The quoted ASCII JSON texts of a list of str (None: ``null``) as bytes: at C speed, three
     operations for the whole list when every one is plain."""

@@ -1073,15 +1073,8 @@ def _json_style(indent):
     st = _STYLES.get(indent)
     if st is not None:
         return st
-    if indent is None:
-        nl = [b""] * 10
-        colon = b":"
-    else:
-        nl = [b"\n" + b" " * (indent + 2 * k) for k in range(10)]
-        colon = b": "
-
-    def key(k, lvl):
-        return nl[lvl] + b'"' + k.encode() + b'"' + colon
+    from ..render import json_layout
+    nl, _, key = json_layout(indent, 10)
 
     md = []
     for v in range(32):

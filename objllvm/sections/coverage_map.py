@@ -855,16 +855,8 @@ class _JSONStyle:
     its opening ``{`` on a line indented by ``indent`` blanks (as json.dumps(..., indent=2) writes it there)."""
 
     def __init__(self, indent):
-        from ..render import json_texts
-        if indent is None:
-            nl = [b""] * 7
-            colon = b":"
-        else:
-            nl = [b"\n" + b" " * (indent + 2 * k) for k in range(7)]
-            colon = b": "
-
-        def key(k, lvl):
-            return nl[lvl] + b'"' + k.encode("ascii") + b'"' + colon
+        from ..render import json_layout, json_texts
+        nl, _, key = json_layout(indent, 7)
 
         def cj(v):
             return b'"' + counter_json(v).encode("ascii") + b'"'
