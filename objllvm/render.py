@@ -711,10 +711,10 @@ def json_text(s: str) -> str:
 
 def json_layout(indent, depth: int):
     """The pieces json.dumps places between the parts of a document, for a writer that assembles its text
-    itself: ``(nl, colon, key)``.  ``nl[k]``: what goes before an item at nesting level ``k`` (nothing when
+    itself: ``(nl, key)``.  ``nl[k]``: what goes before an item at nesting level ``k`` (nothing when
     compact, ``indent`` is None; else a newline and ``indent + 2 * k`` blanks, as ``indent=2`` writes it
-    inside a document whose line there is indented by ``indent``), for ``k`` below ``depth``; ``colon``:
-    ``:`` or ``: ``; ``key(name, k)``: a key (ASCII) at level ``k`` with its colon."""
+    inside a document whose line there is indented by ``indent``), for ``k`` below ``depth``;
+    ``key(name, k)``: a key (ASCII) at level ``k`` with its colon (``:``, or ``: `` when indented)."""
     if indent is None:
         nl = [b""] * depth
         colon = b":"
@@ -724,7 +724,7 @@ def json_layout(indent, depth: int):
 
     def key(k, lvl):
         return nl[lvl] + b'"' + k.encode("ascii") + b'"' + colon
-    return nl, colon, key
+    return nl, key
 
 
 def json_texts(strings) -> list:

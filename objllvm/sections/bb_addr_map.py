@@ -1074,7 +1074,7 @@ def _json_style(indent):
     if st is not None:
         return st
     from ..render import json_layout
-    nl, _, key = json_layout(indent, 10)
+    nl, key = json_layout(indent, 10)
 
     md = []
     for v in range(32):

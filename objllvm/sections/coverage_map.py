@@ -856,7 +856,7 @@ class _JSONStyle:
 
     def __init__(self, indent):
         from ..render import json_layout, json_texts
-        nl, _, key = json_layout(indent, 7)
+        nl, key = json_layout(indent, 7)
 
         def cj(v):
             return b'"' + counter_json(v).encode("ascii") + b'"'
