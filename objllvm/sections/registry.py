@@ -44,11 +44,10 @@ class SectionContext:
     @classmethod
     def for_section(cls, obj, section, options=None) -> "SectionContext":
         # symbols: obj.symbols; an object that can check them without reading them all (ELF) has them
-        # read when a codec first asks (see symbols_pending), the errors still raised here.  A symbol table
-        # or relocation section that cannot be read costs the names and pairs, not the section: the
-        # context has none, and says why (symbols_error, relocations_error).
-        # The check itself waits until a codec first asks about symbols (symbols, symbols_error or
-        # symbols_pending): most codecs never do (deplibs, linker options: a fifth of an audit's time).
+        # checked when a codec first asks about them (symbols, symbols_error or symbols_pending: most
+        # codecs never do, deplibs and linker options among them) and read when it first asks for them.
+        # A symbol table or relocation section that cannot be read costs the names and pairs, not the
+        # section: the context has none, and says why (symbols_error, relocations_error).
         check = getattr(obj, "check_symbols", None)
         syms_error = rels_error = None
         symbols = _UNCHECKED if check is not None else None
