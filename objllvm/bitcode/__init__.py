@@ -11,6 +11,7 @@ wrapper header with the bitcode container (:mod:`objllvm.formats.bitcode`); both
 """
 from __future__ import annotations
 
+from .._modules import lazy_attributes
 from ..formats.bitcode import (BITCODE_MAGIC, WRAPPER_MAGIC, WRAPPER_MAGIC_BYTES, WRAPPER_SIZE,  # noqa: F401
                                Wrapper, bitstream_range, is_bitcode, read_wrapper)
 from .payloads import (BITCODE_SECTION_NAMES, CMDLINE_SECTION_NAMES, MANIFEST, Payload,  # noqa: F401
@@ -27,13 +28,7 @@ if TYPE_CHECKING:
                                                     symbol_to_dict)
 
 
-def __getattr__(name: str) -> object:
-    if name in _SUMMARY_NAMES:
-        from ..sections.support import bitcode_summary
-        value = getattr(bitcode_summary, name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_attributes(globals(), dict.fromkeys(_SUMMARY_NAMES, "objllvm.sections.support.bitcode_summary"))
 
 
 def __dir__() -> list:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from _thread import RLock
 
 from .._model import dataclass, field
-from .._modules import module_names
+from .._modules import lazy_attributes, module_names
 from ..errors import DecodeError, ObjllvmError
 
 
@@ -579,11 +579,6 @@ if TYPE_CHECKING:
     from ..render import Table  # noqa: F401
 
 
-def __getattr__(name: str) -> object:
-    # Codecs import Table from here; the renderer is imported when the first one does (a rewrite that only asks
-    # which kinds exist never needs it: about 0.7 ms of its start-up).
-    if name == "Table":
-        from ..render import Table
-        globals()["Table"] = Table
-        return Table
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# Codecs import Table from here; the renderer is imported when the first one does (a rewrite that only asks
+# which kinds exist never needs it: about 0.7 ms of its start-up).
+__getattr__ = lazy_attributes(globals(), {"Table": "objllvm.render"})
