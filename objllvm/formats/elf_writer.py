@@ -299,6 +299,7 @@ class ElfWriter:
         """The lean walk's ``chunks`` (offset order, none overlapping; the header table's to go in at ``at_table``)
         with the patches' bytes in place of the input's where their sections landed: (chunks, at_table); None where
         they are not all found there as runs of the input (the caller then materializes the patches)."""
+        from bisect import bisect_right     # (here: a rewrite without patches does not import it)
         offs, sizes = self.cols[_OFFSET], self.cols[_SIZE]
         rm, contents = self._removed, self._content
         key = itemgetter(0)
@@ -321,7 +322,6 @@ class ElfWriter:
                     ranges.append((a - shifts[k], b - shifts[k], mv[a - start:b - start]))
                     k = j + 1
             for a, b, piece in ranges:
-                from bisect import bisect_right
                 k = bisect_right(chunks, a, key=key) - 1
                 if k < 0:
                     return None
