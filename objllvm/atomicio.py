@@ -113,24 +113,87 @@ def _create_temporary(directory: str):
 
 
 def _create_unnamed(directory: str):
-    """An fd of a new unnamed file in ``directory`` (O_TMPFILE), or None where the system refuses it."""
+    """An fd of a new unnamed file in ``directory`` (O_TMPFILE), or None where the system refuses it, or
+    refuses to give such a file a name (found once per process and file system, see :func:`_names_unnamed`)."""
     if not _unnamed_ok:
         return None
+    flags = _O_TMPFILE | os.O_WRONLY | getattr(os, "O_CLOEXEC", 0)
     try:
-        return os.open(directory, _O_TMPFILE | os.O_WRONLY | getattr(os, "O_CLOEXEC", 0), 0o600)
+        fd = os.open(directory, flags, 0o600)
     except OSError as exc:
         if exc.errno in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOTSUP):
             return None             # the file system (or kernel) has no O_TMPFILE: use a named file
         raise
+    try:
+        dev = os.fstat(fd).st_dev
+        ok = _linkable.get(dev)
+        if ok is None:
+            ok = _linkable[dev] = _names_unnamed(directory, flags)
+    except BaseException:
+        os.close(fd)
+        raise
+    if not ok:
+        os.close(fd)
+        return None
+    return fd
+
+
+_linkable: dict = {}        # st_dev -> whether an unnamed file there can be given a name (_names_unnamed)
+
+
+def _names_unnamed(directory: str, flags: int) -> bool:
+    """Whether an unnamed file made in ``directory`` can be given a name there through /proc/self/fd: tried on
+    an empty one, before any data is written.  Some systems make the file and then refuse the link (EXDEV in
+    some sandboxes, gVisor's among them); learning that only after writing would write the data twice, once
+    into a file that cannot be kept.  (The empty file has a name for the microseconds between link and
+    unlink.)"""
+    try:
+        fd = os.open(directory, flags, 0o600)
+    except OSError:
+        return False
+    try:
+        for _ in range(_TMP_ATTEMPTS):
+            tmp = os.path.join(directory, f".objllvm-{os.urandom(8).hex()}.tmp")
+            try:
+                os.link(f"/proc/self/fd/{fd}", tmp)
+            except FileExistsError:
+                continue
+            except OSError as exc:
+                return exc.errno not in (errno.ENOENT, errno.EXDEV, errno.EPERM, errno.EOPNOTSUPP)
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            return True
+        return True         # (no free name: the write itself will say so)
+    finally:
+        os.close(fd)
 
 
 _IOV_BATCH = 1024         # buffers handed to one writev() (Linux's IOV_MAX)
 
 
-def _write_all(fd: int, data) -> None:
+def _write_all(fd: int, data, copies=None) -> None:
     """Write ``data`` (a buffer, or an iterable of buffers: bytes-like, one byte per item) to ``fd``: with writev()
     where there is one, the buffers ``_IOV_BATCH`` at a time (a rewrite's output is tens of thousands of slices of
-    the input: one system call per thousand of them, no copy in this process), else through a buffered file."""
+    the input: one system call per thousand of them, no copy in this process), else through a buffered file.
+
+    ``copies`` (``data`` a list): (source file descriptor, [(index, offset)]): the buffers at those indices (in
+    order) hold the source file's bytes from that offset on; the kernel copies them from the file (sendfile),
+    without their pages entering this process, where it can (else they are written as the others)."""
+    if copies and isinstance(data, list) and hasattr(os, "writev"):
+        src, where = copies
+        prev = 0
+        for i, off in where:
+            _write_buffers(fd, data[prev:i])
+            _copy_range(fd, src, off, data[i])
+            prev = i + 1
+        data = data[prev:]
+    _write_buffers(fd, data)
+
+
+def _write_buffers(fd: int, data) -> None:
+    """:func:`_write_all` without ``copies``."""
     if isinstance(data, (bytes, bytearray, memoryview)):
         data = (data,)
     writev = getattr(os, "writev", None)
@@ -151,6 +214,32 @@ def _write_all(fd: int, data) -> None:
             batch = []
     if batch:
         _writev_all(writev, fd, batch)
+
+
+_sendfile_ok = hasattr(os, "sendfile")      # cleared when the system refuses it for a regular file
+
+
+def _copy_range(fd: int, src: int, off: int, buf) -> None:
+    """Append to ``fd`` the ``len(buf)`` bytes of file ``src`` from ``off`` on, which ``buf`` holds too: copied by
+    the kernel (sendfile) while it can, the rest written from ``buf``.  OSError (EIO) when ``src`` ends sooner
+    (the input shrank while it was being rewritten)."""
+    global _sendfile_ok
+    n = len(buf)
+    done = 0
+    if _sendfile_ok:
+        try:
+            while done < n:
+                k = os.sendfile(fd, src, off + done, n - done)
+                if k <= 0:
+                    raise OSError(errno.EIO, f"the input file ended at byte {off + done} while it was being copied "
+                                             f"(it changed during the rewrite)")
+                done += k
+        except OSError as exc:
+            if exc.errno not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EXDEV):
+                raise
+            _sendfile_ok = False        # (this file system or kernel: the rest, and later copies, are written)
+    if done < n:
+        _writev_all(os.writev, fd, [memoryview(buf)[done:]])
 
 
 def _writev_all(writev, fd: int, bufs: list) -> None:
@@ -213,7 +302,7 @@ def _link_unnamed(fd: int, directory: str, path: str, force: bool) -> bool:
 
 
 def atomic_write(path: str, data, *, force: bool = True, mode: int | None = None, check=None,
-                 sync: bool = True) -> None:
+                 sync: bool = True, copies=None) -> None:
     """Write ``data`` (bytes, or an iterable of bytes chunks) to ``path`` atomically.
 
     ``force=False`` refuses to replace an existing file.  ``mode`` sets the permissions (default: those of the
@@ -222,6 +311,8 @@ def atomic_write(path: str, data, *, force: bool = True, mode: int | None = None
     ``sync=False`` leaves out the fsync() before the file takes its name: the file still appears whole or not at
     all to every reader, but a power cut soon after may leave it empty (as for the output of a compiler or
     linker); for an output written beside an input, never for a file replacing the only copy of something.
+    ``copies`` (``data`` a list of buffers): (file descriptor, [(index, offset)]): buffers that hold that file's
+    bytes from that offset on, for the kernel to copy from the file (see :func:`_write_all`).
     """
     path = os.fspath(path)
     if not force and os.path.lexists(path):
@@ -244,7 +335,7 @@ def atomic_write(path: str, data, *, force: bool = True, mode: int | None = None
         if fd is not None:
             try:
                 try:
-                    _write_all(fd, data)
+                    _write_all(fd, data, copies)
                     if sync:
                         os.fsync(fd)
                     os.fchmod(fd, mode)
@@ -255,7 +346,7 @@ def atomic_write(path: str, data, *, force: bool = True, mode: int | None = None
                     os.close(fd)
             except OSError as exc:
                 raise ObjllvmError(f"{path}: cannot write: {exc.strerror or exc}") from None
-        _atomic_write_named(path, directory, data, force, mode, check, sync)
+        _atomic_write_named(path, directory, data, force, mode, check, sync, copies)
 
 
 def _check(fd: int, check, path: str | None = None) -> None:
@@ -282,14 +373,14 @@ def _check(fd: int, check, path: str | None = None) -> None:
         pass
 
 
-def _atomic_write_named(path, directory, data, force, mode, check=None, sync=True) -> None:
+def _atomic_write_named(path, directory, data, force, mode, check=None, sync=True, copies=None) -> None:
     try:
         fd, tmp = _create_temporary(directory)
     except OSError as exc:
         raise ObjllvmError(f"{path}: cannot create a temporary file in {directory}: {exc.strerror}") from None
     try:
         try:
-            _write_all(fd, data)
+            _write_all(fd, data, copies)
             if sync:
                 os.fsync(fd)
             _check(fd, check, tmp)

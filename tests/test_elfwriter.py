@@ -745,12 +745,24 @@ def test_dropping_symbols_renumbers_an_llvm12_call_graph_profile(tmp_path):
         w.write()
 
 
+_COPIES: list = []          # (index, input offset) of every part a writer named as a run of its input, in _outcome
+
+
 def _outcome(w):
-    """What a write gives: the bytes, the size and header table offset it reports and the moves; or the refusal."""
+    """What a write gives: the bytes, the size and header table offset it reports and the moves; or the refusal.
+    Every part the writer names as a run of the input (``out_copies``, for the kernel to copy from the input
+    file) holds those bytes of the input."""
     try:
         parts = w.write_parts()
     except ObjllvmError as exc:
         return str(exc)
+    assert parts is w.out_parts
+    copies = w.out_copies
+    assert [i for i, _ in copies] == sorted({i for i, _ in copies}), copies
+    for i, off in copies:
+        n = len(parts[i])
+        assert n and bytes(parts[i]) == bytes(w.data[off:off + n]), (i, off, n)
+    _COPIES.extend(copies)
     return b"".join(parts), w.out_size, w.out_shoff, w.moves
 
 
@@ -811,12 +823,18 @@ def test_lean_paths_give_what_the_general_ones_give(monkeypatch):
             out.append(_outcome(w))
         return out
     took = _lean_spies(monkeypatch)
+    # every run of the input named as one (the committed files are small): the parts each walk names hold the
+    # input's bytes, the ELF header's run (its first bytes patched) among them (_outcome)
+    monkeypatch.setattr(ew, "SEND_MIN", 1)
+    _COPIES.clear()
     lean = outputs()
     assert sum(not isinstance(x, str) for x in lean) > 100
     assert min(took.values()) > 0 and len(took) == 3, took
+    named = len(_COPIES)
+    assert named > 300 and any(i == 1 and off in (52, 64) for i, off in _COPIES), named
     monkeypatch.setattr(ew, "_LEAN", False)
     general = outputs()
-    assert general == lean
+    assert general == lean and len(_COPIES) > 2 * named - named // 2
 
 
 def _with_alignment(data: bytes, index: int, align: int) -> bytes:
@@ -985,6 +1003,7 @@ def test_lean_walk_on_synthetic_layouts(monkeypatch):
         if not isinstance(results[0], str):
             ElfFile(results[0][0], "out")
     took = _lean_spies(monkeypatch)
+    monkeypatch.setattr(ew, "SEND_MIN", 1)      # (every run of the input named: _outcome checks their bytes)
     # Made by hand: after a removed section, an empty one whose alignment moves the output on, then padding and
     # new contents (the padding is not part of the run before it); a section past its alignment; the table first.
     for specs, table_at, gaps, removed, bodies in (

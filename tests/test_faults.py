@@ -339,3 +339,144 @@ def test_rewrite_with_fault(fault, mode, tmp_path, monkeypatch):
     elif mode == "output-exists":
         assert out.read_bytes() == OLD
     assert _leftovers(tmp_path) == []
+
+
+# -- the data written once; long runs copied by the kernel ---------------------------------------------------------
+
+def test_the_data_is_written_once(target, monkeypatch):
+    """Whatever temporary file is used, the data goes to it once: where an unnamed file cannot be given a name
+    (EXDEV, as in some sandboxes), that is found on an empty file before any data is written, not by writing
+    everything twice."""
+    real = atomicio._write_all
+    calls = []
+
+    def spy(fd, data, copies=None):
+        calls.append(fd)
+        return real(fd, data, copies)
+    monkeypatch.setattr(atomicio, "_write_all", spy)
+    atomicio.atomic_write(target, NEW)
+    assert target.read_bytes() == NEW and len(calls) == 1
+
+    # a system that makes unnamed files but refuses to name them: found before the data, for this file system
+    real_link = os.link
+    links = []
+
+    def refuse(src, dst, *a, **k):
+        if str(src).startswith("/proc/self/fd/"):
+            links.append(dst)
+            raise OSError(errno.EXDEV, os.strerror(errno.EXDEV))
+        return real_link(src, dst, *a, **k)
+    monkeypatch.setattr(os, "link", refuse)
+    monkeypatch.setattr(atomicio, "_linkable", {})
+    monkeypatch.setattr(atomicio, "_unnamed_ok", atomicio._unnamed_ok)
+    calls.clear()
+    atomicio.atomic_write(target, NEW[::-1])
+    assert target.read_bytes() == NEW[::-1] and len(calls) == 1 and _leftovers(target.parent) == []
+    if atomicio._unnamed_ok:                 # (O_TMPFILE here: the probe ran once, and is remembered)
+        assert len(links) == 1 and set(atomicio._linkable.values()) == {False}
+        atomicio.atomic_write(target, NEW)
+        assert len(links) == 1 and len(calls) == 2
+
+
+def _source(tmp_path, n=300_000):
+    src = tmp_path / "source.bin"
+    src.write_bytes(bytes(range(256)) * (n // 256) + b"tail")
+    return src, src.read_bytes()
+
+
+def _split(data):
+    """``data`` as buffers, some of them views of the source named as copies: [(index, source offset)]."""
+    mv = memoryview(data)
+    parts = [b"head", mv[100:70_000], b"x" * 10, mv[5:6], mv[70_000:200_000], mv[200_000:]]
+    return parts, [(1, 100), (4, 70_000), (5, 200_000)]
+
+
+def test_copies_are_made_from_the_source_file(target, tmp_path, monkeypatch):
+    """Buffers named as runs of a source file are copied from the file by the kernel (sendfile), the others
+    written: the same bytes as writing them all."""
+    if not hasattr(os, "sendfile"):
+        pytest.skip("no sendfile() here: every buffer is written")
+    src, data = _source(tmp_path)
+    parts, where = _split(data)
+    real = os.sendfile
+    sent = []
+
+    def spy(out, in_, off, n):
+        k = real(out, in_, off, n)
+        sent.append((off, k))
+        return k
+    monkeypatch.setattr(os, "sendfile", spy)
+    monkeypatch.setattr(atomicio, "_sendfile_ok", True)
+    with open(src, "rb") as f:
+        atomicio.atomic_write(target, parts, copies=(f.fileno(), where))
+    assert target.read_bytes() == b"".join(parts) and _leftovers(target.parent) == []
+    assert sorted({off for off, _ in sent} & {100, 70_000, 200_000}) == [100, 70_000, 200_000]
+
+
+@pytest.mark.parametrize("after", [0, 1])
+def test_a_refused_sendfile_falls_back_to_writing(target, tmp_path, monkeypatch, after):
+    """sendfile() refused (EINVAL: a file system that cannot) at once or after a first piece: the rest of that
+    buffer, and every later copy, is written from the buffer; the same bytes."""
+    if not hasattr(os, "sendfile"):
+        pytest.skip("no sendfile() here")
+    src, data = _source(tmp_path)
+    parts, where = _split(data)
+    real = os.sendfile
+    calls = []
+
+    def flaky(out, in_, off, n):
+        calls.append(off)
+        if len(calls) > after:
+            raise OSError(errno.EINVAL, os.strerror(errno.EINVAL))
+        return real(out, in_, off, min(n, 1000))
+    monkeypatch.setattr(os, "sendfile", flaky)
+    monkeypatch.setattr(atomicio, "_sendfile_ok", True)
+    with open(src, "rb") as f:
+        atomicio.atomic_write(target, parts, copies=(f.fileno(), where))
+    assert target.read_bytes() == b"".join(parts)
+    assert len(calls) == after + 1 and atomicio._sendfile_ok is False
+
+
+def test_a_source_that_shrank_is_an_error_and_leaves_nothing(target, tmp_path, monkeypatch):
+    """The source ends before a run named as a copy of it (it changed during the rewrite): an error naming it,
+    the target as it was, no temporary file."""
+    if not hasattr(os, "sendfile"):
+        pytest.skip("no sendfile() here")
+    existed = target.exists()
+    src, data = _source(tmp_path)
+    parts, where = _split(data)
+    monkeypatch.setattr(atomicio, "_sendfile_ok", True)
+    with open(src, "rb") as f:
+        os.truncate(src, 150_000)
+        with pytest.raises(ObjllvmError, match="input file ended at byte 150000"):
+            atomicio.atomic_write(target, parts, copies=(f.fileno(), where))
+    _intact(target, existed)
+
+
+def test_a_rewrite_copies_long_runs_of_the_input_from_the_file(tmp_path, monkeypatch):
+    """`rewrite` of a linked file whose sections are longer than SEND_MIN: those runs go to the output by
+    sendfile(), from the input file; the output is the same bytes as with every run written from the map."""
+    if not hasattr(os, "sendfile"):
+        pytest.skip("no sendfile() here")
+    from objllvm import rewrite as rw
+    import objllvm.formats.elf_writer as ew
+    inp = TESTDATA / "real-files" / "prog-appended.elf"
+    import objllvm.formats as formats
+    monkeypatch.setattr(ew, "SEND_MIN", 512)     # (the committed files are small: mapped, and runs this long
+    monkeypatch.setattr(formats, "_MAP_AT_LEAST", 0)     # named as copies, as for big ones)
+    real = os.sendfile
+    sent = []
+
+    def spy(out, in_, off, n):
+        sent.append(n)
+        return real(out, in_, off, n)
+    monkeypatch.setattr(os, "sendfile", spy)
+    outs = []
+    for ok in (True, False):
+        monkeypatch.setattr(atomicio, "_sendfile_ok", ok)
+        out = tmp_path / f"out-{ok}"
+        rw.rewrite_file(str(inp), str(out), [rw.Remove(".comment")])
+        outs.append(out.read_bytes())
+        if ok:
+            assert sent and sum(sent) > len(outs[0]) // 2, (sent, len(outs[0]))
+    assert outs[0] == outs[1] and outs[0] != inp.read_bytes()

@@ -90,27 +90,30 @@ def open_data(data: bytes, path: str, member: str | None = None, *, kind: str | 
                           f"{data[:4].hex(' ') or '(empty file)'}", file=path, member=member, offset=0)
 
 
-def map_file(path: str):
+def map_file(path: str, f=None):
     """The bytes of the file at ``path``: a read-only memory map of an ELF file or archive (only the pages
     that are read cost memory and time), the file's contents otherwise (small files, other containers, files
-    that cannot be mapped: pipes, empty files).
+    that cannot be mapped: pipes, empty files).  ``f``: the file already open (binary, at its start), left
+    open.
 
     The map is never closed explicitly: it is closed when the last object referring to it goes (the ELF
     reader, a section's bytes, a memoryview of it), so no view can outlive it.  OSError when unreadable."""
-    with open(path, "rb") as f:
-        try:
-            size = os.fstat(f.fileno()).st_size
-            head = f.read(8)
-            if size >= _MAP_AT_LEAST and sniff(head + b"\0" * 24) in ("elf", "archive"):
-                import mmap         # (here: a small file is read, and mmap's import is 0.3 ms of its run)
-                try:        # (Python >= 3.13: the map holds no file descriptor of its own)
-                    return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ, trackfd=False)
-                except TypeError:
-                    return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-        except (OSError, ValueError, OverflowError):
-            f.seek(0)
-            return f.read()
-        return head + f.read()
+    if f is None:
+        with open(path, "rb") as f:
+            return map_file(path, f)
+    try:
+        size = os.fstat(f.fileno()).st_size
+        head = f.read(8)
+        if size >= _MAP_AT_LEAST and sniff(head + b"\0" * 24) in ("elf", "archive"):
+            import mmap         # (here: a small file is read, and mmap's import is 0.3 ms of its run)
+            try:        # (Python >= 3.13: the map holds no file descriptor of its own)
+                return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ, trackfd=False)
+            except TypeError:
+                return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError, OverflowError):
+        f.seek(0)
+        return f.read()
+    return head + f.read()
 
 
 _MAP_AT_LEAST = 1 << 16        # smaller files are read: a map costs more than it saves there

@@ -78,6 +78,11 @@ _FIELDS64 = ((0, "I"), (4, "I"), (8, "Q"), (16, "Q"), (24, "Q"), (32, "Q"), (40,
              (56, "Q"))
 
 
+# Runs of the input's bytes at least this long are named to the caller (``out_copies``: part index, input offset), to
+# be copied by the kernel from the input file (sendfile) rather than through this process's map of it: about half
+# the CPU per byte, and the input's pages never enter this process (docs/benchmarks.md, "Copies the kernel makes").
+SEND_MIN = 1 << 16
+
 _SMALL = 256        # columns of fewer words than this are packed by struct, more by array (imported then: it imports
                     # collections, which a rewrite of a linked file need not pay for)
 
@@ -206,6 +211,11 @@ class ElfWriter:
         self._rel_count = 0
         self._kinds_key = None
         self.moves: list = []     # after write(): (section index or what, input offset, output offset, size)
+        # after write_parts(): (index in the parts, input offset) of the parts that are runs of the input's bytes of
+        # SEND_MIN bytes or more, in order (see SEND_MIN)
+        self.out_copies: list = []
+        self.out_parts: list | None = None      # the list write_parts() last made (``out_copies`` goes with it)
+        self._src: dict = {}        # id(view) -> (view, input offset): the long views of the input, as made
 
     # -- queries -------------------------------------------------------------------------------
     def _of_types(self, wanted, first: int = 0) -> list:
@@ -1321,8 +1331,9 @@ class ElfWriter:
                         raise self._err(f"section lies inside a segment or is allocated: its size cannot change "
                                         f"({sizes[i]} -> {newsize} bytes)", i)
         chunks, late = [], []        # (offset, bytes); ``late`` ones win (the fixed ranges)
+        src = self._src = {}
         for fa, fb in fixed:
-            late.append((fa, mv[fa:fb]))
+            late.append((fa, self._input_view(mv, fa, fb)))
         pos = prev_end = fixed[0][1]     # just after the ELF header
         new_off = list(offs)      # each section's offset in the output (unless it moves: its input offset)
         shoff = None
@@ -1381,7 +1392,7 @@ class ElfWriter:
                         body = contents.get(ref)
                         if body is not None:
                             if run_end >= 0:
-                                append((run_out, mv[run_in:run_end]))
+                                append((run_out, self._input_view(mv, run_in, run_end)))
                                 run_end = -1
                             late.append((off, body))
                         if end > pos:
@@ -1419,18 +1430,18 @@ class ElfWriter:
                             run_end = off
                         else:
                             if run_end >= 0:
-                                append((run_out, mv[run_in:run_end]))
+                                append((run_out, self._input_view(mv, run_in, run_end)))
                             run_out, run_in, run_end = pos, prev_end, off
                     if body is None:
                         if run_end == off and run_out + (run_end - run_in) == cand:
                             run_end = off + n_out
                         else:
                             if run_end >= 0:
-                                append((run_out, mv[run_in:run_end]))
+                                append((run_out, self._input_view(mv, run_in, run_end)))
                             run_out, run_in, run_end = cand, off, off + n_out
                     else:
                         if run_end >= 0:
-                            append((run_out, mv[run_in:run_end]))
+                            append((run_out, self._input_view(mv, run_in, run_end)))
                             run_end = -1
                         append((cand, body))
                 if cand + n_out > pos:
@@ -1438,7 +1449,7 @@ class ElfWriter:
                 if end > prev_end:
                     prev_end = end
             if run_end >= 0:
-                append((run_out, mv[run_in:run_end]))
+                append((run_out, self._input_view(mv, run_in, run_end)))
         beyond.sort()
         for ref in beyond + [i for i in range(n_orig, n) if not rm[i]]:
             body = contents[ref]
@@ -1475,7 +1486,7 @@ class ElfWriter:
         else:
             covered = self._covered_end(cols, fixed, sh_in, sh_in_size)
         if covered < size_in:
-            tail = mv[covered:]
+            tail = self._input_view(mv, covered, size_in)
             at = covered if total == covered else total
             if at != covered:
                 self.moves.append(("(data after the last section)", covered, at, len(tail)))
@@ -1501,8 +1512,17 @@ class ElfWriter:
         else:
             head = ((e + "I", 0x20, shoff), (e + "HH", 0x30, e_shnum, e_shstrndx))
         self.out_size, self.out_shoff = total, shoff
-        self._out_parts = self._parts(allc, total, head, ordered)
-        return self._out_parts
+        self.out_copies = []
+        self.out_parts = self._parts(allc, total, head, ordered, src, self.out_copies)
+        self._src = {}
+        return self.out_parts
+
+    def _input_view(self, mv, a: int, b: int):
+        """``mv[a:b]`` (a view of the input), noted in ``_src`` when it is SEND_MIN bytes or more."""
+        v = mv[a:b]
+        if b - a >= SEND_MIN:
+            self._src[id(v)] = (v, a)
+        return v
 
     def _empty_sections(self, eff, most: int = 64):
         """The input sections (section 0 aside) with no bytes in the file (``eff``: their sizes, 0 for SHT_NOBITS), in
@@ -1547,6 +1567,8 @@ class ElfWriter:
         shoff = None
         chunks = []
         append = chunks.append
+        bigs = []               # (index in chunks, input offset) of the runs of SEND_MIN bytes or more
+        big = SEND_MIN
         # the current run of input bytes copied as one slice: [run_in, run_end) to run_in - run_shift
         run_in = run_end = run_shift = -1
         for ref in order:
@@ -1582,6 +1604,8 @@ class ElfWriter:
                         run_end = end
                     else:
                         if run_end >= 0:
+                            if run_end - run_in >= big:
+                                bigs.append((len(chunks), run_in))
                             append((run_in - run_shift, mv[run_in:run_end]))
                         run_in, run_end, run_shift = start, end, off - cand
                     c = cand + end - off
@@ -1601,9 +1625,13 @@ class ElfWriter:
                             run_end = off
                         else:
                             if run_end >= 0:
+                                if run_end - run_in >= big:
+                                    bigs.append((len(chunks), run_in))
                                 append((run_in - run_shift, mv[run_in:run_end]))
                             run_in, run_end, run_shift = prev_end, off, off - cand
                     if run_end >= 0:
+                        if run_end - run_in >= big:
+                            bigs.append((len(chunks), run_in))
                         append((run_in - run_shift, mv[run_in:run_end]))
                         run_end = -1
                     append((cand, body))
@@ -1612,6 +1640,8 @@ class ElfWriter:
                 new_off[ref] = cand
             else:                   # the section header table (its chunk goes in at chunks[at_table])
                 if run_end >= 0:
+                    if run_end - run_in >= big:
+                        bigs.append((len(chunks), run_in))
                     append((run_in - run_shift, mv[run_in:run_end]))
                     run_end = -1
                 shoff, at_table = cand, len(chunks)
@@ -1620,9 +1650,15 @@ class ElfWriter:
             if end > prev_end:
                 prev_end = end
         if run_end >= 0:
+            if run_end - run_in >= big:
+                bigs.append((len(chunks), run_in))
             append((run_in - run_shift, mv[run_in:run_end]))
         if pos > bound or shoff is None:
             return None
+        src = self._src
+        for k, a in bigs:
+            v = chunks[k][1]
+            src[id(v)] = (v, a)
         return shoff, pos, prev_end, chunks, at_table, top
 
     def _covered_end(self, cols, fixed, sh_in, sh_in_size, walked=None) -> int:
@@ -1659,11 +1695,13 @@ class ElfWriter:
         return b"".join(ElfWriter._parts(chunks, total, head))
 
     @staticmethod
-    def _parts(chunks, total: int, head, ordered: bool = False) -> list:
+    def _parts(chunks, total: int, head, ordered: bool = False, src=None, copies=None) -> list:
         """:meth:`_assemble` as a list of buffers to be written one after the other (no copy of the input's
         bytes: slices of it stay views).  Chunks that do not overlap (a relocatable object's) are taken in
         offset order with zeros between; overlapping ones are painted in priority order (later ones win).
-        ``ordered``: the caller knows them to be in offset order already, none overlapping."""
+        ``ordered``: the caller knows them to be in offset order already, none overlapping.  ``src``
+        (id(view) -> (view, input offset)): views of the input whose offsets are known; ``copies`` is given
+        (part index, input offset) of each of them that is a part, in order."""
         if ordered:
             order = chunks
         else:
@@ -1680,26 +1718,42 @@ class ElfWriter:
         # the ELF header fields: the first ``need`` bytes made as a small buffer of their own
         pieces, pos = [], 0
         zeros = bytes(4096)
+        found = []          # (index in pieces, input offset)
         for o, b in order:
             if o > pos:
                 gap = o - pos
                 pieces.append(zeros[:gap] if gap <= 4096 else bytes(gap))
+            n = len(b)
+            if n >= SEND_MIN and src:
+                e = src.get(id(b))
+                if e is not None and e[0] is b:
+                    found.append((len(pieces), e[1]))
             pieces.append(b)
-            pos = o + len(b)
+            pos = o + n
         if pos < total:
             pieces.append(bytes(total - pos))
         # split off and patch the first ``need`` bytes
         first = bytearray()
+        popped = 0
+        rest = None         # (input offset, bytes taken) of a noted view whose start went into ``first``
         while pieces and len(first) < need:
             p = pieces.pop(0)
             take = need - len(first)
             first += p[:take]
             if len(p) > take:
                 pieces.insert(0, memoryview(p)[take:] if not isinstance(p, memoryview) else p[take:])
+                rest = next(((a, take) for i, a in found if i == popped), None)
+                break
+            popped += 1
         if len(first) < need:
             first += bytes(need - len(first))
         for fmt, off, *values in head:
             struct.pack_into(fmt, first, off, *values)
+        if copies is not None:
+            # indices in the returned list: ``first`` comes before what is left of ``pieces``
+            if rest is not None:
+                copies.append((1, rest[0] + rest[1]))
+            copies.extend((i - popped + 1, a) for i, a in found if i > popped or i == popped and rest is None)
         return [bytes(first)] + pieces
 
     @staticmethod

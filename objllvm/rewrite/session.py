@@ -543,10 +543,21 @@ def rewrite_file(path: str, output: str | None = None, operations=(), *, in_plac
         raise UsageError(f"{output}: the output is the input; use --in-place to replace it")
     from ..formats import map_file
     try:
-        data = map_file(path)         # mapped, not read: only the pages the rewrite copies are touched
-        st = os.stat(path)
+        # Kept open to the end: long runs of its bytes are copied to the output by the kernel, from this file
+        # (the one mapped: not the path again, which may name another file by then).
+        src = open(path, "rb")
     except OSError as exc:
         raise ObjllvmError(f"cannot read: {exc.strerror}", file=path) from None
+    with src:
+        try:
+            data = map_file(path, src)    # mapped, not read: only the pages the rewrite copies are touched
+            st = os.fstat(src.fileno())
+        except OSError as exc:
+            raise ObjllvmError(f"cannot read: {exc.strerror}", file=path) from None
+        return _rewrite_mapped(path, output, operations, dry_run, force, in_place, options, data, st, src)
+
+
+def _rewrite_mapped(path, output, operations, dry_run, force, in_place, options, data, st, src) -> RewriteResult:
     parts, sess = _run(_open_elf(data, path), list(operations), options, defer_verify=not dry_run)
     # The list of changes is worked out when asked for (a dry run, --json): a plain rewrite never needs it.
     # The new bytes are written part by part (views of the input where it is copied): never joined unless
@@ -556,8 +567,12 @@ def rewrite_file(path: str, output: str | None = None, operations=(), *, in_plac
         from ..atomicio import atomic_write
         # Synced before it takes its name only when it replaces the input (--in-place): a new output is written
         # as llvm-objcopy, compilers and linkers write theirs (whole or not at all, not forced to disk).
+        w = sess.writer
+        # (only a file mapped, not read, is copied from: a read copy is what the rewrite saw, the file may not be)
+        copies = (src.fileno(), w.out_copies) if w.out_copies and parts is w.out_parts and \
+            not isinstance(data, bytes) else None
         atomic_write(output, parts, force=force or in_place, mode=st.st_mode & 0o7777,
-                     check=sess.verify_written if sess.needs_read_back else None, sync=in_place)
+                     check=sess.verify_written if sess.needs_read_back else None, sync=in_place, copies=copies)
         res.written = True
     return res
 
