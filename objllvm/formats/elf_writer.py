@@ -83,11 +83,23 @@ _FIELDS64 = ((0, "I"), (4, "I"), (8, "Q"), (16, "Q"), (24, "Q"), (32, "Q"), (40,
 # the CPU per byte, and the input's pages never enter this process (docs/benchmarks.md, "Copies the kernel makes").
 SEND_MIN = 1 << 16
 
-_SMALL = 256        # columns of fewer words than this are packed by struct, more by array (imported then: it imports
-                    # collections, which a rewrite of a linked file need not pay for)
+# Columns of fewer words than this are packed (and read, in the other byte order) by struct, longer ones by array:
+# array imports collections (about 1.5 ms of a rewrite's start-up), struct costs 3-10 ns more per word (measured at
+# 6,000 and 60,000 words), so a rewrite of an object of a few thousand sections does better without array.
+_SMALL = 16384
 
 
-def _array(code: str, values=()):
+def _array(code: str, values=(), n: int | None = None):
+    """``array(code, values)`` for ``n`` (default ``len(values)``) words and more than _SMALL; fewer are packed by
+    struct, as a memoryview of that format (what the callers use of an array: tobytes, itemsize, a buffer of that
+    format to store).  A value the type cannot hold raises OverflowError either way."""
+    if n is None:
+        n = len(values)
+    if n < _SMALL:
+        try:
+            return memoryview(struct.pack(f"={n}{code}", *values)).cast(code)
+        except struct.error as exc:
+            raise OverflowError(str(exc)) from None
     from array import array
     return array(code, values)
 
@@ -365,9 +377,13 @@ class ElfWriter:
 
     def _words_of(self, code: str, raw) -> list:
         """The ``code`` (array type code) words of ``raw``, read in the file's byte order."""
-        if len(raw) < 4 * _SMALL:
-            return list(struct.unpack(f"{self.elf.endian}{len(raw) // struct.calcsize(code)}{code}", raw))
-        words = _array(code)
+        size = struct.calcsize(code)
+        if (self.elf.endian == "<") == (sys.byteorder == "little") and not len(raw) % size:
+            return memoryview(raw).cast("B").cast(code).tolist()
+        if len(raw) < size * _SMALL:
+            return list(struct.unpack(f"{self.elf.endian}{len(raw) // size}{code}", raw))
+        from array import array
+        words = array(code)
         words.frombytes(raw)
         if (self.elf.endian == "<") != (sys.byteorder == "little"):
             words.byteswap()
@@ -378,7 +394,8 @@ class ElfWriter:
         of that format (both have tobytes and itemsize)."""
         if len(values) < _SMALL:
             return memoryview(struct.pack(f"{self.elf.endian}{len(values)}{code}", *values)).cast(code)
-        words = _array(code, values)
+        from array import array
+        words = array(code, values)
         if (self.elf.endian == "<") != (sys.byteorder == "little"):
             words.byteswap()
         return words
@@ -921,7 +938,7 @@ class ElfWriter:
             try:
                 # every index in the table and none of them dropped (-1 does not fit): one step in C, from the
                 # column as it lies in the entries
-                new_words = _array("I", map(mapping.__getitem__, column))
+                new_words = _array("I", map(mapping.__getitem__, column), len(column))
             except (IndexError, OverflowError):
                 new_words = None        # (worked out below: refused, or an index past the table kept)
             if new_words is not None:
