@@ -226,18 +226,18 @@ def _copy_range(fd: int, src: int, off: int, buf) -> None:
     global _sendfile_ok
     n = len(buf)
     done = 0
-    if _sendfile_ok:
+    while _sendfile_ok and done < n:
         try:
-            while done < n:
-                k = os.sendfile(fd, src, off + done, n - done)
-                if k <= 0:
-                    raise OSError(errno.EIO, f"the input file ended at byte {off + done} while it was being copied "
-                                             f"(it changed during the rewrite)")
-                done += k
-        except OSError as exc:
-            if exc.errno not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EXDEV):
-                raise
-            _sendfile_ok = False        # (this file system or kernel: the rest, and later copies, are written)
+            k = os.sendfile(fd, src, off + done, n - done)
+        except OSError:
+            # Refused (EINVAL on Linux for some file systems, ENOTSOCK where the output must be a socket, ...): the
+            # rest, and later copies, are written from the buffer, which says so again if the error was the disk's.
+            _sendfile_ok = False
+            break
+        if k <= 0:
+            raise OSError(errno.EIO, f"the input file ended at byte {off + done} while it was being copied "
+                                     f"(it changed during the rewrite)")
+        done += k
     if done < n:
         _writev_all(os.writev, fd, [memoryview(buf)[done:]])
 

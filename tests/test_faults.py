@@ -413,10 +413,11 @@ def test_copies_are_made_from_the_source_file(target, tmp_path, monkeypatch):
     assert sorted({off for off, _ in sent} & {100, 70_000, 200_000}) == [100, 70_000, 200_000]
 
 
-@pytest.mark.parametrize("after", [0, 1])
-def test_a_refused_sendfile_falls_back_to_writing(target, tmp_path, monkeypatch, after):
-    """sendfile() refused (EINVAL: a file system that cannot) at once or after a first piece: the rest of that
-    buffer, and every later copy, is written from the buffer; the same bytes."""
+@pytest.mark.parametrize("after,err", [(0, errno.EINVAL), (1, errno.EINVAL), (0, errno.ENOTSOCK)])
+def test_a_refused_sendfile_falls_back_to_writing(target, tmp_path, monkeypatch, after, err):
+    """sendfile() refused (EINVAL: a file system that cannot; ENOTSOCK: a system whose sendfile writes only to
+    sockets) at once or after a first piece: the rest of that buffer, and every later copy, is written from the
+    buffer; the same bytes."""
     if not hasattr(os, "sendfile"):
         pytest.skip("no sendfile() here")
     src, data = _source(tmp_path)
@@ -427,7 +428,7 @@ def test_a_refused_sendfile_falls_back_to_writing(target, tmp_path, monkeypatch,
     def flaky(out, in_, off, n):
         calls.append(off)
         if len(calls) > after:
-            raise OSError(errno.EINVAL, os.strerror(errno.EINVAL))
+            raise OSError(err, os.strerror(err))
         return real(out, in_, off, min(n, 1000))
     monkeypatch.setattr(os, "sendfile", flaky)
     monkeypatch.setattr(atomicio, "_sendfile_ok", True)
@@ -435,6 +436,27 @@ def test_a_refused_sendfile_falls_back_to_writing(target, tmp_path, monkeypatch,
         atomicio.atomic_write(target, parts, copies=(f.fileno(), where))
     assert target.read_bytes() == b"".join(parts)
     assert len(calls) == after + 1 and atomicio._sendfile_ok is False
+
+
+def test_a_full_disk_during_a_copy_is_an_error_and_leaves_nothing(target, tmp_path, monkeypatch):
+    """sendfile() fails for want of space, and so does the write that follows it: the error, the target as it
+    was, no temporary file."""
+    if not hasattr(os, "sendfile") or not hasattr(os, "writev"):
+        pytest.skip("no sendfile() or writev() here")
+    existed = target.exists()
+    src, data = _source(tmp_path)
+    parts, where = _split(data)
+
+    def full(*a):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    monkeypatch.setattr(atomicio, "_sendfile_ok", True)
+    monkeypatch.setattr(os, "sendfile", full)
+    real = os.writev
+    monkeypatch.setattr(os, "writev", lambda fd, bufs: full() if sum(map(len, bufs)) > 1000 else real(fd, bufs))
+    with open(src, "rb") as f:
+        with pytest.raises(ObjllvmError, match="No space left"):
+            atomicio.atomic_write(target, parts, copies=(f.fileno(), where))
+    _intact(target, existed)
 
 
 def test_a_source_that_shrank_is_an_error_and_leaves_nothing(target, tmp_path, monkeypatch):
