@@ -558,6 +558,7 @@ def rewrite_file(path: str, output: str | None = None, operations=(), *, in_plac
 
 
 def _rewrite_mapped(path, output, operations, dry_run, force, in_place, options, data, st, src) -> RewriteResult:
+    """The rest of :func:`rewrite_file`, with the input open (``src``), its bytes (``data``) and its stat."""
     parts, sess = _run(_open_elf(data, path), list(operations), options, defer_verify=not dry_run)
     # The list of changes is worked out when asked for (a dry run, --json): a plain rewrite never needs it.
     # The new bytes are written part by part (views of the input where it is copied): never joined unless
