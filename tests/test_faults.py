@@ -391,25 +391,32 @@ def _split(data):
     return parts, [(1, 100), (4, 70_000), (5, 200_000)]
 
 
-def test_copies_are_made_from_the_source_file(target, tmp_path, monkeypatch):
-    """Buffers named as runs of a source file are copied from the file by the kernel (sendfile), the others
-    written: the same bytes as writing them all."""
+def _write_copies(target, tmp_path, monkeypatch, sendfile) -> bytes:
+    """atomic_write of _split's buffers, os.sendfile being ``sendfile(real, out, in, offset, count)``: the bytes
+    the target should hold."""
     if not hasattr(os, "sendfile"):
         pytest.skip("no sendfile() here: every buffer is written")
     src, data = _source(tmp_path)
     parts, where = _split(data)
     real = os.sendfile
-    sent = []
-
-    def spy(out, in_, off, n):
-        k = real(out, in_, off, n)
-        sent.append((off, k))
-        return k
-    monkeypatch.setattr(os, "sendfile", spy)
+    monkeypatch.setattr(os, "sendfile", lambda *a: sendfile(real, *a))
     monkeypatch.setattr(atomicio, "_sendfile_ok", True)
     with open(src, "rb") as f:
         atomicio.atomic_write(target, parts, copies=(f.fileno(), where))
-    assert target.read_bytes() == b"".join(parts) and _leftovers(target.parent) == []
+    return b"".join(parts)
+
+
+def test_copies_are_made_from_the_source_file(target, tmp_path, monkeypatch):
+    """Buffers named as runs of a source file are copied from the file by the kernel (sendfile), the others
+    written: the same bytes as writing them all."""
+    sent = []
+
+    def spy(real, out, in_, off, n):
+        k = real(out, in_, off, n)
+        sent.append((off, k))
+        return k
+    expected = _write_copies(target, tmp_path, monkeypatch, spy)
+    assert target.read_bytes() == expected and _leftovers(target.parent) == []
     assert sorted({off for off, _ in sent} & {100, 70_000, 200_000}) == [100, 70_000, 200_000]
 
 
@@ -418,23 +425,15 @@ def test_a_refused_sendfile_falls_back_to_writing(target, tmp_path, monkeypatch,
     """sendfile() refused (EINVAL: a file system that cannot; ENOTSOCK: a system whose sendfile writes only to
     sockets) at once or after a first piece: the rest of that buffer, and every later copy, is written from the
     buffer; the same bytes."""
-    if not hasattr(os, "sendfile"):
-        pytest.skip("no sendfile() here")
-    src, data = _source(tmp_path)
-    parts, where = _split(data)
-    real = os.sendfile
     calls = []
 
-    def flaky(out, in_, off, n):
+    def flaky(real, out, in_, off, n):
         calls.append(off)
         if len(calls) > after:
             raise OSError(err, os.strerror(err))
         return real(out, in_, off, min(n, 1000))
-    monkeypatch.setattr(os, "sendfile", flaky)
-    monkeypatch.setattr(atomicio, "_sendfile_ok", True)
-    with open(src, "rb") as f:
-        atomicio.atomic_write(target, parts, copies=(f.fileno(), where))
-    assert target.read_bytes() == b"".join(parts)
+    expected = _write_copies(target, tmp_path, monkeypatch, flaky)
+    assert target.read_bytes() == expected
     assert len(calls) == after + 1 and atomicio._sendfile_ok is False
 
 
