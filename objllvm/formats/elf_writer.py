@@ -666,26 +666,35 @@ class ElfWriter:
             at = range(len(groups))
         if table is not None:
             words, bounds, raw = table
-            starts = list(map(bounds.__getitem__, at))
-            ends = list(map(bounds.__getitem__, map((1).__add__, at)))
             alive = bytearray(self._alive(words) if alive is None else alive)
             flags_at = bounds[:-1]
             any(map(alive.__setitem__, flags_at, repeat(1)))     # (flag words; each step gives None)
-            # (a kept group has a member that is not kept: the walk below decides; so does one past the table)
-            if alive.find(0) < 0 or all(map((-1).__eq__, map(alive.find, repeat(0), starts, ends))):
-                if max(words, default=0) < n:
-                    renumbered = list(map(new.__getitem__, words))
-                    any(map(renumbered.__setitem__, flags_at, map(words.__getitem__, flags_at)))
-                else:
-                    renumbered = [new[m] if m < n else m for m in words]
-                    any(map(renumbered.__setitem__, flags_at, map(words.__getitem__, flags_at)))
-                if renumbered != words:
-                    blob = self._file_words("I", renumbered).tobytes()
-                    cuts = list(map(slice, map(lshift, starts, repeat(2)), map(lshift, ends, repeat(2))))
-                    pieces = list(map(blob.__getitem__, cuts))
-                    # (uncompressed input sections: stored as they are, no flag to clear)
-                    self._content.update(compress(zip(groups, pieces), map(ne, pieces, map(raw.__getitem__, cuts))))
-                groups = []
+            if _LEAN and at[-1] - at[0] == len(at) - 1:
+                # the kept groups one after the other in the table (the removed ones before or after them): their
+                # words are one run of it, looked at and renumbered as one
+                w0, w1 = bounds[at[0]], bounds[at[-1] + 1]
+                if alive.find(0, w0, w1) < 0:
+                    self._renumber_group_run(groups, words[w0:w1], bounds[at[0]:at[-1] + 1], w0, raw, new)
+                    groups = []
+            else:
+                starts = list(map(bounds.__getitem__, at))
+                ends = list(map(bounds.__getitem__, map((1).__add__, at)))
+                # (a kept group has a member that is not kept: the walk below decides; so does one past the table)
+                if alive.find(0) < 0 or all(map((-1).__eq__, map(alive.find, repeat(0), starts, ends))):
+                    if max(words, default=0) < n:
+                        renumbered = list(map(new.__getitem__, words))
+                        any(map(renumbered.__setitem__, flags_at, map(words.__getitem__, flags_at)))
+                    else:
+                        renumbered = [new[m] if m < n else m for m in words]
+                        any(map(renumbered.__setitem__, flags_at, map(words.__getitem__, flags_at)))
+                    if renumbered != words:
+                        blob = self._file_words("I", renumbered).tobytes()
+                        cuts = list(map(slice, map(lshift, starts, repeat(2)), map(lshift, ends, repeat(2))))
+                        pieces = list(map(blob.__getitem__, cuts))
+                        # (uncompressed input sections: stored as they are, no flag to clear)
+                        self._content.update(compress(zip(groups, pieces),
+                                                      map(ne, pieces, map(raw.__getitem__, cuts))))
+                    groups = []
         for i in groups:
             b = self._plain(i)
             if len(b) < 4:
@@ -695,6 +704,36 @@ class ElfWriter:
             if kept != members:
                 e = self.elf.endian
                 self._store(i, b[:4] + struct.pack(f"{e}{len(kept)}I", *kept))
+
+    def _renumber_group_run(self, groups, words, firsts, w0, raw, new) -> None:
+        """The member lists of the kept groups ``groups`` (input sections, ascending), whose words are ``words`` (one
+        run of the group table, beginning at word ``w0`` of it; ``firsts``: where each group's flag word is in the
+        table; every member in range is kept) renumbered by ``new``: as one patch (see _patches) where the groups lie
+        one after the other in the file, else as contents of their own (those that change)."""
+        n = len(new)
+        flags_at = list(map(sub, firsts, repeat(w0)))
+        if max(words) < n:
+            renumbered = list(map(new.__getitem__, words))
+        else:
+            renumbered = [new[m] if m < n else m for m in words]
+        any(map(renumbered.__setitem__, flags_at, map(words.__getitem__, flags_at)))      # (each step gives None)
+        if renumbered == words:
+            return
+        blob = self._file_words("I", renumbered).tobytes()
+        cols = self.cols
+        offs = list(map(cols[_OFFSET].__getitem__, groups))
+        sizes = list(map(cols[_SIZE].__getitem__, groups))
+        if offs[1:] == list(map(add, offs[:-1], sizes[:-1])):
+            # one after the other in the file (as assemblers write them): one patch, as relocations are renumbered
+            self._patches.append([offs[0], offs[-1] + sizes[-1], blob, list(groups)])
+            return
+        ends = flags_at[1:]
+        ends.append(len(words))
+        cuts = list(map(slice, map(lshift, flags_at, repeat(2)), map(lshift, ends, repeat(2))))
+        pieces = list(map(blob.__getitem__, cuts))
+        old = raw[w0 * 4:(w0 + len(words)) * 4]
+        # (uncompressed input sections: stored as they are, no flag to clear)
+        self._content.update(compress(zip(groups, pieces), map(ne, pieces, map(old.__getitem__, cuts))))
 
     def _fix_symbols(self, si, new, removed):
         rm = self._removed
