@@ -1086,3 +1086,82 @@ def test_columns_by_struct_or_array_give_the_same_file(monkeypatch, tmp_path):
     mods = {ln.rsplit("|", 1)[1].strip() for ln in p.stderr.splitlines() if ln.startswith("import time:")}
     assert "objllvm.formats.elf_writer" in mods and not mods & {"array", "collections"}, sorted(mods)
     assert ElfFile((tmp_path / "out.o").read_bytes(), "out").section_count == 3001
+
+
+def test_relocation_symbols_renumbered_as_lanes_match_the_mapping(monkeypatch):
+    """_lanes_renumbered (symbol indices of relocations renumbered as lanes of integers, a block at a time) gives the
+    words the per-entry mapping gives, and None exactly where the mapping cannot decide alone: a word naming a
+    dropped symbol, one past the table, one of 2**31 or more.  Columns of every length around the block size."""
+    import random
+    from array import array
+    import objllvm.formats.elf_writer as ew
+    rnd = random.Random(7)
+    monkeypatch.setattr(ew, "_LANE_BLOCK", 16)
+    checked = refused = unchanged = 0
+    for trial in range(400):
+        nsyms = rnd.randrange(2, 300)
+        gone = [rnd.random() < 0.1 for _ in range(nsyms)]
+        gone[0] = False
+        runs = []
+        k = 0
+        while k < nsyms:
+            if gone[k]:
+                j = k
+                while j < nsyms and gone[j]:
+                    j += 1
+                runs.append((k, j))
+                k = j
+            else:
+                k += 1
+        mapping = []
+        m = 0
+        for g in gone:
+            mapping.append(-1 if g else m)
+            m += not g
+        kept = [i for i in range(nsyms) if not gone[i]]
+        count = rnd.choice([0, 1, 15, 16, 17, 33, rnd.randrange(1, 100)])
+        words = [rnd.choice(kept) for _ in range(count)]
+        if words and trial % 5 == 1:
+            words[rnd.randrange(count)] = rnd.choice([rnd.randrange(nsyms), nsyms, nsyms + 5, 2 ** 31, 2 ** 32 - 1])
+        # the words as they lie in RELA entries (r_sym at word 3 of 6)
+        raw = array("I", bytes(24 * count))
+        raw[3::6] = array("I", words)
+        column = memoryview(raw).cast("B").cast("I")[3::6]
+        got = ew._lanes_renumbered(column, runs, nsyms)
+        decidable = all(w < nsyms and not gone[w] for w in words)
+        if not decidable:
+            assert got is None, (words, runs, nsyms)
+            refused += 1
+            continue
+        expect = [mapping[w] for w in words]
+        if expect == words:
+            assert got == b""
+            unchanged += 1
+        else:
+            assert array("I", got).tolist() == expect
+        checked += 1
+    assert checked > 200 and refused > 20 and unchanged > 10
+
+
+def test_kept_groups_renumbered_as_one_patch(monkeypatch):
+    """--strip-llvm of an instrumented object: the kept groups' member lists go as one patch where they lie one after
+    the other, and read (content) as the general path stores them; the file is the same."""
+    import objllvm.formats.elf_writer as ew
+    data = (TESTDATA / "profile" / "prog-clang22.o").read_bytes()
+    o = ElfFile(data, "prog-clang22.o")
+    sel = [s.index for s in api.llvm_sections(o) if not s.flags & 2]
+    groups = [s.index for s in o.sections if s.type == 17]
+
+    def writer():
+        w = ElfWriter(o)
+        w.remove_many(sel)
+        return w, w.write()
+    lean, first = writer()
+    patched = {i for p in lean._patches for i in p[3]}
+    kept_groups = [g for g in groups if not lean.is_removed(g)]
+    assert kept_groups and patched.issuperset(kept_groups)
+    with monkeypatch.context() as m:
+        m.setattr(ew, "_LEAN", False)
+        general, out = writer()
+    assert out == first
+    assert [lean.content(g) for g in kept_groups] == [general.content(g) for g in kept_groups]

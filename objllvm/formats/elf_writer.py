@@ -104,6 +104,60 @@ def _array(code: str, values=(), n: int | None = None):
     return array(code, values)
 
 
+# Relocations' symbol indices renumbered as lanes of one integer (see _lanes_renumbered) where the dropped symbols
+# make at most this many runs (each run costs a few passes over the column; more take the per-entry mapping)
+_LANE_RUNS = 8
+_LANE_BLOCK = 4096
+
+
+def _lanes_renumbered(column, runs, nsyms):
+    """The 32-bit words of ``column`` (a memoryview of native words) renumbered as symbol indices where the symbols of
+    ``runs`` ([first, end) of each run of dropped ones, ascending) leave a table of ``nsyms``: each word less the
+    number of dropped symbols below it -- as lanes of Python integers, a few passes in C over a block of the column
+    at a time instead of a step per word.  The new words' bytes (b"" where none changes), or None where the caller is
+    to decide entry by entry: a word of 2**31 or more, one past the table, or one naming a dropped symbol."""
+    order = sys.byteorder
+    # (blocks of _LANE_BLOCK words: each integer worked out stays small enough to come from memory already in use,
+    # not from new pages the kernel has to find, which cost more here than the arithmetic)
+    whole = min(len(column), _LANE_BLOCK)
+    if not whole:
+        return b""
+    one = b"\1\0\0\0" if order == "little" else b"\0\0\0\1"
+    ones = int.from_bytes(one * whole, order)
+    top = ones << 31
+    half = (1 << 31) * ones
+    # the offsets to add to a lane to set its top bit where its word is t or more (1 <= t <= 2**31): one per
+    # threshold, reused by every block
+    tops = [t for first, end in runs for t in (first, end) if t < nsyms]
+    tops.append(nsyms)
+    adds = {t: half - t * ones for t in set(tops)}
+    out = []
+    changed = False
+    for k in range(0, len(column), whole):
+        raw = column[k:k + whole].tobytes()
+        x = int.from_bytes(raw, order)
+        if len(raw) != 4 * whole:           # (the last block, shorter: every lane is alike, so its low ones)
+            lanes = (1 << 8 * len(raw)) - 1
+            top_k = top & lanes
+            adds_k = {t: v & lanes for t, v in adds.items()}
+        else:
+            top_k, adds_k = top, adds
+        if x & top_k or (x + adds_k[nsyms]) & top_k:
+            return None             # (a word of 2**31 or more, or past the table)
+        less = 0                    # (each lane's count of dropped symbols below its word, times 2**31)
+        for first, end in runs:
+            above = (x + adds_k[end]) & top_k if end < nsyms else 0
+            if (x + adds_k[first]) & top_k != above:
+                return None         # (a dropped symbol used: refused by the caller's walk)
+            if above:
+                less += (end - first) * above
+        if less:
+            changed = True
+            raw = (x - (less >> 31)).to_bytes(len(raw), order)
+        out.append(raw)
+    return b"".join(out) if changed else b""
+
+
 def _header_field(k: int):
     def get(self):
         return self._w.cols[k][self._i]
@@ -926,7 +980,7 @@ class ElfWriter:
                     out[k] = c
         return out
 
-    def _renumber_relocations(self, users, dropped, mapping, nsyms) -> dict | None:
+    def _renumber_relocations(self, users, dropped, mapping, nsyms, runs=None) -> dict | None:
         """{index: new bytes} of the REL/RELA sections of ``users`` with their symbol indices renumbered by
         ``mapping``, by columns (the sections of one type joined); None when one of them uses a ``dropped`` symbol or
         is not a whole number of entries (the caller then walks them one by one, and refuses)."""
@@ -946,12 +1000,12 @@ class ElfWriter:
             start = 0
             while start < len(idx):
                 stop = max(bisect_right(ends, (ends[start - 1] if start else 0) + _BATCH_BYTES), start + 1)
-                if not self._renumber_batch(t, idx[start:stop], edits, dropped, low, mapping, nsyms):
+                if not self._renumber_batch(t, idx[start:stop], edits, dropped, low, mapping, nsyms, runs):
                     return None
                 start = stop
         return edits
 
-    def _renumber_batch(self, t, idx, edits, dropped, low, mapping, nsyms) -> bool:
+    def _renumber_batch(self, t, idx, edits, dropped, low, mapping, nsyms, runs=None) -> bool:
         """:meth:`_renumber_relocations` for the sections ``idx`` of type ``t``: their new bytes into ``edits``; False
         where the caller is to walk them (a dropped symbol used, an entry cut short)."""
         size = (24 if t == SHT_RELA else 16) if self.is64 else (12 if t == SHT_RELA else 8)
@@ -974,16 +1028,22 @@ class ElfWriter:
         if words and _LEAN:
             at = (3 if sys.byteorder == "little" else 2)
             column = memoryview(b).cast("I")[at::size // 4]
-            try:
-                # every index in the table and none of them dropped (-1 does not fit): one step in C, from the
-                # column as it lies in the entries
-                new_words = _array("I", map(mapping.__getitem__, column), len(column))
-            except (IndexError, OverflowError):
-                new_words = None        # (worked out below: refused, or an index past the table kept)
+            new_words = _lanes_renumbered(column, runs, nsyms) if runs is not None and len(runs) <= _LANE_RUNS else None
+            if new_words is None:
+                try:
+                    # every index in the table and none of them dropped (-1 does not fit): one step in C, from the
+                    # column as it lies in the entries
+                    new_words = _array("I", map(mapping.__getitem__, column), len(column))
+                except (IndexError, OverflowError):
+                    new_words = None        # (worked out below: refused, or an index past the table kept)
+                else:
+                    if memoryview(new_words).cast("B") == column.tobytes():
+                        return True
+            elif not new_words:
+                return True     # (every symbol used is below the first dropped one: nothing moves)
+            else:
+                new_words = memoryview(new_words).cast("I")
             if new_words is not None:
-                if memoryview(new_words).cast("B") == column.tobytes():
-                    # (every symbol used is below the first dropped one: nothing moves)
-                    return True
                 out = bytearray(b)
                 mv = memoryview(out).cast("I")
                 mv[at::size // 4] = new_words
@@ -1084,7 +1144,7 @@ class ElfWriter:
             i = flags.find(1, j)
         renumbered = None
         if SHT_CREL not in map(types.__getitem__, users):
-            renumbered = self._renumber_relocations(users, dropped, mapping, nsyms)
+            renumbered = self._renumber_relocations(users, dropped, mapping, nsyms, runs)
         group_sigs = None
         if renumbered is not None:      # (done: the others are walked below)
             utypes = list(map(types.__getitem__, users))
