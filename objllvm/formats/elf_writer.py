@@ -69,6 +69,7 @@ _SHNDX_TYPES = frozenset((SHT_SYMTAB_SHNDX,))
 _RELA_TYPES = frozenset((SHT_REL, SHT_RELA))
 _REL_GROUP_TYPES = frozenset((SHT_REL, SHT_RELA, SHT_GROUP))
 _FLIP = bytes.maketrans(b"\0\1", b"\1\0")       # removed flags -> kept flags
+_INFO_LINK_BYTE = bytes(1 if b & 0x40 else 0 for b in range(256))       # a flags' low byte -> SHF_INFO_LINK set
 
 # The fields of a section header tuple, in file order (ElfFile.headers).
 _FIELDS = ("name_off", "type", "flags", "addr", "offset", "size", "link", "info", "addralign", "entsize")
@@ -1951,15 +1952,32 @@ class ElfWriter:
         # (as 0: their values could make the column take the slow way) and given theirs back
         old_infos = list(kept(_INFO))
         flags = self.cols[_FLAGS]
-        other = set(compress(range(n), self.cols[_INFO])).difference(self._of_types(_REL_TYPES))
-        rows = [new[i] - 1 for i in other if keep[i] and not flags[i] & SHF_INFO_LINK]
-        if rows:
-            infos = list(old_infos)
-            any(map(infos.__setitem__, rows, repeat(0)))
-            infos = renumber(infos)
-            any(map(infos.__setitem__, rows, map(old_infos.__getitem__, rows)))
+        if _LEAN:
+            # by rows: the kept relocation sections and those with SHF_INFO_LINK (found in the flags' low byte as
+            # the input has them, unless an edit changed the flags) renumbered, the others as they are
+            if self._owned[_FLAGS]:
+                linked = compress(range(n), map(and_, flags, repeat(SHF_INFO_LINK)))
+            else:
+                linked = compress(range(n), self._low_flag_bytes().translate(_INFO_LINK_BYTE))
+            linked = list(linked)
+            rels = self._of_types(_REL_TYPES)
+            at = rels if linked == rels else sorted(set(linked).union(rels))      # (alike, as compilers write them)
+            at = list(compress(at, map(keep.__getitem__, at))) if at else []
+            infos = old_infos
+            if at:
+                infos = list(old_infos)
+                values = list(map(self.cols[_INFO].__getitem__, at))
+                any(map(infos.__setitem__, map((-1).__add__, map(new.__getitem__, at)), renumber(values)))
         else:
-            infos = renumber(old_infos)
+            other = set(compress(range(n), self.cols[_INFO])).difference(self._of_types(_REL_TYPES))
+            rows = [new[i] - 1 for i in other if keep[i] and not flags[i] & SHF_INFO_LINK]
+            if rows:
+                infos = list(old_infos)
+                any(map(infos.__setitem__, rows, repeat(0)))
+                infos = renumber(infos)
+                any(map(infos.__setitem__, rows, map(old_infos.__getitem__, rows)))
+            else:
+                infos = renumber(old_infos)
         # The input's rows of the kept sections (runs of neighbours copied whole), rows packed for added ones;
         # then the columns that change stored over them: offsets, sizes, sh_link, sh_info, and any column an
         # edit changed (flags of a section written uncompressed, ...).
@@ -1989,6 +2007,13 @@ class ElfWriter:
                 self._store_column(rows, k, values)
         rows.release()
         return out
+
+    def _low_flag_bytes(self) -> bytes:
+        """The low byte of every input section's sh_flags, as the header table has it (one strided copy)."""
+        row = self._shdr.size
+        pos = 8 if self.elf.endian == "<" else (15 if self.is64 else 11)
+        start = self.elf.e_shoff + pos
+        return bytes(memoryview(self.data)[start:start + (self._n_orig - 1) * row + 1:row])
 
     def _store_column(self, table: bytearray, k: int, values: list) -> None:
         """Set header field ``k`` of every row of ``table`` (rows of section headers) from ``values``."""
