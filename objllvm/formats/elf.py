@@ -209,6 +209,16 @@ class ElfFile(ObjectFile):
                 u64[3::8].tolist(), u64[4::8].tolist(), u32[10::16].tolist(), u32[11::16].tolist(),
                 u64[6::8].tolist(), u64[7::8].tolist()]
 
+    def flag_bytes(self) -> bytes:
+        """The low byte of every section's sh_flags (SHF_WRITE, SHF_ALLOC, SHF_EXECINSTR, ..., SHF_INFO_LINK,
+        SHF_LINK_ORDER), one byte per section as the header table has it: one strided copy, no list."""
+        n = self.section_count
+        if not n:
+            return b""
+        row = self._shdr.size
+        start = self.e_shoff + (8 if self.endian == "<" else (15 if self.is64 else 11))
+        return bytes(memoryview(self.data)[start:start + (n - 1) * row + 1:row])
+
     @property
     def section_count(self) -> int:
         return len(self.columns[0])

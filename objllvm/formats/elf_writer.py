@@ -1958,7 +1958,7 @@ class ElfWriter:
             if self._owned[_FLAGS]:
                 linked = compress(range(n), map(and_, flags, repeat(SHF_INFO_LINK)))
             else:
-                linked = compress(range(n), self._low_flag_bytes().translate(_INFO_LINK_BYTE))
+                linked = compress(range(n), self.elf.flag_bytes().translate(_INFO_LINK_BYTE))
             linked = list(linked)
             rels = self._of_types(_REL_TYPES)
             at = rels if linked == rels else sorted(set(linked).union(rels))      # (alike, as compilers write them)
@@ -2007,13 +2007,6 @@ class ElfWriter:
                 self._store_column(rows, k, values)
         rows.release()
         return out
-
-    def _low_flag_bytes(self) -> bytes:
-        """The low byte of every input section's sh_flags, as the header table has it (one strided copy)."""
-        row = self._shdr.size
-        pos = 8 if self.elf.endian == "<" else (15 if self.is64 else 11)
-        start = self.elf.e_shoff + pos
-        return bytes(memoryview(self.data)[start:start + (self._n_orig - 1) * row + 1:row])
 
     def _store_column(self, table: bytearray, k: int, values: list) -> None:
         """Set header field ``k`` of every row of ``table`` (rows of section headers) from ``values``."""

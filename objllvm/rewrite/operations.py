@@ -42,6 +42,9 @@ class Remove(Operation):
 _ONLY_1 = bytes((0, 1)) + bytes(254)
 _ONLY_2 = bytes((0, 0, 1)) + bytes(253)
 _SECOND = itemgetter(1)
+# a flags' low byte -> 0xFF where SHF_ALLOC is clear, else 0; a removed flag -> 0xFF where kept, else 0
+_UNALLOCATED = bytes(0 if b & SHF_ALLOC else 0xFF for b in range(256))
+_KEPT = bytes((0xFF,)) + bytes(255)
 
 
 class StripLLVM(Operation):
@@ -70,10 +73,17 @@ class StripLLVM(Operation):
         kind.update(dict.fromkeys(llvm, 1))
         kind.update(dict.fromkeys(other, 2))
         kinds = bytes(map(kind.__getitem__, types))
-        hit = unallocated(compress(range(n), kinds.translate(_ONLY_1)))          # (ascending)
+        # then 0 for the allocated and the removed ones, and section 0: the three as bytes ANDed as wide integers
+        sel = int.from_bytes(kinds, "little") & int.from_bytes(elf.flag_bytes().translate(_UNALLOCATED), "little")
+        if rm.find(1, 0, n) >= 0:
+            sel &= int.from_bytes(rm[:n].translate(_KEPT), "little")
+        kinds = bytearray(sel.to_bytes(n, "little"))
+        if n:
+            kinds[0] = 0
+        hit = list(compress(range(n), kinds.translate(_ONLY_1)))          # (ascending)
         more = unallocated(elf.indices_named(BITCODE_NAMES))
+        ask = list(compress(range(n), kinds.translate(_ONLY_2)))
         # the others, by columns: each (type, name) asked once, then the sections of the keys that said yes
-        ask = unallocated(compress(range(n), kinds.translate(_ONLY_2)))
         if ask:
             keys = list(zip(map(types.__getitem__, ask), map(names.__getitem__, ask)))
             first = dict(zip(reversed(keys), reversed(ask)))         # key -> its first section
