@@ -69,6 +69,8 @@ _SHNDX_TYPES = frozenset((SHT_SYMTAB_SHNDX,))
 _RELA_TYPES = frozenset((SHT_REL, SHT_RELA))
 _REL_GROUP_TYPES = frozenset((SHT_REL, SHT_RELA, SHT_GROUP))
 _FLIP = bytes.maketrans(b"\0\1", b"\1\0")       # removed flags -> kept flags
+_ONLY_ONE = bytes((0, 1)) + bytes(254)          # a byte 1 stays 1, every other byte becomes 0
+_NOT_SECTION_SYMBOL = bytes(0 if b & 0xF == STT_SECTION else 1 for b in range(256))      # st_info -> not STT_SECTION
 _INFO_LINK_BYTE = bytes(1 if b & 0x40 else 0 for b in range(256))       # a flags' low byte -> SHF_INFO_LINK set
 
 # The fields of a section header tuple, in file order (ElfFile.headers).
@@ -157,6 +159,18 @@ def _lanes_renumbered(column, runs, nsyms):
             raw = (x - (less >> 31)).to_bytes(len(raw), order)
         out.append(raw)
     return b"".join(out) if changed else b""
+
+
+def _moved_shndx(column, new, big) -> list:
+    """The st_shndx values ``column`` with each section index moved to its new one (``new``), but at the positions
+    ``big`` (reserved indices, or past the table) where they stay."""
+    if not big:
+        return list(map(new.__getitem__, column))
+    col = list(column)
+    any(map(col.__setitem__, big, repeat(0)))       # (each step gives None)
+    col = list(map(new.__getitem__, col))
+    any(map(col.__setitem__, big, map(column.__getitem__, big)))
+    return col
 
 
 def _header_field(k: int):
@@ -790,6 +804,39 @@ class ElfWriter:
         # (uncompressed input sections: stored as they are, no flag to clear)
         self._content.update(compress(zip(groups, pieces), map(ne, pieces, map(old.__getitem__, cuts))))
 
+    def _fix_symbols_lean(self, si, new, removed, data, st, column, ext, shndx_sec) -> bool:
+        """:meth:`_fix_symbols` by bytes where the table has fewer sections than SHN_LORESERVE and no symbol's section
+        is in SHT_SYMTAB_SHNDX: one code per symbol (its section kept, removed, or a reserved index or one past the
+        table -- at most 64 of those), no set of st_shndx values.  True when done; False where the caller is to
+        decide (the section symbols of removed sections the only symbols there, an extended index, more than 64
+        reserved ones)."""
+        n = len(self._removed)
+        codes = bytes(map((bytes(self._removed) + b"\2" * (0x10000 - n)).__getitem__, column))
+        big = []
+        k = codes.find(2)
+        while k >= 0:
+            if len(big) == 64 or column[k] == SHN_XINDEX:
+                return False
+            big.append(k)
+            k = codes.find(2, k + 1)
+        size = st.size
+        shndx_pos = 6 if self.is64 else 14
+        if codes.find(1) < 0:
+            # no symbol in a removed section: every st_shndx naming a section moves to its new index
+            col2 = _moved_shndx(column, new, big)
+            if col2 != column:
+                self._store(si, self._with_column(data, size, shndx_pos, col2))
+            return True
+        if not self.elf.is_relocatable:
+            return False
+        # a symbol other than a section symbol in a removed section: the symbols of the removed sections go
+        gone = codes.translate(_ONLY_ONE)
+        info = data[(4 if self.is64 else 12):len(column) * size:size]      # st_info
+        if not int.from_bytes(gone, "little") & int.from_bytes(info.translate(_NOT_SECTION_SYMBOL), "little"):
+            return False
+        self._drop_symbols(si, new, removed, data, st, column, ext, shndx_sec, gone=gone, big=big)
+        return True
+
     def _fix_symbols(self, si, new, removed):
         rm = self._removed
         n = len(rm)
@@ -803,6 +850,8 @@ class ElfWriter:
         shndx_pos = 6 if self.is64 else 14    # st_shndx offset inside an entry
         low = min(removed)
         column = self._column(data[:nsyms * st.size], st.size, shndx_pos)      # st_shndx of every symbol
+        if _LEAN and n <= SHN_LORESERVE and self._fix_symbols_lean(si, new, removed, data, st, column, ext, shndx_sec):
+            return
         values = set(column)
         # Fast path: no symbol refers to a section at or after the first removed one (below the reserved indices;
         # nor to SHT_SYMTAB_SHNDX).
@@ -1095,7 +1144,8 @@ class ElfWriter:
         edits.update(compress(zip(idx, pieces), map(ne, pieces, old)))
         return True
 
-    def _drop_symbols(self, si, new, removed, data, st, column, ext, shndx_sec, real=None, xwords=None):
+    def _drop_symbols(self, si, new, removed, data, st, column, ext, shndx_sec, real=None, xwords=None, gone=None,
+                      big=None):
         """Symbol table ``si`` of a relocatable object without the symbols defined in removed sections (section
         symbols too): the kept ones renumbered in order (locals stay first; sh_info is the new first global),
         with every kept user of symbol indices rewritten -- REL/RELA relocations, SHT_SYMTAB_SHNDX, group
@@ -1110,10 +1160,17 @@ class ElfWriter:
         types, links, infos = self.cols[_TYPE], self.cols[_LINK], self.cols[_INFO]
         # The section of every symbol (through SHT_SYMTAB_SHNDX when extended); 0 where none.  (``real``: the
         # caller's, where no symbol's section is in SHT_SYMTAB_SHNDX.)
-        if real is None:
-            real = self._real_shndx(column, ext)
-        gone = list(map(removed.__contains__, real))
-        gone[0] = False
+        # (``gone``, ``big``: the caller's, by bytes -- see _fix_symbols_lean -- where no symbol's section is in
+        # SHT_SYMTAB_SHNDX: 1 for each symbol in a removed section; the symbols with a reserved st_shndx)
+        if gone is not None:
+            real = column           # (what refuse reads: the section of a dropped symbol, its st_shndx)
+            gone = bytearray(gone)
+            gone[0] = 0
+        else:
+            if real is None:
+                real = self._real_shndx(column, ext)
+            gone = list(map(removed.__contains__, real))
+            gone[0] = False
         drop = list(compress(range(nsyms), gone))
         dropped = set(drop)
         kept_sections = rm.translate(_FLIP)
@@ -1130,7 +1187,7 @@ class ElfWriter:
                             f"{self.name(real[k])}, which would be removed, but {how} [{where}] {self.name(where)} "
                             f"uses it (refused: the symbol would dangle)", real[k])
         # Old index -> new index (dropped ones: -1); the runs of dropped rows (and so of kept ones) by find
-        keep = list(map(not_, gone))
+        keep = gone.translate(_FLIP) if big is not None else list(map(not_, gone))
         mapping = list(accumulate(keep, initial=-1))
         del mapping[0]
         flags = bytes(gone)
@@ -1221,11 +1278,14 @@ class ElfWriter:
                 any(map(self._own_column(_INFO).__setitem__, groups, new_sigs))      # (each gives None)
         # st_shndx of the kept symbols renumbered by columns (as in _fix_symbols), then the kept rows joined
         shndx_pos = 6 if self.is64 else 14
-        lim = min(n, SHN_LORESERVE)
-        lut = new[:lim]
-        lut += range(lim, 0x10000)
         table = data[:nsyms * size]
-        col2 = list(map(lut.__getitem__, column))
+        if big is not None:
+            col2 = _moved_shndx(column, new, big)
+        else:
+            lim = min(n, SHN_LORESERVE)
+            lut = new[:lim]
+            lut += range(lim, 0x10000)
+            col2 = list(map(lut.__getitem__, column))
         if col2 != column:
             table = self._with_column(table, size, shndx_pos, col2)
         mv = memoryview(table)
