@@ -291,6 +291,7 @@ class ElfWriter:
         self._rel_by_target = None
         self._rel_count = 0
         self._kinds_key = None
+        self._type_codes = None
         self.moves: list = []     # after write(): (section index or what, input offset, output offset, size)
         # after write_parts(): (index in the parts, input offset) of the parts that are runs of the input's bytes of
         # SEND_MIN bytes or more, in order (see SEND_MIN)
@@ -306,18 +307,40 @@ class ElfWriter:
         key = (id(types), len(types))
         if self._kinds_key != key:
             self._kinds, self._kinds_key, self._types_seen = {}, key, set(types)
+            self._type_codes = None
         found = self._kinds.get(wanted)
         if found is None:       # (each kind when first asked for)
             found = []
-            for t in wanted & self._types_seen:
-                count = types.count(t)
-                if count <= 64:        # a few: found by list.index, a search in C
-                    i = -1
-                    for _ in range(count):
-                        i = types.index(t, i + 1)
-                        found.append(i)
+            present = wanted & self._types_seen
+            if _LEAN and present and len(self._types_seen) <= 256:
+                # by one byte per section, made once (each distinct type's code): each kind then found by searches
+                # in C (a few) or one translate (many), not by a pass over the column per kind
+                if self._type_codes is None:
+                    code = {t: k for k, t in enumerate(self._types_seen)}
+                    self._type_codes = (code, bytes(map(code.__getitem__, types)))
+                code, codes = self._type_codes
+                wanted_codes = [code[t] for t in present]
+                if sum(map(codes.count, wanted_codes)) <= 64:
+                    for c in wanted_codes:
+                        i = codes.find(c)
+                        while i >= 0:
+                            found.append(i)
+                            i = codes.find(c, i + 1)
                 else:
-                    found += compress(range(len(types)), map(eq, types, repeat(t)))
+                    table = bytearray(256)
+                    for c in wanted_codes:
+                        table[c] = 1
+                    found = list(compress(range(len(types)), codes.translate(table)))
+            else:
+                for t in present:
+                    count = types.count(t)
+                    if count <= 64:        # a few: found by list.index, a search in C
+                        i = -1
+                        for _ in range(count):
+                            i = types.index(t, i + 1)
+                            found.append(i)
+                    else:
+                        found += compress(range(len(types)), map(eq, types, repeat(t)))
             found = self._kinds[wanted] = sorted(found)
         return found[1:] if first and found and found[0] == 0 else found
 
@@ -584,19 +607,26 @@ class ElfWriter:
         only relocation sections and groups can join the set).  Returns the indices of the removed sections."""
         rm = self._removed
         n = len(types)
-        rels = [i for i in self._of_types(_REL_TYPES, 1) if not rm[i]]
+        rels = self._of_types(_REL_TYPES, 1)
+        rels = list(compress(rels, map(rm.translate(_FLIP).__getitem__, rels)))      # (the kept ones)
         groups = self._of_types(_GROUP_TYPES, 1)
         targets = list(map(infos.__getitem__, rels))
         removed = set(compress(range(n), rm))
         table = self._group_table(groups) if groups else None
         alive = None
         if table is not None:
-            words, bounds, _ = table
+            words, bounds = table[0], table[1]
             # the groups with members (more than the flag word): where their members start and end in ``words``
-            full = list(map(gt, map(sub, bounds[1:], bounds[:-1]), repeat(1)))
-            with_members = list(compress(groups, full))
-            firsts = list(map((1).__add__, compress(bounds, full)))
-            lasts = list(compress(bounds[1:], full))
+            lasts = bounds[1:]
+            if table[3] > 4:            # (every group has members: as compilers write them)
+                with_members = groups
+                firsts = list(map((1).__add__, bounds))
+                firsts.pop()
+            else:
+                full = list(map(gt, map(sub, lasts, bounds[:-1]), repeat(1)))
+                with_members = list(compress(groups, full))
+                firsts = list(map((1).__add__, compress(bounds, full)))
+                lasts = list(compress(lasts, full))
         pending = removed               # removed sections whose relocation sections and groups are not looked at yet
         # (the set itself in the first round: it is only read there, and grows after)
         first = True                    # (groups are looked at once in any case: one may name no section in range)
@@ -639,18 +669,20 @@ class ElfWriter:
 
     def _group_table(self, groups):
         """The words of groups ``groups`` (input sections, not compressed, each a whole number of words and at least
-        the flag word, none given new contents) as one column: (words, bounds, raw), group ``groups[k]`` being ``words[bounds[k]:bounds[k + 1]]``
-        (its flag word first), ``raw`` the bytes the words were read from; None when one of them is not such a group
-        (the caller then reads them one by one)."""
+        the flag word, none given new contents) as one column: (words, bounds, raw, least), group ``groups[k]``
+        being ``words[bounds[k]:bounds[k + 1]]`` (its flag word first), ``raw`` the bytes the words were read from,
+        ``least`` the smallest group's size in bytes; None when one of them is not such a group (the caller then
+        reads them one by one)."""
         cols = self.cols
         n_orig = self._n_orig
-        if max(groups) >= n_orig or not self._content.keys().isdisjoint(groups) or any(
+        if max(groups) >= n_orig or self._content and not self._content.keys().isdisjoint(groups) or any(
                 f & SHF_COMPRESSED for f in set(map(cols[_FLAGS].__getitem__, groups))):
             return None
         offs = list(map(cols[_OFFSET].__getitem__, groups))
         sizes = list(map(cols[_SIZE].__getitem__, groups))
         distinct = set(sizes)
-        if min(distinct) < 4 or any(z & 3 for z in distinct):
+        least = min(distinct)
+        if least < 4 or any(z & 3 for z in distinct):
             return None
         ends = list(map(add, offs, sizes))
         if max(ends) > len(self.data):
@@ -660,7 +692,7 @@ class ElfWriter:
             raw = bytes(mv[offs[0]:ends[-1]])
         else:
             raw = b"".join(map(mv.__getitem__, map(slice, offs, ends)))
-        return self._words_of("I", raw), list(accumulate(map(rshift, sizes, repeat(2)), initial=0)), raw
+        return self._words_of("I", raw), list(accumulate(map(rshift, sizes, repeat(2)), initial=0)), raw, least
 
     def _group_members(self, i: int, strict: bool = True) -> list:
         """The member indices of group ``i``; not ``strict``: a compressed group that does not decompress is read
@@ -734,7 +766,7 @@ class ElfWriter:
             table = self._group_table(groups)
             at = range(len(groups))
         if table is not None:
-            words, bounds, raw = table
+            words, bounds, raw = table[:3]
             alive = bytearray(self._alive(words) if alive is None else alive)
             flags_at = bounds[:-1]
             any(map(alive.__setitem__, flags_at, repeat(1)))     # (flag words; each step gives None)
