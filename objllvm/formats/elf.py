@@ -72,6 +72,9 @@ def is_llvm_type(t: int | None) -> bool:
     return t is not None and LLVM_TYPE_LO <= t <= LLVM_TYPE_HI
 
 
+_COMPRESSED_BIT = bytes(1 if b & (SHF_COMPRESSED >> 8) else 0 for b in range(256))     # sh_flags' second byte
+
+
 class ElfFile(ObjectFile):
     format = "elf"
 
@@ -176,7 +179,7 @@ class ElfFile(ObjectFile):
                         section_name=self.section_name(i), offset=self.e_shoff + i * row)
             self.section_errors = dict(sorted(bad.items()))
             bad = self.section_errors
-        if any(map(and_, flags, repeat(SHF_COMPRESSED))):
+        if self._flag_byte(1).translate(_COMPRESSED_BIT).find(1) >= 0:        # (SHF_COMPRESSED: 0x800)
             for i in range(shnum):
                 if flags[i] & SHF_COMPRESSED and types[i] != SHT_NOBITS and i not in bad:
                     try:
@@ -212,11 +215,15 @@ class ElfFile(ObjectFile):
     def flag_bytes(self) -> bytes:
         """The low byte of every section's sh_flags (SHF_WRITE, SHF_ALLOC, SHF_EXECINSTR, ..., SHF_INFO_LINK,
         SHF_LINK_ORDER), one byte per section as the header table has it: one strided copy, no list."""
+        return self._flag_byte(0)
+
+    def _flag_byte(self, k: int) -> bytes:
+        """Byte ``k`` (0: the lowest) of every section's sh_flags, one byte per section."""
         n = self.section_count
         if not n:
             return b""
         row = self._shdr.size
-        start = self.e_shoff + (8 if self.endian == "<" else (15 if self.is64 else 11))
+        start = self.e_shoff + 8 + (k if self.endian == "<" else (7 - k if self.is64 else 3 - k))
         return bytes(memoryview(self.data)[start:start + (n - 1) * row + 1:row])
 
     @property
