@@ -70,6 +70,7 @@ _RELA_TYPES = frozenset((SHT_REL, SHT_RELA))
 _REL_GROUP_TYPES = frozenset((SHT_REL, SHT_RELA, SHT_GROUP))
 _FLIP = bytes.maketrans(b"\0\1", b"\1\0")       # removed flags -> kept flags
 _ONLY_ONE = bytes((0, 1)) + bytes(254)          # a byte 1 stays 1, every other byte becomes 0
+_NOT_TWO = bytes((1, 1, 0)) + bytes((1,)) * 253     # a byte 2 becomes 0, every other byte 1
 _NOT_SECTION_SYMBOL = bytes(0 if b & 0xF == STT_SECTION else 1 for b in range(256))      # st_info -> not STT_SECTION
 _INFO_LINK_BYTE = bytes(1 if b & 0x40 else 0 for b in range(256))       # a flags' low byte -> SHF_INFO_LINK set
 
@@ -843,6 +844,8 @@ class ElfWriter:
         decide (the section symbols of removed sections the only symbols there, an extended index, more than 64
         reserved ones)."""
         n = len(self._removed)
+        if n > SHN_LORESERVE:
+            return self._fix_extended_lean(si, new, removed, data, st, column, ext, shndx_sec)
         codes = bytes(map((bytes(self._removed) + b"\2" * (0x10000 - n)).__getitem__, column))
         big = []
         k = codes.find(2)
@@ -869,6 +872,47 @@ class ElfWriter:
         self._drop_symbols(si, new, removed, data, st, column, ext, shndx_sec, gone=gone, big=big)
         return True
 
+    def _fix_extended_lean(self, si, new, removed, data, st, column, ext, shndx_sec) -> bool:
+        """:meth:`_fix_symbols_lean` for a table of SHN_LORESERVE sections or more, its symbols' sections past it in
+        SHT_SYMTAB_SHNDX: where that table has a word for every symbol, 0 for those whose st_shndx is not SHN_XINDEX
+        (as LLVM and GNU as write it), each naming a section of the table.  Codes as there, the words' removed flags
+        looked up by bytes and ORed in as integers.  False where the caller is to decide."""
+        rm = self._removed
+        n = len(rm)
+        nsyms = len(column)
+        if ext is None or len(ext) < 4 * nsyms or not nsyms:
+            return False
+        # st_shndx below SHN_LORESERVE: 1 where its section is removed; SHN_XINDEX: 2; the other reserved ones: 0
+        codes = bytes(map((bytes(rm[:SHN_LORESERVE]) + bytes(SHN_XINDEX - SHN_LORESERVE) + b"\2").__getitem__, column))
+        raw = bytes(ext[:4 * nsyms])
+        if (self.elf.endian == "<") == (sys.byteorder == "little"):
+            words = memoryview(raw).cast("I")
+        else:
+            words = self._ext_words(raw, nsyms)
+        if any(compress(words, codes.translate(_NOT_TWO))) or max(words) >= n:
+            return False
+        gone = int.from_bytes(codes.translate(_ONLY_ONE), "little") | int.from_bytes(
+            bytes(map(rm.__getitem__, words)), "little")          # (the words of the others are 0: section 0, kept)
+        size = st.size
+        shndx_pos = 6 if self.is64 else 14
+        if not gone:
+            # no symbol in a removed section: st_shndx below SHN_LORESERVE and SHN_XINDEX words moved
+            lut = new[:SHN_LORESERVE]
+            lut += range(SHN_LORESERVE, 0x10000)
+            col2 = list(map(lut.__getitem__, column))
+            if col2 != column:
+                self._store(si, self._with_column(data, size, shndx_pos, col2))
+            moved = self._file_words("I", list(map(new.__getitem__, words))).tobytes()    # (new[0] is 0)
+            if moved != raw:
+                self._store(shndx_sec, moved + bytes(ext[4 * nsyms:]))
+            return True
+        gone = gone.to_bytes(nsyms, "little")
+        info = data[(4 if self.is64 else 12):nsyms * size:size]      # st_info
+        if not int.from_bytes(gone, "little") & int.from_bytes(info.translate(_NOT_SECTION_SYMBOL), "little"):
+            return False
+        self._drop_symbols(si, new, removed, data, st, column, ext, shndx_sec, xwords=(words, True), gone=gone)
+        return True
+
     def _fix_symbols(self, si, new, removed):
         rm = self._removed
         n = len(rm)
@@ -882,7 +926,7 @@ class ElfWriter:
         shndx_pos = 6 if self.is64 else 14    # st_shndx offset inside an entry
         low = min(removed)
         column = self._column(data[:nsyms * st.size], st.size, shndx_pos)      # st_shndx of every symbol
-        if _LEAN and n <= SHN_LORESERVE and self._fix_symbols_lean(si, new, removed, data, st, column, ext, shndx_sec):
+        if _LEAN and self._fix_symbols_lean(si, new, removed, data, st, column, ext, shndx_sec):
             return
         values = set(column)
         # Fast path: no symbol refers to a section at or after the first removed one (below the reserved indices;
@@ -1195,7 +1239,7 @@ class ElfWriter:
         # (``gone``, ``big``: the caller's, by bytes -- see _fix_symbols_lean -- where no symbol's section is in
         # SHT_SYMTAB_SHNDX: 1 for each symbol in a removed section; the symbols with a reserved st_shndx)
         if gone is not None:
-            real = column           # (what refuse reads: the section of a dropped symbol, its st_shndx)
+            real = None             # (what refuse reads, worked out there)
             gone = bytearray(gone)
             gone[0] = 0
         else:
@@ -1215,11 +1259,12 @@ class ElfWriter:
             nm = st.unpack_from(data, k * size)[0]
             what = self._symbol_name(si, nm)
             what = f"symbol {what!r}" if what else "the section symbol"
-            raise self._err(f"{what} (index {k}) is defined in section [{real[k]}] "
-                            f"{self.name(real[k])}, which would be removed, but {how} [{where}] {self.name(where)} "
-                            f"uses it (refused: the symbol would dangle)", real[k])
+            sec = (real if real is not None else self._real_shndx(column, ext))[k]
+            raise self._err(f"{what} (index {k}) is defined in section [{sec}] "
+                            f"{self.name(sec)}, which would be removed, but {how} [{where}] {self.name(where)} "
+                            f"uses it (refused: the symbol would dangle)", sec)
         # Old index -> new index (dropped ones: -1); the runs of dropped rows (and so of kept ones) by find
-        keep = gone.translate(_FLIP) if big is not None else list(map(not_, gone))
+        keep = gone.translate(_FLIP) if isinstance(gone, bytearray) else list(map(not_, gone))
         mapping = list(accumulate(keep, initial=-1))
         del mapping[0]
         flags = bytes(gone)
