@@ -70,6 +70,7 @@ _RELA_TYPES = frozenset((SHT_REL, SHT_RELA))
 _REL_GROUP_TYPES = frozenset((SHT_REL, SHT_RELA, SHT_GROUP))
 _FLIP = bytes.maketrans(b"\0\1", b"\1\0")       # removed flags -> kept flags
 _ONLY_ONE = bytes((0, 1)) + bytes(254)          # a byte 1 stays 1, every other byte becomes 0
+_ZERO_LANE = bytes((1,)) + bytes(255)          # a lane's top byte: 0 (the lane is 0) -> 1, else 0
 _NOT_TWO = bytes((1, 1, 0)) + bytes((1,)) * 253     # a byte 2 becomes 0, every other byte 1
 _NOT_SECTION_SYMBOL = bytes(0 if b & 0xF == STT_SECTION else 1 for b in range(256))      # st_info -> not STT_SECTION
 _INFO_LINK_BYTE = bytes(1 if b & 0x40 else 0 for b in range(256))       # a flags' low byte -> SHF_INFO_LINK set
@@ -872,6 +873,31 @@ class ElfWriter:
         self._drop_symbols(si, new, removed, data, st, column, ext, shndx_sec, gone=gone, big=big)
         return True
 
+    def _link_words_equal(self, value: int) -> bytes:
+        """1 for each input section whose sh_link (as the header table has it) is ``value``, else 0: the link words
+        as 32-bit lanes of integers, a block at a time, each lane XORed with ``value`` and tested for zero."""
+        row = self._shdr.size
+        start = self.elf.e_shoff + (40 if self.is64 else 24)
+        n = self._n_orig
+        raw = memoryview(self.data)[start:start + (n - 1) * row + 4]
+        # (the words' bytes in the file's order, read as little-endian lanes: compared with the value's bytes alike)
+        words = raw.cast("I")[::row // 4].tobytes()
+        want = int.from_bytes(struct.pack(self.elf.endian + "I", value), "little")
+        whole = min(n, _LANE_BLOCK)
+        ones = int.from_bytes(b"\1\0\0\0" * whole, "little")
+        low = 0x7FFFFFFF * ones
+        top = ones << 31
+        target = want * ones
+        out = []
+        for k in range(0, 4 * n, 4 * whole):
+            chunk = words[k:k + 4 * whole]
+            y = int.from_bytes(chunk, "little") ^ target
+            if len(chunk) != 4 * whole:         # (the last block, shorter: every lane alike, so its low ones)
+                y &= (1 << 8 * len(chunk)) - 1
+            nonzero = (y | ((y & low) + low)) & top         # (the top bit of each lane that is not 0)
+            out.append(nonzero.to_bytes(4 * whole, "little")[3:len(chunk):4])
+        return b"".join(out).translate(_ZERO_LANE)
+
     def _fix_extended_lean(self, si, new, removed, data, st, column, ext, shndx_sec) -> bool:
         """:meth:`_fix_symbols_lean` for a table of SHN_LORESERVE sections or more, its symbols' sections past it in
         SHT_SYMTAB_SHNDX: where that table has a word for every symbol, 0 for those whose st_shndx is not SHN_XINDEX
@@ -1250,8 +1276,14 @@ class ElfWriter:
         drop = list(compress(range(nsyms), gone))
         dropped = set(drop)
         kept_sections = rm.translate(_FLIP)
-        users = list(compress(range(n), map(eq, links, repeat(si))))
-        users = list(compress(users, map(kept_sections.__getitem__, users)))
+        if _LEAN and n == self._n_orig and not self._owned[_LINK]:
+            # the kept sections whose sh_link is the table: by the link words as the input's header table has them,
+            # compared as lanes of integers and ANDed with the kept flags (no pass over the column per section)
+            linked = int.from_bytes(self._link_words_equal(si), "little") & int.from_bytes(kept_sections, "little")
+            users = list(compress(range(n), linked.to_bytes(n, "little")))
+        else:
+            users = list(compress(range(n), map(eq, links, repeat(si))))
+            users = list(compress(users, map(kept_sections.__getitem__, users)))
         if users and not users[0]:
             del users[0]            # (section 0)
 
