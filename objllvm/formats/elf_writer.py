@@ -739,8 +739,16 @@ class ElfWriter:
         keep = rm.translate(_FLIP)
         # A kept section that links (sh_link, or sh_info with SHF_INFO_LINK) to a removed one: refused, the first
         # such section in index order (section 0 aside).  Found by sets; walked only when there is one.
-        kept_links = compress(links, keep)
-        kept_info_links = compress(compress(infos, keep), map(and_, compress(flags, keep), repeat(SHF_INFO_LINK)))
+        if _LEAN and not self._owned[_FLAGS] and n == self._n_orig:
+            # (the few distinct values, then looked up; the sections with SHF_INFO_LINK by the flags' low byte as the
+            # input's table has it, ANDed with the kept flags as integers)
+            kept_links = set(compress(links, keep))
+            info_link = int.from_bytes(self.elf.flag_bytes().translate(_INFO_LINK_BYTE), "little") & \
+                int.from_bytes(keep, "little")
+            kept_info_links = set(compress(infos, info_link.to_bytes(n, "little")))
+        else:
+            kept_links = compress(links, keep)
+            kept_info_links = compress(compress(infos, keep), map(and_, compress(flags, keep), repeat(SHF_INFO_LINK)))
         if not removed.isdisjoint(kept_links) or not removed.isdisjoint(kept_info_links):
             for i in compress(range(1, n), keep[1:]):
                 link, info = links[i], infos[i]
