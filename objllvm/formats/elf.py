@@ -179,7 +179,7 @@ class ElfFile(ObjectFile):
                         section_name=self.section_name(i), offset=self.e_shoff + i * row)
             self.section_errors = dict(sorted(bad.items()))
             bad = self.section_errors
-        if self._flag_byte(1).translate(_COMPRESSED_BIT).find(1) >= 0:        # (SHF_COMPRESSED: 0x800)
+        if self.has_compressed():
             for i in range(shnum):
                 if flags[i] & SHF_COMPRESSED and types[i] != SHT_NOBITS and i not in bad:
                     try:
@@ -216,6 +216,10 @@ class ElfFile(ObjectFile):
         """The low byte of every section's sh_flags (SHF_WRITE, SHF_ALLOC, SHF_EXECINSTR, ..., SHF_INFO_LINK,
         SHF_LINK_ORDER), one byte per section as the header table has it: one strided copy, no list."""
         return self._flag_byte(0)
+
+    def has_compressed(self) -> bool:
+        """Whether any section has SHF_COMPRESSED (in sh_flags as the header table has it)."""
+        return self._flag_byte(1).translate(_COMPRESSED_BIT).find(1) >= 0
 
     def _flag_byte(self, k: int) -> bytes:
         """Byte ``k`` (0: the lowest) of every section's sh_flags, one byte per section."""

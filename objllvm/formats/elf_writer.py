@@ -677,7 +677,9 @@ class ElfWriter:
         reads them one by one)."""
         cols = self.cols
         n_orig = self._n_orig
-        if max(groups) >= n_orig or self._content and not self._content.keys().isdisjoint(groups) or any(
+        if max(groups) >= n_orig or self._content and not self._content.keys().isdisjoint(groups):
+            return None
+        if (not _LEAN or self._owned[_FLAGS] or self.elf.has_compressed()) and any(
                 f & SHF_COMPRESSED for f in set(map(cols[_FLAGS].__getitem__, groups))):
             return None
         offs = list(map(cols[_OFFSET].__getitem__, groups))
@@ -686,15 +688,21 @@ class ElfWriter:
         least = min(distinct)
         if least < 4 or any(z & 3 for z in distinct):
             return None
-        ends = list(map(add, offs, sizes))
-        if max(ends) > len(self.data):
-            return None
         mv = memoryview(self.data)
-        if offs[1:] == ends[:-1]:       # one after the other in the file (as assemblers write them): one slice
-            raw = bytes(mv[offs[0]:ends[-1]])
+        # one after the other in the file (as assemblers write them): each group's end the next one's offset
+        after = list(accumulate(sizes, initial=offs[0]))
+        end = after.pop()
+        if after == offs:
+            if end > len(self.data):
+                return None
+            raw = bytes(mv[offs[0]:end])
         else:
+            ends = list(map(add, offs, sizes))
+            if max(ends) > len(self.data):
+                return None
             raw = b"".join(map(mv.__getitem__, map(slice, offs, ends)))
-        return self._words_of("I", raw), list(accumulate(map(rshift, sizes, repeat(2)), initial=0)), raw, least
+        w = self._words_of("I", raw)
+        return w, list(accumulate(map(rshift, sizes, repeat(2)), initial=0)), raw, least
 
     def _group_members(self, i: int, strict: bool = True) -> list:
         """The member indices of group ``i``; not ``strict``: a compressed group that does not decompress is read
