@@ -2137,7 +2137,7 @@ class ElfWriter:
         # (as 0: their values could make the column take the slow way) and given theirs back
         old_infos = list(kept(_INFO))
         flags = self.cols[_FLAGS]
-        if _LEAN:
+        if _LEAN and 2 * len(self._of_types(_GROUP_TYPES)) > len(self._of_types(_REL_TYPES)):
             # by rows: the kept relocation sections and those with SHF_INFO_LINK (found in the flags' low byte as
             # the input has them, unless an edit changed the flags) renumbered, the others as they are
             if self._owned[_FLAGS]:
@@ -2154,6 +2154,8 @@ class ElfWriter:
                 values = list(map(self.cols[_INFO].__getitem__, at))
                 any(map(infos.__setitem__, map((-1).__add__, map(new.__getitem__, at)), renumber(values)))
         else:
+            # (few groups, the other sections with an sh_info that is not a section index: they are left out of one
+            # renumbered column)
             other = set(compress(range(n), self.cols[_INFO])).difference(self._of_types(_REL_TYPES))
             rows = [new[i] - 1 for i in other if keep[i] and not flags[i] & SHF_INFO_LINK]
             if rows:
