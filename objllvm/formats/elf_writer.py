@@ -671,10 +671,11 @@ class ElfWriter:
 
     def _group_table(self, groups):
         """The words of groups ``groups`` (input sections, not compressed, each a whole number of words and at least
-        the flag word, none given new contents) as one column: (words, bounds, raw, least), group ``groups[k]``
-        being ``words[bounds[k]:bounds[k + 1]]`` (its flag word first), ``raw`` the bytes the words were read from,
-        ``least`` the smallest group's size in bytes; None when one of them is not such a group (the caller then
-        reads them one by one)."""
+        the flag word, none given new contents) as one column: (words, bounds, raw, least, whole), group
+        ``groups[k]`` being ``words[bounds[k]:bounds[k + 1]]`` (its flag word first), ``raw`` the bytes the words
+        were read from, ``least`` the smallest group's size in bytes, ``whole`` whether they lie one after the other
+        in the file (``raw`` one slice of it); None when one of them is not such a group (the caller then reads them
+        one by one)."""
         cols = self.cols
         n_orig = self._n_orig
         if max(groups) >= n_orig or self._content and not self._content.keys().isdisjoint(groups):
@@ -702,7 +703,7 @@ class ElfWriter:
                 return None
             raw = b"".join(map(mv.__getitem__, map(slice, offs, ends)))
         w = self._words_of("I", raw)
-        return w, list(accumulate(map(rshift, sizes, repeat(2)), initial=0)), raw, least
+        return w, list(accumulate(map(rshift, sizes, repeat(2)), initial=0)), raw, least, after == offs
 
     def _group_members(self, i: int, strict: bool = True) -> list:
         """The member indices of group ``i``; not ``strict``: a compressed group that does not decompress is read
@@ -785,17 +786,25 @@ class ElfWriter:
             at = range(len(groups))
         if table is not None:
             words, bounds, raw = table[:3]
-            alive = bytearray(self._alive(words) if alive is None else alive)
+            if alive is None:
+                alive = self._alive(words)
             flags_at = bounds[:-1]
-            any(map(alive.__setitem__, flags_at, repeat(1)))     # (flag words; each step gives None)
             if _LEAN and at[-1] - at[0] == len(at) - 1:
                 # the kept groups one after the other in the table (the removed ones before or after them): their
-                # words are one run of it, looked at and renumbered as one
+                # words are one run of it, looked at and renumbered as one; where every word of it names a kept
+                # section (the flag words too, as they usually do: 0 or 1), with no look at the flag words
                 w0, w1 = bounds[at[0]], bounds[at[-1] + 1]
+                if alive.find(0, w0, w1) >= 0:
+                    alive = bytearray(alive)
+                    any(map(alive.__setitem__, flags_at, repeat(1)))     # (flag words; each step gives None)
                 if alive.find(0, w0, w1) < 0:
-                    self._renumber_group_run(groups, words[w0:w1], bounds[at[0]:at[-1] + 1], w0, raw, new)
+                    # (one slice of the input where every group is, so the kept ones too)
+                    whole = table[4] if len(table) > 4 else False
+                    self._renumber_group_run(groups, words[w0:w1], bounds[at[0]:at[-1] + 1], w0, raw, new, whole)
                     groups = []
             else:
+                alive = bytearray(alive)
+                any(map(alive.__setitem__, flags_at, repeat(1)))     # (flag words; each step gives None)
                 starts = list(map(bounds.__getitem__, at))
                 ends = list(map(bounds.__getitem__, map((1).__add__, at)))
                 # (a kept group has a member that is not kept: the walk below decides; so does one past the table)
@@ -824,7 +833,7 @@ class ElfWriter:
                 e = self.elf.endian
                 self._store(i, b[:4] + struct.pack(f"{e}{len(kept)}I", *kept))
 
-    def _renumber_group_run(self, groups, words, firsts, w0, raw, new) -> None:
+    def _renumber_group_run(self, groups, words, firsts, w0, raw, new, whole=False) -> None:
         """The member lists of the kept groups ``groups`` (input sections, ascending), whose words are ``words`` (one
         run of the group table, beginning at word ``w0`` of it; ``firsts``: where each group's flag word is in the
         table; every member in range is kept) renumbered by ``new``: as one patch (see _patches) where the groups lie
@@ -840,6 +849,10 @@ class ElfWriter:
             return
         blob = self._file_words("I", renumbered).tobytes()
         cols = self.cols
+        if whole:           # (``whole``: the groups are known to lie one after the other)
+            start = cols[_OFFSET][groups[0]]
+            self._patches.append([start, start + len(blob), blob, list(groups)])
+            return
         offs = list(map(cols[_OFFSET].__getitem__, groups))
         sizes = list(map(cols[_SIZE].__getitem__, groups))
         if offs[1:] == list(map(add, offs[:-1], sizes[:-1])):
