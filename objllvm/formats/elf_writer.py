@@ -317,10 +317,7 @@ class ElfWriter:
             if _LEAN and present and len(self._types_seen) <= 256:
                 # by one byte per section, made once (each distinct type's code): each kind then found by searches
                 # in C (a few) or one translate (many), not by a pass over the column per kind
-                if self._type_codes is None:
-                    code = {t: k for k, t in enumerate(self._types_seen)}
-                    self._type_codes = (code, bytes(map(code.__getitem__, types)))
-                code, codes = self._type_codes
+                code, codes = self.type_codes()
                 wanted_codes = [code[t] for t in present]
                 if sum(map(codes.count, wanted_codes)) <= 64:
                     for c in wanted_codes:
@@ -345,6 +342,21 @@ class ElfWriter:
                         found += compress(range(len(types)), map(eq, types, repeat(t)))
             found = self._kinds[wanted] = sorted(found)
         return found[1:] if first and found and found[0] == 0 else found
+
+    def type_codes(self):
+        """(code, codes): a code (0-255) for each distinct sh_type (a dict) and one code byte per section, made once
+        while the types stay as they are; None where there are more than 256 distinct types."""
+        types = self.cols[_TYPE]
+        key = (id(types), len(types))
+        if self._kinds_key != key:
+            self._kinds, self._kinds_key, self._types_seen = {}, key, set(types)
+            self._type_codes = None
+        if self._type_codes is None:
+            if len(self._types_seen) > 256:
+                return None
+            code = {t: k for k, t in enumerate(self._types_seen)}
+            self._type_codes = (code, bytes(map(code.__getitem__, types)))
+        return self._type_codes
 
     def name(self, index: int) -> str:
         if index >= self._n_orig:

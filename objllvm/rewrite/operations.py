@@ -58,7 +58,9 @@ class StripLLVM(Operation):
         # LLVM's own types and the bitcode names decide for most sections, found by columns; a section of another
         # type that is not a generic table is asked of the codecs, once per (type, name).  Only kept, unallocated
         # ones go.
-        distinct = set(types)
+        # (the writer's code byte of each section's type, where it reads the same column: the kinds by a translate)
+        coded = w.type_codes() if w.cols[1] is types else None
+        distinct = coded[0].keys() if coded is not None else set(types)
         llvm = {t for t in distinct if is_llvm_type(t)}
         other = {t for t in distinct if t not in llvm and t not in _GENERIC_TYPES}
         n = elf.section_count
@@ -72,7 +74,13 @@ class StripLLVM(Operation):
         kind = dict.fromkeys(distinct, 0)
         kind.update(dict.fromkeys(llvm, 1))
         kind.update(dict.fromkeys(other, 2))
-        kinds = bytes(map(kind.__getitem__, types))
+        if coded is not None:
+            table = bytearray(256)
+            for t, c in coded[0].items():
+                table[c] = kind[t]
+            kinds = coded[1].translate(table)
+        else:
+            kinds = bytes(map(kind.__getitem__, types))
         # then 0 for the allocated and the removed ones, and section 0: the three as bytes ANDed as wide integers
         sel = int.from_bytes(kinds, "little") & int.from_bytes(elf.flag_bytes().translate(_UNALLOCATED), "little")
         if rm.find(1, 0, n) >= 0:
