@@ -134,7 +134,11 @@ def _lanes_renumbered(column, runs, nsyms):
     # the offsets to add to a lane to set its top bit where its word is t or more (1 <= t <= 2**31): one per
     # threshold, reused by every block
     tops = [t for first, end in runs for t in (first, end) if t < nsyms]
-    tops.append(nsyms)
+    # (where the last run ends the table, as a compiler's last symbols, no word past the table is the look for one
+    # at or past that run's first)
+    past = nsyms if not runs or runs[-1][1] != nsyms else None
+    if past is not None:
+        tops.append(past)
     adds = {t: half - t * ones for t in set(tops)}
     out = []
     changed = False
@@ -147,7 +151,7 @@ def _lanes_renumbered(column, runs, nsyms):
             adds_k = {t: v & lanes for t, v in adds.items()}
         else:
             top_k, adds_k = top, adds
-        if x & top_k or (x + adds_k[nsyms]) & top_k:
+        if x & top_k or past is not None and (x + adds_k[past]) & top_k:
             return None             # (a word of 2**31 or more, or past the table)
         less = 0                    # (each lane's count of dropped symbols below its word, times 2**31)
         for first, end in runs:
@@ -1143,16 +1147,20 @@ class ElfWriter:
         are input sections (uncompressed, no new contents, none in a patch) that lie one after the other in the file;
         else None."""
         cols = self.cols
-        if not indices or indices[-1] >= self._n_orig or not self._content.keys().isdisjoint(indices) or any(
+        if not indices or indices[-1] >= self._n_orig or self._content and not self._content.keys().isdisjoint(
+                indices):
+            return None
+        if (not _LEAN or self._owned[_FLAGS] or self.elf.has_compressed()) and any(
                 map(and_, map(cols[_FLAGS].__getitem__, indices), repeat(SHF_COMPRESSED))):
             return None
         offs = list(map(cols[_OFFSET].__getitem__, indices))
-        ends = list(map(add, offs, map(cols[_SIZE].__getitem__, indices)))
-        if offs[1:] != ends[:-1] or ends[-1] > len(self.data):
+        after = list(accumulate(map(cols[_SIZE].__getitem__, indices), initial=offs[0]))
+        end = after.pop()           # (one after the other: each one's end the next one's offset)
+        if after != offs or end > len(self.data):
             return None
-        if any(p[0] < ends[-1] and offs[0] < p[1] for p in self._patches):
+        if any(p[0] < end and offs[0] < p[1] for p in self._patches):
             return None
-        return memoryview(self.data)[offs[0]:ends[-1]]
+        return memoryview(self.data)[offs[0]:end]
 
     def _plain_many(self, indices) -> list:
         """:meth:`_plain` of each of ``indices`` (sliced by columns where they are input sections, uncompressed)."""
