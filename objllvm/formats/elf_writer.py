@@ -1363,13 +1363,31 @@ class ElfWriter:
             renumbered = self._renumber_relocations(users, dropped, mapping, nsyms, runs)
         group_sigs = None
         if renumbered is not None:      # (done: the others are walked below)
-            utypes = list(map(types.__getitem__, users))
-            groups = list(compress(users, map(SHT_GROUP.__eq__, utypes)))
+            coded = self.type_codes() if _LEAN else None
+            if coded is not None:
+                # (the users' types as the writer's code bytes: each kind of them by a translate)
+                code, codes = coded
+                ucodes = bytes(map(codes.__getitem__, users))
+
+                def of(kinds, want=1):
+                    table = bytearray((1 - want,)) * 256
+                    for t in kinds & code.keys():
+                        table[code[t]] = want
+                    return ucodes.translate(table)
+                groups = list(compress(users, of(_GROUP_TYPES)))
+            else:
+                utypes = list(map(types.__getitem__, users))
+                groups = list(compress(users, map(SHT_GROUP.__eq__, utypes)))
             sigs = list(map(infos.__getitem__, groups))
             if _LEAN and groups and dropped.isdisjoint(sigs) and max(sigs) < nsyms:
                 # the groups' signatures by columns (none of them dropped): the few other users walked below
                 group_sigs = (groups, sigs)
-                users = list(compress(users, map(not_, map(_REL_GROUP_TYPES.__contains__, utypes))))
+                if coded is not None:
+                    users = list(compress(users, of(_REL_GROUP_TYPES, 0)))
+                else:
+                    users = list(compress(users, map(not_, map(_REL_GROUP_TYPES.__contains__, utypes))))
+            elif coded is not None:
+                users = list(compress(users, of(_RELA_TYPES, 0)))
             else:
                 users = list(compress(users, map(not_, map(_RELA_TYPES.__contains__, utypes))))
         rel_edits = {}
