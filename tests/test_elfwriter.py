@@ -1086,3 +1086,176 @@ def test_columns_by_struct_or_array_give_the_same_file(monkeypatch, tmp_path):
     mods = {ln.rsplit("|", 1)[1].strip() for ln in p.stderr.splitlines() if ln.startswith("import time:")}
     assert "objllvm.formats.elf_writer" in mods and not mods & {"array", "collections"}, sorted(mods)
     assert ElfFile((tmp_path / "out.o").read_bytes(), "out").section_count == 3001
+
+
+def test_relocation_symbols_renumbered_as_lanes_match_the_mapping(monkeypatch):
+    """_lanes_renumbered (symbol indices of relocations renumbered as lanes of integers, a block at a time) gives the
+    words the per-entry mapping gives, and None exactly where the mapping cannot decide alone: a word naming a
+    dropped symbol, one past the table, one of 2**31 or more.  Columns of every length around the block size."""
+    import random
+    from array import array
+    import objllvm.formats.elf_writer as ew
+    rnd = random.Random(7)
+    monkeypatch.setattr(ew, "_LANE_BLOCK", 16)
+    checked = refused = unchanged = 0
+    for trial in range(400):
+        nsyms = rnd.randrange(2, 300)
+        gone = [rnd.random() < 0.1 for _ in range(nsyms)]
+        gone[0] = False
+        runs = []
+        k = 0
+        while k < nsyms:
+            if gone[k]:
+                j = k
+                while j < nsyms and gone[j]:
+                    j += 1
+                runs.append((k, j))
+                k = j
+            else:
+                k += 1
+        mapping = []
+        m = 0
+        for g in gone:
+            mapping.append(-1 if g else m)
+            m += not g
+        kept = [i for i in range(nsyms) if not gone[i]]
+        count = rnd.choice([0, 1, 15, 16, 17, 33, rnd.randrange(1, 100)])
+        words = [rnd.choice(kept) for _ in range(count)]
+        if words and trial % 5 == 1:
+            words[rnd.randrange(count)] = rnd.choice([rnd.randrange(nsyms), nsyms, nsyms + 5, 2 ** 31, 2 ** 32 - 1])
+        # the words as they lie in RELA entries (r_sym at word 3 of 6)
+        raw = array("I", bytes(24 * count))
+        raw[3::6] = array("I", words)
+        column = memoryview(raw).cast("B").cast("I")[3::6]
+        got = ew._lanes_renumbered(column, runs, nsyms)
+        decidable = all(w < nsyms and not gone[w] for w in words)
+        if not decidable:
+            assert got is None, (words, runs, nsyms)
+            refused += 1
+            continue
+        expect = [mapping[w] for w in words]
+        if expect == words:
+            assert got == b""
+            unchanged += 1
+        else:
+            assert array("I", got).tolist() == expect
+        checked += 1
+    assert checked > 200 and refused > 20 and unchanged > 10
+
+
+def test_kept_groups_renumbered_as_one_patch(monkeypatch):
+    """--strip-llvm of an instrumented object: the kept groups' member lists go as one patch where they lie one after
+    the other, and read (content) as the general path stores them; the file is the same."""
+    import objllvm.formats.elf_writer as ew
+    data = (TESTDATA / "profile" / "prog-clang22.o").read_bytes()
+    o = ElfFile(data, "prog-clang22.o")
+    sel = [s.index for s in api.llvm_sections(o) if not s.flags & 2]
+    groups = [s.index for s in o.sections if s.type == 17]
+
+    def writer():
+        w = ElfWriter(o)
+        w.remove_many(sel)
+        return w, w.write()
+    lean, first = writer()
+    patched = {i for p in lean._patches for i in p[3]}
+    kept_groups = [g for g in groups if not lean.is_removed(g)]
+    assert kept_groups and patched.issuperset(kept_groups)
+    with monkeypatch.context() as m:
+        m.setattr(ew, "_LEAN", False)
+        general, out = writer()
+    assert out == first
+    assert [lean.content(g) for g in kept_groups] == [general.content(g) for g in kept_groups]
+
+
+def _many_sections_object(pairs, xindex_words_clean=True):
+    """An ELF64 little-endian relocatable object of 7 + 2 * ``pairs`` sections (extended numbering past 65,279):
+    .shstrtab, .strtab, .symtab, .symtab_shndx, .text and its .rela.text, then ``pairs`` times a "keep" and a "drop"
+    section (unallocated PROGBITS), a global symbol k<i> in each keep and a weak one d<i> in each drop (through
+    SHT_SYMTAB_SHNDX where the index is past SHN_LORESERVE), and relocations in .rela.text naming some k<i>.
+    ``xindex_words_clean`` False: the SHT_SYMTAB_SHNDX word of one symbol without SHN_XINDEX is not 0."""
+    n = 7 + 2 * pairs
+    shstr = b"\0.shstrtab\0.strtab\0.symtab\0.symtab_shndx\0.text\0.rela.text\0keep\0drop\0"
+    off = {name: shstr.index(name.encode() + b"\0") for name in
+           (".shstrtab", ".strtab", ".symtab", ".symtab_shndx", ".text", ".rela.text", "keep", "drop")}
+    strtab = bytearray(b"\0file\0")
+    syms = [(0, 0, 0, 0), (1, 0x04, 0xFFF1, 0)]       # null, FILE (SHN_ABS)
+    xwords = [0, 0]
+    names = {}
+    for i in range(pairs):
+        for sec, nm, info in ((7 + 2 * i, f"k{i}", 0x12), (8 + 2 * i, f"d{i}", 0x21)):
+            names[nm] = len(syms)
+            syms.append((len(strtab), info, sec if sec < 0xFF00 else 0xFFFF, 0))
+            xwords.append(sec if sec >= 0xFF00 else 0)
+            strtab += nm.encode() + b"\0"
+    if not xindex_words_clean:
+        xwords[1] = 5
+    symtab = b"".join(struct.pack("<IBBHQQ", nm, info, 0, shndx, v, 0) for nm, info, shndx, v in syms)
+    shndx = struct.pack(f"<{len(xwords)}I", *xwords)
+    used = [f"k{i}" for i in range(0, pairs, max(1, pairs // 40))] + [f"k{pairs - 1}"]
+    rela = b"".join(struct.pack("<QQq", 4 * j, (names[u] << 32) | 1, j) for j, u in enumerate(used))
+    text = bytes(range(16))
+    body = bytearray(64)
+    placed = {}
+    for key, blob, align in (("shstr", shstr, 1), ("strtab", bytes(strtab), 1), ("text", text, 16),
+                             ("keepdrop", bytes(range(8)) * 2 * pairs, 1), ("symtab", symtab, 8),
+                             ("shndx", shndx, 4), ("rela", rela, 8)):
+        body += bytes(-len(body) % align)
+        placed[key] = len(body)
+        body += blob
+    body += bytes(-len(body) % 8)
+    shoff = len(body)
+    rows = [(0, 0, 0, 0, 0, n, 1, 0, 0, 0),
+            (off[".shstrtab"], 3, 0, 0, placed["shstr"], len(shstr), 0, 0, 1, 0),
+            (off[".strtab"], 3, 0, 0, placed["strtab"], len(strtab), 0, 0, 1, 0),
+            (off[".symtab"], 2, 0, 0, placed["symtab"], len(symtab), 2, 2, 8, 24),
+            (off[".symtab_shndx"], 18, 0, 0, placed["shndx"], len(shndx), 3, 0, 4, 4),
+            (off[".text"], 1, 6, 0, placed["text"], 16, 0, 0, 16, 0),
+            (off[".rela.text"], 4, 0x40, 0, placed["rela"], len(rela), 3, 5, 8, 24)]
+    for i in range(pairs):
+        rows.append((off["keep"], 1, 0, 0, placed["keepdrop"] + 16 * i, 8, 0, 0, 1, 0))
+        rows.append((off["drop"], 1, 0, 0, placed["keepdrop"] + 16 * i + 8, 8, 0, 0, 1, 0))
+    body += b"".join(struct.pack("<IIQQQQIIQQ", *r) for r in rows)
+    struct.pack_into("<16sHHIQQQIHHHHHH", body, 0, b"\x7fELF\x02\x01\x01" + bytes(9), 1, 62, 1, 0, 0, shoff, 0,
+                     64, 0, 0, 64, 0, 0xFFFF)
+    return bytes(body), used
+
+
+def test_lean_paths_drop_symbols_of_an_object_with_extended_numbering(monkeypatch):
+    """An object of more than 65,279 sections whose symbols past SHN_LORESERVE are in SHT_SYMTAB_SHNDX: removing every
+    "drop" section drops their symbols (the table renumbered, relocations and SHT_SYMTAB_SHNDX words too) the same
+    through the lean paths (by bytes, _fix_extended_lean) and the general ones; the reader finds each kept symbol in a
+    "keep" section and each relocation naming the symbol it named.  Removing nothing but .text's neighbours leaves
+    the symbols and moves their words; a SHT_SYMTAB_SHNDX word where st_shndx is not SHN_XINDEX takes the general
+    path."""
+    import objllvm.formats.elf_writer as ew
+    hits = []
+    real = ElfWriter._fix_extended_lean
+    monkeypatch.setattr(ElfWriter, "_fix_extended_lean", lambda self, *a: hits.append(real(self, *a)) or hits[-1])
+    for clean in (True, False):
+        data, used = _many_sections_object(32700, clean)
+        o = ElfFile(data, "many.o")
+        assert o.section_count == 7 + 2 * 32700 > 0xFF00
+        drops = [i for i in range(7, o.section_count) if o.section_name(i) == "drop"]
+        for sel in ((drops, drops[::3], [o.section_count - 1], [7]) if clean else (drops,)):
+            outs = []
+            for lean in (True, False):
+                monkeypatch.setattr(ew, "_LEAN", lean)
+                w = ElfWriter(o)
+                w.remove_many(sel)
+                try:
+                    outs.append(w.write())
+                except ObjllvmError as exc:
+                    outs.append(str(exc))
+            monkeypatch.setattr(ew, "_LEAN", True)
+            assert outs[0] == outs[1], (clean, len(sel))
+            if sel == [7]:          # (k0, used by a relocation, would dangle)
+                assert "symbol 'k0' (index 2) is defined in section [7] keep" in outs[0] and "refused" in outs[0]
+                continue
+            new = ElfFile(outs[0], "new.o")
+            kept = [s for s in new.symbols if s.name.startswith(("k", "d"))]
+            gone = {("k" if i % 2 else "d") + str((i - 7) // 2) for i in sel}
+            assert {s.name for s in kept} == {s.name for s in o.symbols if s.name.startswith(("k", "d"))} - gone
+            assert all(new.section_name(s.shndx) == ("keep" if s.name[0] == "k" else "drop") for s in kept)
+            text = new.section_by_name(".text")
+            assert [new.symbols[r.sym].name for r in new.relocations_for(text)] == [u for u in used if u not in gone]
+    assert True in hits and False in hits       # (the lean path did the clean object, not the other)

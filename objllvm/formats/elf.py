@@ -72,6 +72,9 @@ def is_llvm_type(t: int | None) -> bool:
     return t is not None and LLVM_TYPE_LO <= t <= LLVM_TYPE_HI
 
 
+_COMPRESSED_BIT = bytes(1 if b & (SHF_COMPRESSED >> 8) else 0 for b in range(256))     # sh_flags' second byte
+
+
 class ElfFile(ObjectFile):
     format = "elf"
 
@@ -176,7 +179,7 @@ class ElfFile(ObjectFile):
                         section_name=self.section_name(i), offset=self.e_shoff + i * row)
             self.section_errors = dict(sorted(bad.items()))
             bad = self.section_errors
-        if any(map(and_, flags, repeat(SHF_COMPRESSED))):
+        if self.has_compressed():
             for i in range(shnum):
                 if flags[i] & SHF_COMPRESSED and types[i] != SHT_NOBITS and i not in bad:
                     try:
@@ -208,6 +211,24 @@ class ElfFile(ObjectFile):
         return [u32[0::16].tolist(), u32[1::16].tolist(), u64[1::8].tolist(), u64[2::8].tolist(),
                 u64[3::8].tolist(), u64[4::8].tolist(), u32[10::16].tolist(), u32[11::16].tolist(),
                 u64[6::8].tolist(), u64[7::8].tolist()]
+
+    def flag_bytes(self) -> bytes:
+        """The low byte of every section's sh_flags (SHF_WRITE, SHF_ALLOC, SHF_EXECINSTR, ..., SHF_INFO_LINK,
+        SHF_LINK_ORDER), one byte per section as the header table has it: one strided copy, no list."""
+        return self._flag_byte(0)
+
+    def has_compressed(self) -> bool:
+        """Whether any section has SHF_COMPRESSED (in sh_flags as the header table has it)."""
+        return self._flag_byte(1).translate(_COMPRESSED_BIT).find(1) >= 0
+
+    def _flag_byte(self, k: int) -> bytes:
+        """Byte ``k`` (0: the lowest) of every section's sh_flags, one byte per section."""
+        n = self.section_count
+        if not n:
+            return b""
+        row = self._shdr.size
+        start = self.e_shoff + 8 + (k if self.endian == "<" else (7 - k if self.is64 else 3 - k))
+        return bytes(memoryview(self.data)[start:start + (n - 1) * row + 1:row])
 
     @property
     def section_count(self) -> int:

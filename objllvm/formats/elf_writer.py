@@ -69,6 +69,11 @@ _SHNDX_TYPES = frozenset((SHT_SYMTAB_SHNDX,))
 _RELA_TYPES = frozenset((SHT_REL, SHT_RELA))
 _REL_GROUP_TYPES = frozenset((SHT_REL, SHT_RELA, SHT_GROUP))
 _FLIP = bytes.maketrans(b"\0\1", b"\1\0")       # removed flags -> kept flags
+_ONLY_ONE = bytes((0, 1)) + bytes(254)          # a byte 1 stays 1, every other byte becomes 0
+_ZERO_LANE = bytes((1,)) + bytes(255)          # a lane's top byte: 0 (the lane is 0) -> 1, else 0
+_NOT_TWO = bytes((1, 1, 0)) + bytes((1,)) * 253     # a byte 2 becomes 0, every other byte 1
+_NOT_SECTION_SYMBOL = bytes(0 if b & 0xF == STT_SECTION else 1 for b in range(256))      # st_info -> not STT_SECTION
+_INFO_LINK_BYTE = bytes(1 if b & 0x40 else 0 for b in range(256))       # a flags' low byte -> SHF_INFO_LINK set
 
 # The fields of a section header tuple, in file order (ElfFile.headers).
 _FIELDS = ("name_off", "type", "flags", "addr", "offset", "size", "link", "info", "addralign", "entsize")
@@ -102,6 +107,76 @@ def _array(code: str, values=(), n: int | None = None):
             raise OverflowError(str(exc)) from None
     from array import array
     return array(code, values)
+
+
+# Relocations' symbol indices renumbered as lanes of one integer (see _lanes_renumbered) where the dropped symbols
+# make at most this many runs (each run costs a few passes over the column; more take the per-entry mapping)
+_LANE_RUNS = 8
+_LANE_BLOCK = 4096
+
+
+def _lanes_renumbered(column, runs, nsyms):
+    """The 32-bit words of ``column`` (a memoryview of native words) renumbered as symbol indices where the symbols of
+    ``runs`` ([first, end) of each run of dropped ones, ascending) leave a table of ``nsyms``: each word less the
+    number of dropped symbols below it -- as lanes of Python integers, a few passes in C over a block of the column
+    at a time instead of a step per word.  The new words' bytes (b"" where none changes), or None where the caller is
+    to decide entry by entry: a word of 2**31 or more, one past the table, or one naming a dropped symbol."""
+    order = sys.byteorder
+    # (blocks of _LANE_BLOCK words: each integer worked out stays small enough to come from memory already in use,
+    # not from new pages the kernel has to find, which cost more here than the arithmetic)
+    whole = min(len(column), _LANE_BLOCK)
+    if not whole:
+        return b""
+    one = b"\1\0\0\0" if order == "little" else b"\0\0\0\1"
+    ones = int.from_bytes(one * whole, order)
+    top = ones << 31
+    half = (1 << 31) * ones
+    # the offsets to add to a lane to set its top bit where its word is t or more (1 <= t <= 2**31): one per
+    # threshold, reused by every block
+    tops = [t for first, end in runs for t in (first, end) if t < nsyms]
+    # (where the last run ends the table, as a compiler's last symbols, no word past the table is the look for one
+    # at or past that run's first)
+    past = nsyms if not runs or runs[-1][1] != nsyms else None
+    if past is not None:
+        tops.append(past)
+    adds = {t: half - t * ones for t in set(tops)}
+    out = []
+    changed = False
+    for k in range(0, len(column), whole):
+        raw = column[k:k + whole].tobytes()
+        x = int.from_bytes(raw, order)
+        if len(raw) != 4 * whole:           # (the last block, shorter: every lane is alike, so its low ones)
+            lanes = (1 << 8 * len(raw)) - 1
+            top_k = top & lanes
+            adds_k = {t: v & lanes for t, v in adds.items()}
+        else:
+            top_k, adds_k = top, adds
+        if x & top_k or past is not None and (x + adds_k[past]) & top_k:
+            return None             # (a word of 2**31 or more, or past the table)
+        less = 0                    # (each lane's count of dropped symbols below its word, times 2**31)
+        for first, end in runs:
+            above = (x + adds_k[end]) & top_k if end < nsyms else 0
+            if (x + adds_k[first]) & top_k != above:
+                return None         # (a dropped symbol used: refused by the caller's walk)
+            if above:
+                less += (end - first) * above
+        if less:
+            changed = True
+            raw = (x - (less >> 31)).to_bytes(len(raw), order)
+        out.append(raw)
+    return b"".join(out) if changed else b""
+
+
+def _moved_shndx(column, new, big) -> list:
+    """The st_shndx values ``column`` with each section index moved to its new one (``new``), but at the positions
+    ``big`` (reserved indices, or past the table) where they stay."""
+    if not big:
+        return list(map(new.__getitem__, column))
+    col = list(column)
+    any(map(col.__setitem__, big, repeat(0)))       # (each step gives None)
+    col = list(map(new.__getitem__, col))
+    any(map(col.__setitem__, big, map(column.__getitem__, big)))
+    return col
 
 
 def _header_field(k: int):
@@ -222,6 +297,7 @@ class ElfWriter:
         self._rel_by_target = None
         self._rel_count = 0
         self._kinds_key = None
+        self._type_codes = None
         self.moves: list = []     # after write(): (section index or what, input offset, output offset, size)
         # after write_parts(): (index in the parts, input offset) of the parts that are runs of the input's bytes of
         # SEND_MIN bytes or more, in order (see SEND_MIN)
@@ -237,20 +313,54 @@ class ElfWriter:
         key = (id(types), len(types))
         if self._kinds_key != key:
             self._kinds, self._kinds_key, self._types_seen = {}, key, set(types)
+            self._type_codes = None
         found = self._kinds.get(wanted)
         if found is None:       # (each kind when first asked for)
             found = []
-            for t in wanted & self._types_seen:
-                count = types.count(t)
-                if count <= 64:        # a few: found by list.index, a search in C
-                    i = -1
-                    for _ in range(count):
-                        i = types.index(t, i + 1)
-                        found.append(i)
+            present = wanted & self._types_seen
+            if _LEAN and present and len(self._types_seen) <= 256:
+                # by one byte per section, made once (each distinct type's code): each kind then found by searches
+                # in C (a few) or one translate (many), not by a pass over the column per kind
+                code, codes = self.type_codes()
+                wanted_codes = [code[t] for t in present]
+                if sum(map(codes.count, wanted_codes)) <= 64:
+                    for c in wanted_codes:
+                        i = codes.find(c)
+                        while i >= 0:
+                            found.append(i)
+                            i = codes.find(c, i + 1)
                 else:
-                    found += compress(range(len(types)), map(eq, types, repeat(t)))
+                    table = bytearray(256)
+                    for c in wanted_codes:
+                        table[c] = 1
+                    found = list(compress(range(len(types)), codes.translate(table)))
+            else:
+                for t in present:
+                    count = types.count(t)
+                    if count <= 64:        # a few: found by list.index, a search in C
+                        i = -1
+                        for _ in range(count):
+                            i = types.index(t, i + 1)
+                            found.append(i)
+                    else:
+                        found += compress(range(len(types)), map(eq, types, repeat(t)))
             found = self._kinds[wanted] = sorted(found)
         return found[1:] if first and found and found[0] == 0 else found
+
+    def type_codes(self):
+        """(code, codes): a code (0-255) for each distinct sh_type (a dict) and one code byte per section, made once
+        while the types stay as they are; None where there are more than 256 distinct types."""
+        types = self.cols[_TYPE]
+        key = (id(types), len(types))
+        if self._kinds_key != key:
+            self._kinds, self._kinds_key, self._types_seen = {}, key, set(types)
+            self._type_codes = None
+        if self._type_codes is None:
+            if len(self._types_seen) > 256:
+                return None
+            code = {t: k for k, t in enumerate(self._types_seen)}
+            self._type_codes = (code, bytes(map(code.__getitem__, types)))
+        return self._type_codes
 
     def name(self, index: int) -> str:
         if index >= self._n_orig:
@@ -515,19 +625,26 @@ class ElfWriter:
         only relocation sections and groups can join the set).  Returns the indices of the removed sections."""
         rm = self._removed
         n = len(types)
-        rels = [i for i in self._of_types(_REL_TYPES, 1) if not rm[i]]
+        rels = self._of_types(_REL_TYPES, 1)
+        rels = list(compress(rels, map(rm.translate(_FLIP).__getitem__, rels)))      # (the kept ones)
         groups = self._of_types(_GROUP_TYPES, 1)
         targets = list(map(infos.__getitem__, rels))
         removed = set(compress(range(n), rm))
         table = self._group_table(groups) if groups else None
         alive = None
         if table is not None:
-            words, bounds, _ = table
+            words, bounds = table[0], table[1]
             # the groups with members (more than the flag word): where their members start and end in ``words``
-            full = list(map(gt, map(sub, bounds[1:], bounds[:-1]), repeat(1)))
-            with_members = list(compress(groups, full))
-            firsts = list(map((1).__add__, compress(bounds, full)))
-            lasts = list(compress(bounds[1:], full))
+            lasts = bounds[1:]
+            if table[3] > 4:            # (every group has members: as compilers write them)
+                with_members = groups
+                firsts = list(map((1).__add__, bounds))
+                firsts.pop()
+            else:
+                full = list(map(gt, map(sub, lasts, bounds[:-1]), repeat(1)))
+                with_members = list(compress(groups, full))
+                firsts = list(map((1).__add__, compress(bounds, full)))
+                lasts = list(compress(lasts, full))
         pending = removed               # removed sections whose relocation sections and groups are not looked at yet
         # (the set itself in the first round: it is only read there, and grows after)
         first = True                    # (groups are looked at once in any case: one may name no section in range)
@@ -570,28 +687,39 @@ class ElfWriter:
 
     def _group_table(self, groups):
         """The words of groups ``groups`` (input sections, not compressed, each a whole number of words and at least
-        the flag word, none given new contents) as one column: (words, bounds, raw), group ``groups[k]`` being ``words[bounds[k]:bounds[k + 1]]``
-        (its flag word first), ``raw`` the bytes the words were read from; None when one of them is not such a group
-        (the caller then reads them one by one)."""
+        the flag word, none given new contents) as one column: (words, bounds, raw, least, whole), group
+        ``groups[k]`` being ``words[bounds[k]:bounds[k + 1]]`` (its flag word first), ``raw`` the bytes the words
+        were read from, ``least`` the smallest group's size in bytes, ``whole`` whether they lie one after the other
+        in the file (``raw`` one slice of it); None when one of them is not such a group (the caller then reads them
+        one by one)."""
         cols = self.cols
         n_orig = self._n_orig
-        if max(groups) >= n_orig or not self._content.keys().isdisjoint(groups) or any(
+        if max(groups) >= n_orig or self._content and not self._content.keys().isdisjoint(groups):
+            return None
+        if (not _LEAN or self._owned[_FLAGS] or self.elf.has_compressed()) and any(
                 f & SHF_COMPRESSED for f in set(map(cols[_FLAGS].__getitem__, groups))):
             return None
         offs = list(map(cols[_OFFSET].__getitem__, groups))
         sizes = list(map(cols[_SIZE].__getitem__, groups))
         distinct = set(sizes)
-        if min(distinct) < 4 or any(z & 3 for z in distinct):
-            return None
-        ends = list(map(add, offs, sizes))
-        if max(ends) > len(self.data):
+        least = min(distinct)
+        if least < 4 or any(z & 3 for z in distinct):
             return None
         mv = memoryview(self.data)
-        if offs[1:] == ends[:-1]:       # one after the other in the file (as assemblers write them): one slice
-            raw = bytes(mv[offs[0]:ends[-1]])
+        # one after the other in the file (as assemblers write them): each group's end the next one's offset
+        after = list(accumulate(sizes, initial=offs[0]))
+        end = after.pop()
+        if after == offs:
+            if end > len(self.data):
+                return None
+            raw = bytes(mv[offs[0]:end])
         else:
+            ends = list(map(add, offs, sizes))
+            if max(ends) > len(self.data):
+                return None
             raw = b"".join(map(mv.__getitem__, map(slice, offs, ends)))
-        return self._words_of("I", raw), list(accumulate(map(rshift, sizes, repeat(2)), initial=0)), raw
+        w = self._words_of("I", raw)
+        return w, list(accumulate(map(rshift, sizes, repeat(2)), initial=0)), raw, least, after == offs
 
     def _group_members(self, i: int, strict: bool = True) -> list:
         """The member indices of group ``i``; not ``strict``: a compressed group that does not decompress is read
@@ -636,8 +764,16 @@ class ElfWriter:
         keep = rm.translate(_FLIP)
         # A kept section that links (sh_link, or sh_info with SHF_INFO_LINK) to a removed one: refused, the first
         # such section in index order (section 0 aside).  Found by sets; walked only when there is one.
-        kept_links = compress(links, keep)
-        kept_info_links = compress(compress(infos, keep), map(and_, compress(flags, keep), repeat(SHF_INFO_LINK)))
+        if _LEAN and not self._owned[_FLAGS] and n == self._n_orig:
+            # (the few distinct values, then looked up; the sections with SHF_INFO_LINK by the flags' low byte as the
+            # input's table has it, ANDed with the kept flags as integers)
+            kept_links = set(compress(links, keep))
+            info_link = int.from_bytes(self.elf.flag_bytes().translate(_INFO_LINK_BYTE), "little") & \
+                int.from_bytes(keep, "little")
+            kept_info_links = set(compress(infos, info_link.to_bytes(n, "little")))
+        else:
+            kept_links = compress(links, keep)
+            kept_info_links = compress(compress(infos, keep), map(and_, compress(flags, keep), repeat(SHF_INFO_LINK)))
         if not removed.isdisjoint(kept_links) or not removed.isdisjoint(kept_info_links):
             for i in compress(range(1, n), keep[1:]):
                 link, info = links[i], infos[i]
@@ -665,27 +801,44 @@ class ElfWriter:
             table = self._group_table(groups)
             at = range(len(groups))
         if table is not None:
-            words, bounds, raw = table
-            starts = list(map(bounds.__getitem__, at))
-            ends = list(map(bounds.__getitem__, map((1).__add__, at)))
-            alive = bytearray(self._alive(words) if alive is None else alive)
+            words, bounds, raw = table[:3]
+            if alive is None:
+                alive = self._alive(words)
             flags_at = bounds[:-1]
-            any(map(alive.__setitem__, flags_at, repeat(1)))     # (flag words; each step gives None)
-            # (a kept group has a member that is not kept: the walk below decides; so does one past the table)
-            if alive.find(0) < 0 or all(map((-1).__eq__, map(alive.find, repeat(0), starts, ends))):
-                if max(words, default=0) < n:
-                    renumbered = list(map(new.__getitem__, words))
-                    any(map(renumbered.__setitem__, flags_at, map(words.__getitem__, flags_at)))
-                else:
-                    renumbered = [new[m] if m < n else m for m in words]
-                    any(map(renumbered.__setitem__, flags_at, map(words.__getitem__, flags_at)))
-                if renumbered != words:
-                    blob = self._file_words("I", renumbered).tobytes()
-                    cuts = list(map(slice, map(lshift, starts, repeat(2)), map(lshift, ends, repeat(2))))
-                    pieces = list(map(blob.__getitem__, cuts))
-                    # (uncompressed input sections: stored as they are, no flag to clear)
-                    self._content.update(compress(zip(groups, pieces), map(ne, pieces, map(raw.__getitem__, cuts))))
-                groups = []
+            if _LEAN and at[-1] - at[0] == len(at) - 1:
+                # the kept groups one after the other in the table (the removed ones before or after them): their
+                # words are one run of it, looked at and renumbered as one; where every word of it names a kept
+                # section (the flag words too, as they usually do: 0 or 1), with no look at the flag words
+                w0, w1 = bounds[at[0]], bounds[at[-1] + 1]
+                if alive.find(0, w0, w1) >= 0:
+                    alive = bytearray(alive)
+                    any(map(alive.__setitem__, flags_at, repeat(1)))     # (flag words; each step gives None)
+                if alive.find(0, w0, w1) < 0:
+                    # (one slice of the input where every group is, so the kept ones too)
+                    whole = table[4] if len(table) > 4 else False
+                    self._renumber_group_run(groups, words[w0:w1], bounds[at[0]:at[-1] + 1], w0, raw, new, whole)
+                    groups = []
+            else:
+                alive = bytearray(alive)
+                any(map(alive.__setitem__, flags_at, repeat(1)))     # (flag words; each step gives None)
+                starts = list(map(bounds.__getitem__, at))
+                ends = list(map(bounds.__getitem__, map((1).__add__, at)))
+                # (a kept group has a member that is not kept: the walk below decides; so does one past the table)
+                if alive.find(0) < 0 or all(map((-1).__eq__, map(alive.find, repeat(0), starts, ends))):
+                    if max(words, default=0) < n:
+                        renumbered = list(map(new.__getitem__, words))
+                        any(map(renumbered.__setitem__, flags_at, map(words.__getitem__, flags_at)))
+                    else:
+                        renumbered = [new[m] if m < n else m for m in words]
+                        any(map(renumbered.__setitem__, flags_at, map(words.__getitem__, flags_at)))
+                    if renumbered != words:
+                        blob = self._file_words("I", renumbered).tobytes()
+                        cuts = list(map(slice, map(lshift, starts, repeat(2)), map(lshift, ends, repeat(2))))
+                        pieces = list(map(blob.__getitem__, cuts))
+                        # (uncompressed input sections: stored as they are, no flag to clear)
+                        self._content.update(compress(zip(groups, pieces),
+                                                      map(ne, pieces, map(raw.__getitem__, cuts))))
+                    groups = []
         for i in groups:
             b = self._plain(i)
             if len(b) < 4:
@@ -695,6 +848,141 @@ class ElfWriter:
             if kept != members:
                 e = self.elf.endian
                 self._store(i, b[:4] + struct.pack(f"{e}{len(kept)}I", *kept))
+
+    def _renumber_group_run(self, groups, words, firsts, w0, raw, new, whole=False) -> None:
+        """The member lists of the kept groups ``groups`` (input sections, ascending), whose words are ``words`` (one
+        run of the group table, beginning at word ``w0`` of it; ``firsts``: where each group's flag word is in the
+        table; every member in range is kept) renumbered by ``new``: as one patch (see _patches) where the groups lie
+        one after the other in the file, else as contents of their own (those that change)."""
+        n = len(new)
+        flags_at = list(map(sub, firsts, repeat(w0)))
+        if max(words) < n:
+            renumbered = list(map(new.__getitem__, words))
+        else:
+            renumbered = [new[m] if m < n else m for m in words]
+        any(map(renumbered.__setitem__, flags_at, map(words.__getitem__, flags_at)))      # (each step gives None)
+        if renumbered == words:
+            return
+        blob = self._file_words("I", renumbered).tobytes()
+        cols = self.cols
+        if whole:           # (``whole``: the groups are known to lie one after the other)
+            start = cols[_OFFSET][groups[0]]
+            self._patches.append([start, start + len(blob), blob, list(groups)])
+            return
+        offs = list(map(cols[_OFFSET].__getitem__, groups))
+        sizes = list(map(cols[_SIZE].__getitem__, groups))
+        if offs[1:] == list(map(add, offs[:-1], sizes[:-1])):
+            # one after the other in the file (as assemblers write them): one patch, as relocations are renumbered
+            self._patches.append([offs[0], offs[-1] + sizes[-1], blob, list(groups)])
+            return
+        ends = flags_at[1:]
+        ends.append(len(words))
+        cuts = list(map(slice, map(lshift, flags_at, repeat(2)), map(lshift, ends, repeat(2))))
+        pieces = list(map(blob.__getitem__, cuts))
+        old = raw[w0 * 4:(w0 + len(words)) * 4]
+        # (uncompressed input sections: stored as they are, no flag to clear)
+        self._content.update(compress(zip(groups, pieces), map(ne, pieces, map(old.__getitem__, cuts))))
+
+    def _fix_symbols_lean(self, si, new, removed, data, st, column, ext, shndx_sec) -> bool:
+        """:meth:`_fix_symbols` by bytes where the table has fewer sections than SHN_LORESERVE and no symbol's section
+        is in SHT_SYMTAB_SHNDX: one code per symbol (its section kept, removed, or a reserved index or one past the
+        table -- at most 64 of those), no set of st_shndx values.  True when done; False where the caller is to
+        decide (the section symbols of removed sections the only symbols there, an extended index, more than 64
+        reserved ones)."""
+        n = len(self._removed)
+        if n > SHN_LORESERVE:
+            return self._fix_extended_lean(si, new, removed, data, st, column, ext, shndx_sec)
+        codes = bytes(map((bytes(self._removed) + b"\2" * (0x10000 - n)).__getitem__, column))
+        big = []
+        k = codes.find(2)
+        while k >= 0:
+            if len(big) == 64 or column[k] == SHN_XINDEX:
+                return False
+            big.append(k)
+            k = codes.find(2, k + 1)
+        size = st.size
+        shndx_pos = 6 if self.is64 else 14
+        if codes.find(1) < 0:
+            # no symbol in a removed section: every st_shndx naming a section moves to its new index
+            col2 = _moved_shndx(column, new, big)
+            if col2 != column:
+                self._store(si, self._with_column(data, size, shndx_pos, col2))
+            return True
+        if not self.elf.is_relocatable:
+            return False
+        # a symbol other than a section symbol in a removed section: the symbols of the removed sections go
+        gone = codes.translate(_ONLY_ONE)
+        info = data[(4 if self.is64 else 12):len(column) * size:size]      # st_info
+        if not int.from_bytes(gone, "little") & int.from_bytes(info.translate(_NOT_SECTION_SYMBOL), "little"):
+            return False
+        self._drop_symbols(si, new, removed, data, st, column, ext, shndx_sec, gone=gone, big=big)
+        return True
+
+    def _link_words_equal(self, value: int) -> bytes:
+        """1 for each input section whose sh_link (as the header table has it) is ``value``, else 0: the link words
+        as 32-bit lanes of integers, a block at a time, each lane XORed with ``value`` and tested for zero."""
+        row = self._shdr.size
+        start = self.elf.e_shoff + (40 if self.is64 else 24)
+        n = self._n_orig
+        raw = memoryview(self.data)[start:start + (n - 1) * row + 4]
+        # (the words' bytes in the file's order, read as little-endian lanes: compared with the value's bytes alike)
+        words = raw.cast("I")[::row // 4].tobytes()
+        want = int.from_bytes(struct.pack(self.elf.endian + "I", value), "little")
+        whole = min(n, _LANE_BLOCK)
+        ones = int.from_bytes(b"\1\0\0\0" * whole, "little")
+        low = 0x7FFFFFFF * ones
+        top = ones << 31
+        target = want * ones
+        out = []
+        for k in range(0, 4 * n, 4 * whole):
+            chunk = words[k:k + 4 * whole]
+            y = int.from_bytes(chunk, "little") ^ target
+            if len(chunk) != 4 * whole:         # (the last block, shorter: every lane alike, so its low ones)
+                y &= (1 << 8 * len(chunk)) - 1
+            nonzero = (y | ((y & low) + low)) & top         # (the top bit of each lane that is not 0)
+            out.append(nonzero.to_bytes(4 * whole, "little")[3:len(chunk):4])
+        return b"".join(out).translate(_ZERO_LANE)
+
+    def _fix_extended_lean(self, si, new, removed, data, st, column, ext, shndx_sec) -> bool:
+        """:meth:`_fix_symbols_lean` for a table of SHN_LORESERVE sections or more, its symbols' sections past it in
+        SHT_SYMTAB_SHNDX: where that table has a word for every symbol, 0 for those whose st_shndx is not SHN_XINDEX
+        (as LLVM and GNU as write it), each naming a section of the table.  Codes as there, the words' removed flags
+        looked up by bytes and ORed in as integers.  False where the caller is to decide."""
+        rm = self._removed
+        n = len(rm)
+        nsyms = len(column)
+        if ext is None or len(ext) < 4 * nsyms or not nsyms:
+            return False
+        # st_shndx below SHN_LORESERVE: 1 where its section is removed; SHN_XINDEX: 2; the other reserved ones: 0
+        codes = bytes(map((bytes(rm[:SHN_LORESERVE]) + bytes(SHN_XINDEX - SHN_LORESERVE) + b"\2").__getitem__, column))
+        raw = bytes(ext[:4 * nsyms])
+        if (self.elf.endian == "<") == (sys.byteorder == "little"):
+            words = memoryview(raw).cast("I")
+        else:
+            words = self._ext_words(raw, nsyms)
+        if any(compress(words, codes.translate(_NOT_TWO))) or max(words) >= n:
+            return False
+        gone = int.from_bytes(codes.translate(_ONLY_ONE), "little") | int.from_bytes(
+            bytes(map(rm.__getitem__, words)), "little")          # (the words of the others are 0: section 0, kept)
+        size = st.size
+        shndx_pos = 6 if self.is64 else 14
+        if not gone:
+            # no symbol in a removed section: st_shndx below SHN_LORESERVE and SHN_XINDEX words moved
+            lut = new[:SHN_LORESERVE]
+            lut += range(SHN_LORESERVE, 0x10000)
+            col2 = list(map(lut.__getitem__, column))
+            if col2 != column:
+                self._store(si, self._with_column(data, size, shndx_pos, col2))
+            moved = self._file_words("I", list(map(new.__getitem__, words))).tobytes()    # (new[0] is 0)
+            if moved != raw:
+                self._store(shndx_sec, moved + bytes(ext[4 * nsyms:]))
+            return True
+        gone = gone.to_bytes(nsyms, "little")
+        info = data[(4 if self.is64 else 12):nsyms * size:size]      # st_info
+        if not int.from_bytes(gone, "little") & int.from_bytes(info.translate(_NOT_SECTION_SYMBOL), "little"):
+            return False
+        self._drop_symbols(si, new, removed, data, st, column, ext, shndx_sec, xwords=(words, True), gone=gone)
+        return True
 
     def _fix_symbols(self, si, new, removed):
         rm = self._removed
@@ -709,6 +997,8 @@ class ElfWriter:
         shndx_pos = 6 if self.is64 else 14    # st_shndx offset inside an entry
         low = min(removed)
         column = self._column(data[:nsyms * st.size], st.size, shndx_pos)      # st_shndx of every symbol
+        if _LEAN and self._fix_symbols_lean(si, new, removed, data, st, column, ext, shndx_sec):
+            return
         values = set(column)
         # Fast path: no symbol refers to a section at or after the first removed one (below the reserved indices;
         # nor to SHT_SYMTAB_SHNDX).
@@ -857,16 +1147,20 @@ class ElfWriter:
         are input sections (uncompressed, no new contents, none in a patch) that lie one after the other in the file;
         else None."""
         cols = self.cols
-        if not indices or indices[-1] >= self._n_orig or not self._content.keys().isdisjoint(indices) or any(
+        if not indices or indices[-1] >= self._n_orig or self._content and not self._content.keys().isdisjoint(
+                indices):
+            return None
+        if (not _LEAN or self._owned[_FLAGS] or self.elf.has_compressed()) and any(
                 map(and_, map(cols[_FLAGS].__getitem__, indices), repeat(SHF_COMPRESSED))):
             return None
         offs = list(map(cols[_OFFSET].__getitem__, indices))
-        ends = list(map(add, offs, map(cols[_SIZE].__getitem__, indices)))
-        if offs[1:] != ends[:-1] or ends[-1] > len(self.data):
+        after = list(accumulate(map(cols[_SIZE].__getitem__, indices), initial=offs[0]))
+        end = after.pop()           # (one after the other: each one's end the next one's offset)
+        if after != offs or end > len(self.data):
             return None
-        if any(p[0] < ends[-1] and offs[0] < p[1] for p in self._patches):
+        if any(p[0] < end and offs[0] < p[1] for p in self._patches):
             return None
-        return memoryview(self.data)[offs[0]:ends[-1]]
+        return memoryview(self.data)[offs[0]:end]
 
     def _plain_many(self, indices) -> list:
         """:meth:`_plain` of each of ``indices`` (sliced by columns where they are input sections, uncompressed)."""
@@ -887,7 +1181,7 @@ class ElfWriter:
                     out[k] = c
         return out
 
-    def _renumber_relocations(self, users, dropped, mapping, nsyms) -> dict | None:
+    def _renumber_relocations(self, users, dropped, mapping, nsyms, runs=None) -> dict | None:
         """{index: new bytes} of the REL/RELA sections of ``users`` with their symbol indices renumbered by
         ``mapping``, by columns (the sections of one type joined); None when one of them uses a ``dropped`` symbol or
         is not a whole number of entries (the caller then walks them one by one, and refuses)."""
@@ -907,12 +1201,12 @@ class ElfWriter:
             start = 0
             while start < len(idx):
                 stop = max(bisect_right(ends, (ends[start - 1] if start else 0) + _BATCH_BYTES), start + 1)
-                if not self._renumber_batch(t, idx[start:stop], edits, dropped, low, mapping, nsyms):
+                if not self._renumber_batch(t, idx[start:stop], edits, dropped, low, mapping, nsyms, runs):
                     return None
                 start = stop
         return edits
 
-    def _renumber_batch(self, t, idx, edits, dropped, low, mapping, nsyms) -> bool:
+    def _renumber_batch(self, t, idx, edits, dropped, low, mapping, nsyms, runs=None) -> bool:
         """:meth:`_renumber_relocations` for the sections ``idx`` of type ``t``: their new bytes into ``edits``; False
         where the caller is to walk them (a dropped symbol used, an entry cut short)."""
         size = (24 if t == SHT_RELA else 16) if self.is64 else (12 if t == SHT_RELA else 8)
@@ -935,16 +1229,22 @@ class ElfWriter:
         if words and _LEAN:
             at = (3 if sys.byteorder == "little" else 2)
             column = memoryview(b).cast("I")[at::size // 4]
-            try:
-                # every index in the table and none of them dropped (-1 does not fit): one step in C, from the
-                # column as it lies in the entries
-                new_words = _array("I", map(mapping.__getitem__, column), len(column))
-            except (IndexError, OverflowError):
-                new_words = None        # (worked out below: refused, or an index past the table kept)
+            new_words = _lanes_renumbered(column, runs, nsyms) if runs is not None and len(runs) <= _LANE_RUNS else None
+            if new_words is None:
+                try:
+                    # every index in the table and none of them dropped (-1 does not fit): one step in C, from the
+                    # column as it lies in the entries
+                    new_words = _array("I", map(mapping.__getitem__, column), len(column))
+                except (IndexError, OverflowError):
+                    new_words = None        # (worked out below: refused, or an index past the table kept)
+                else:
+                    if memoryview(new_words).cast("B") == column.tobytes():
+                        return True
+            elif not new_words:
+                return True     # (every symbol used is below the first dropped one: nothing moves)
+            else:
+                new_words = memoryview(new_words).cast("I")
             if new_words is not None:
-                if memoryview(new_words).cast("B") == column.tobytes():
-                    # (every symbol used is below the first dropped one: nothing moves)
-                    return True
                 out = bytearray(b)
                 mv = memoryview(out).cast("I")
                 mv[at::size // 4] = new_words
@@ -995,7 +1295,8 @@ class ElfWriter:
         edits.update(compress(zip(idx, pieces), map(ne, pieces, old)))
         return True
 
-    def _drop_symbols(self, si, new, removed, data, st, column, ext, shndx_sec, real=None, xwords=None):
+    def _drop_symbols(self, si, new, removed, data, st, column, ext, shndx_sec, real=None, xwords=None, gone=None,
+                      big=None):
         """Symbol table ``si`` of a relocatable object without the symbols defined in removed sections (section
         symbols too): the kept ones renumbered in order (locals stay first; sh_info is the new first global),
         with every kept user of symbol indices rewritten -- REL/RELA relocations, SHT_SYMTAB_SHNDX, group
@@ -1010,15 +1311,28 @@ class ElfWriter:
         types, links, infos = self.cols[_TYPE], self.cols[_LINK], self.cols[_INFO]
         # The section of every symbol (through SHT_SYMTAB_SHNDX when extended); 0 where none.  (``real``: the
         # caller's, where no symbol's section is in SHT_SYMTAB_SHNDX.)
-        if real is None:
-            real = self._real_shndx(column, ext)
-        gone = list(map(removed.__contains__, real))
-        gone[0] = False
+        # (``gone``, ``big``: the caller's, by bytes -- see _fix_symbols_lean -- where no symbol's section is in
+        # SHT_SYMTAB_SHNDX: 1 for each symbol in a removed section; the symbols with a reserved st_shndx)
+        if gone is not None:
+            real = None             # (what refuse reads, worked out there)
+            gone = bytearray(gone)
+            gone[0] = 0
+        else:
+            if real is None:
+                real = self._real_shndx(column, ext)
+            gone = list(map(removed.__contains__, real))
+            gone[0] = False
         drop = list(compress(range(nsyms), gone))
         dropped = set(drop)
         kept_sections = rm.translate(_FLIP)
-        users = list(compress(range(n), map(eq, links, repeat(si))))
-        users = list(compress(users, map(kept_sections.__getitem__, users)))
+        if _LEAN and n == self._n_orig and not self._owned[_LINK]:
+            # the kept sections whose sh_link is the table: by the link words as the input's header table has them,
+            # compared as lanes of integers and ANDed with the kept flags (no pass over the column per section)
+            linked = int.from_bytes(self._link_words_equal(si), "little") & int.from_bytes(kept_sections, "little")
+            users = list(compress(range(n), linked.to_bytes(n, "little")))
+        else:
+            users = list(compress(range(n), map(eq, links, repeat(si))))
+            users = list(compress(users, map(kept_sections.__getitem__, users)))
         if users and not users[0]:
             del users[0]            # (section 0)
 
@@ -1026,11 +1340,12 @@ class ElfWriter:
             nm = st.unpack_from(data, k * size)[0]
             what = self._symbol_name(si, nm)
             what = f"symbol {what!r}" if what else "the section symbol"
-            raise self._err(f"{what} (index {k}) is defined in section [{real[k]}] "
-                            f"{self.name(real[k])}, which would be removed, but {how} [{where}] {self.name(where)} "
-                            f"uses it (refused: the symbol would dangle)", real[k])
+            sec = (real if real is not None else self._real_shndx(column, ext))[k]
+            raise self._err(f"{what} (index {k}) is defined in section [{sec}] "
+                            f"{self.name(sec)}, which would be removed, but {how} [{where}] {self.name(where)} "
+                            f"uses it (refused: the symbol would dangle)", sec)
         # Old index -> new index (dropped ones: -1); the runs of dropped rows (and so of kept ones) by find
-        keep = list(map(not_, gone))
+        keep = gone.translate(_FLIP) if isinstance(gone, bytearray) else list(map(not_, gone))
         mapping = list(accumulate(keep, initial=-1))
         del mapping[0]
         flags = bytes(gone)
@@ -1045,16 +1360,34 @@ class ElfWriter:
             i = flags.find(1, j)
         renumbered = None
         if SHT_CREL not in map(types.__getitem__, users):
-            renumbered = self._renumber_relocations(users, dropped, mapping, nsyms)
+            renumbered = self._renumber_relocations(users, dropped, mapping, nsyms, runs)
         group_sigs = None
         if renumbered is not None:      # (done: the others are walked below)
-            utypes = list(map(types.__getitem__, users))
-            groups = list(compress(users, map(SHT_GROUP.__eq__, utypes)))
+            coded = self.type_codes() if _LEAN else None
+            if coded is not None:
+                # (the users' types as the writer's code bytes: each kind of them by a translate)
+                code, codes = coded
+                ucodes = bytes(map(codes.__getitem__, users))
+
+                def of(kinds, want=1):
+                    table = bytearray((1 - want,)) * 256
+                    for t in kinds & code.keys():
+                        table[code[t]] = want
+                    return ucodes.translate(table)
+                groups = list(compress(users, of(_GROUP_TYPES)))
+            else:
+                utypes = list(map(types.__getitem__, users))
+                groups = list(compress(users, map(SHT_GROUP.__eq__, utypes)))
             sigs = list(map(infos.__getitem__, groups))
             if _LEAN and groups and dropped.isdisjoint(sigs) and max(sigs) < nsyms:
                 # the groups' signatures by columns (none of them dropped): the few other users walked below
                 group_sigs = (groups, sigs)
-                users = list(compress(users, map(not_, map(_REL_GROUP_TYPES.__contains__, utypes))))
+                if coded is not None:
+                    users = list(compress(users, of(_REL_GROUP_TYPES, 0)))
+                else:
+                    users = list(compress(users, map(not_, map(_REL_GROUP_TYPES.__contains__, utypes))))
+            elif coded is not None:
+                users = list(compress(users, of(_RELA_TYPES, 0)))
             else:
                 users = list(compress(users, map(not_, map(_RELA_TYPES.__contains__, utypes))))
         rel_edits = {}
@@ -1121,11 +1454,14 @@ class ElfWriter:
                 any(map(self._own_column(_INFO).__setitem__, groups, new_sigs))      # (each gives None)
         # st_shndx of the kept symbols renumbered by columns (as in _fix_symbols), then the kept rows joined
         shndx_pos = 6 if self.is64 else 14
-        lim = min(n, SHN_LORESERVE)
-        lut = new[:lim]
-        lut += range(lim, 0x10000)
         table = data[:nsyms * size]
-        col2 = list(map(lut.__getitem__, column))
+        if big is not None:
+            col2 = _moved_shndx(column, new, big)
+        else:
+            lim = min(n, SHN_LORESERVE)
+            lut = new[:lim]
+            lut += range(lim, 0x10000)
+            col2 = list(map(lut.__getitem__, column))
         if col2 != column:
             table = self._with_column(table, size, shndx_pos, col2)
         mv = memoryview(table)
@@ -1852,15 +2188,34 @@ class ElfWriter:
         # (as 0: their values could make the column take the slow way) and given theirs back
         old_infos = list(kept(_INFO))
         flags = self.cols[_FLAGS]
-        other = set(compress(range(n), self.cols[_INFO])).difference(self._of_types(_REL_TYPES))
-        rows = [new[i] - 1 for i in other if keep[i] and not flags[i] & SHF_INFO_LINK]
-        if rows:
-            infos = list(old_infos)
-            any(map(infos.__setitem__, rows, repeat(0)))
-            infos = renumber(infos)
-            any(map(infos.__setitem__, rows, map(old_infos.__getitem__, rows)))
+        if _LEAN and 2 * len(self._of_types(_GROUP_TYPES)) > len(self._of_types(_REL_TYPES)):
+            # by rows: the kept relocation sections and those with SHF_INFO_LINK (found in the flags' low byte as
+            # the input has them, unless an edit changed the flags) renumbered, the others as they are
+            if self._owned[_FLAGS]:
+                linked = compress(range(n), map(and_, flags, repeat(SHF_INFO_LINK)))
+            else:
+                linked = compress(range(n), self.elf.flag_bytes().translate(_INFO_LINK_BYTE))
+            linked = list(linked)
+            rels = self._of_types(_REL_TYPES)
+            at = rels if linked == rels else sorted(set(linked).union(rels))      # (alike, as compilers write them)
+            at = list(compress(at, map(keep.__getitem__, at))) if at else []
+            infos = old_infos
+            if at:
+                infos = list(old_infos)
+                values = list(map(self.cols[_INFO].__getitem__, at))
+                any(map(infos.__setitem__, map((-1).__add__, map(new.__getitem__, at)), renumber(values)))
         else:
-            infos = renumber(old_infos)
+            # (few groups, the other sections with an sh_info that is not a section index: they are left out of one
+            # renumbered column)
+            other = set(compress(range(n), self.cols[_INFO])).difference(self._of_types(_REL_TYPES))
+            rows = [new[i] - 1 for i in other if keep[i] and not flags[i] & SHF_INFO_LINK]
+            if rows:
+                infos = list(old_infos)
+                any(map(infos.__setitem__, rows, repeat(0)))
+                infos = renumber(infos)
+                any(map(infos.__setitem__, rows, map(old_infos.__getitem__, rows)))
+            else:
+                infos = renumber(old_infos)
         # The input's rows of the kept sections (runs of neighbours copied whole), rows packed for added ones;
         # then the columns that change stored over them: offsets, sizes, sh_link, sh_info, and any column an
         # edit changed (flags of a section written uncompressed, ...).

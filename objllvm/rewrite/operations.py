@@ -42,6 +42,9 @@ class Remove(Operation):
 _ONLY_1 = bytes((0, 1)) + bytes(254)
 _ONLY_2 = bytes((0, 0, 1)) + bytes(253)
 _SECOND = itemgetter(1)
+# a flags' low byte -> 0xFF where SHF_ALLOC is clear, else 0; a removed flag -> 0xFF where kept, else 0
+_UNALLOCATED = bytes(0 if b & SHF_ALLOC else 0xFF for b in range(256))
+_KEPT = bytes((0xFF,)) + bytes(255)
 
 
 class StripLLVM(Operation):
@@ -55,7 +58,9 @@ class StripLLVM(Operation):
         # LLVM's own types and the bitcode names decide for most sections, found by columns; a section of another
         # type that is not a generic table is asked of the codecs, once per (type, name).  Only kept, unallocated
         # ones go.
-        distinct = set(types)
+        # (the writer's code byte of each section's type, where it reads the same column: the kinds by a translate)
+        coded = w.type_codes() if w.cols[1] is types else None
+        distinct = coded[0].keys() if coded is not None else set(types)
         llvm = {t for t in distinct if is_llvm_type(t)}
         other = {t for t in distinct if t not in llvm and t not in _GENERIC_TYPES}
         n = elf.section_count
@@ -69,11 +74,24 @@ class StripLLVM(Operation):
         kind = dict.fromkeys(distinct, 0)
         kind.update(dict.fromkeys(llvm, 1))
         kind.update(dict.fromkeys(other, 2))
-        kinds = bytes(map(kind.__getitem__, types))
-        hit = unallocated(compress(range(n), kinds.translate(_ONLY_1)))          # (ascending)
+        if coded is not None:
+            table = bytearray(256)
+            for t, c in coded[0].items():
+                table[c] = kind[t]
+            kinds = coded[1].translate(table)
+        else:
+            kinds = bytes(map(kind.__getitem__, types))
+        # then 0 for the allocated and the removed ones, and section 0: the three as bytes ANDed as wide integers
+        sel = int.from_bytes(kinds, "little") & int.from_bytes(elf.flag_bytes().translate(_UNALLOCATED), "little")
+        if rm.find(1, 0, n) >= 0:
+            sel &= int.from_bytes(rm[:n].translate(_KEPT), "little")
+        kinds = bytearray(sel.to_bytes(n, "little"))
+        if n:
+            kinds[0] = 0
+        hit = list(compress(range(n), kinds.translate(_ONLY_1)))          # (ascending)
         more = unallocated(elf.indices_named(BITCODE_NAMES))
+        ask = list(compress(range(n), kinds.translate(_ONLY_2)))
         # the others, by columns: each (type, name) asked once, then the sections of the keys that said yes
-        ask = unallocated(compress(range(n), kinds.translate(_ONLY_2)))
         if ask:
             keys = list(zip(map(types.__getitem__, ask), map(names.__getitem__, ask)))
             first = dict(zip(reversed(keys), reversed(ask)))         # key -> its first section
