@@ -448,22 +448,24 @@ def run_in_threads(fn, jobs, workers: int) -> None:
     with lock:
         state["running"] = 1             # (this thread's share, given up once every worker has started)
     try:
-        for _ in range(workers):
-            with lock:
-                state["running"] += 1
-            try:
-                _thread.start_new_thread(worker, ())
-            except BaseException:
+        # (an interruption while the workers start, which the first job's may already be, is waited out as
+        # one while they run: below)
+        try:
+            for _ in range(workers):
                 with lock:
-                    state["running"] -= 1
-                    state["stop"] = True
-                raise
-    finally:
-        with lock:
-            state["running"] -= 1
-            if not state["running"]:
-                finished.release()
-    try:
+                    state["running"] += 1
+                try:
+                    _thread.start_new_thread(worker, ())
+                except BaseException:
+                    with lock:
+                        state["running"] -= 1
+                        state["stop"] = True
+                    raise
+        finally:
+            with lock:
+                state["running"] -= 1
+                if not state["running"]:
+                    finished.release()
         # (with a timeout: a blocked acquire would notice a signal only when it is really delivered, not
         # one set by _thread.interrupt_main, nor one that arrives between two acquires)
         while not finished.acquire(timeout=0.05):
