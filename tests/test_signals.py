@@ -223,28 +223,18 @@ def test_run_in_threads_raises_the_first_error_after_every_thread_stopped():
     assert len(state["started"]) < 100, "jobs kept starting after the error"
 
 
-def test_run_in_threads_interrupted_while_starting_waits_for_the_running_jobs():
-    """Ctrl-C while the workers are still being started (the first already running a job): the same as while
-    waiting, no job starts any more and the running one finishes before it is raised.  (The interruption is
-    made to come in the second start, deterministically; a real one came there under load.)"""
-    code = r"""
+_INTERRUPTED = r"""
 import _thread, sys, threading, time
 sys.path.insert(0, %r)
 from objllvm.atomicio import run_in_threads
 lock, state = threading.Lock(), {"running": 0, "started": 0}
-real = _thread.start_new_thread
-calls = []
-def start(fn, args):
-    calls.append(1)
-    if len(calls) == 2:
-        time.sleep(0.05)                 # (the first worker is in its job by now)
-        raise KeyboardInterrupt
-    return real(fn, args)
-_thread.start_new_thread = start
+%s
 def fn(job):
     with lock:
         state["running"] += 1
         state["started"] += 1
+    if job == 0 and INTERRUPT_IN_JOB:
+        _thread.interrupt_main()
     time.sleep(0.3)
     with lock:
         state["running"] -= 1
@@ -252,34 +242,37 @@ try:
     run_in_threads(fn, range(1000), 3)
 except KeyboardInterrupt:
     print("interrupted", state["running"], state["started"])
-""" % str(ROOT)
+"""
+
+
+def _assert_interrupted_after_the_running_jobs(setup: str) -> None:
+    """Run run_in_threads in a child process (the interruption goes to the main thread, which under xdist is not
+    the test's), ``setup`` saying where it is interrupted: no writer still running when the interruption was
+    raised, and no job started after it."""
+    code = _INTERRUPTED % (str(ROOT), setup)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60).stdout.split()
     assert out[:2] == ["interrupted", "0"], out
     assert int(out[2]) < 20, "jobs kept starting after the interruption"
 
 
+def test_run_in_threads_interrupted_while_starting_waits_for_the_running_jobs():
+    """Ctrl-C while the workers are still being started (the first already running a job): the same as while
+    waiting, no job starts any more and the running one finishes before it is raised.  (The interruption is
+    made to come in the second start, deterministically; a real one came there under load.)"""
+    _assert_interrupted_after_the_running_jobs("""
+INTERRUPT_IN_JOB = False
+real, calls = _thread.start_new_thread, []
+def start(fn, args):
+    calls.append(1)
+    if len(calls) == 2:
+        time.sleep(0.05)                 # (the first worker is in its job by now)
+        raise KeyboardInterrupt
+    return real(fn, args)
+_thread.start_new_thread = start
+""")
+
+
 def test_run_in_threads_interrupted_waits_for_the_running_jobs():
-    """Ctrl-C while the caller waits: no job starts any more, the running ones finish, then it is raised.
-    (In a child process: the interruption goes to the main thread, which under xdist is not the test's.)"""
-    code = r"""
-import _thread, sys, threading, time
-sys.path.insert(0, %r)
-from objllvm.atomicio import run_in_threads
-lock, state = threading.Lock(), {"running": 0, "started": 0}
-def fn(job):
-    with lock:
-        state["running"] += 1
-        state["started"] += 1
-    if job == 0:
-        _thread.interrupt_main()
-    time.sleep(0.2)
-    with lock:
-        state["running"] -= 1
-try:
-    run_in_threads(fn, range(1000), 3)
-except KeyboardInterrupt:
-    print("interrupted", state["running"], state["started"])
-""" % str(ROOT)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60).stdout.split()
-    assert out[:2] == ["interrupted", "0"], out          # no writer still running when it was raised
-    assert int(out[2]) < 20, "jobs kept starting after the interruption"
+    """Ctrl-C while the caller waits (the first job interrupts the main thread): no job starts any more, the
+    running ones finish, then it is raised."""
+    _assert_interrupted_after_the_running_jobs("INTERRUPT_IN_JOB = True")
