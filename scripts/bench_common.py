@@ -91,6 +91,20 @@ def run(cmd, env=None, stdout=None) -> tuple:
     return t, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024
 
 
+def imports_of(py: str, cmd: list) -> str:
+    """`import a, b, ...`: the modules ``cmd`` (run by ``py``) imports beyond `py -c pass`, in its order, with the
+    collector's threshold the command sets, ended as the command ends (os._exit): a command line for ``py -c``."""
+    def imported(args):
+        p = subprocess.run([py, "-X", "importtime", *args], capture_output=True, text=True, env=INSTALLED_ENV,
+                           cwd=str(ROOT))
+        return [ln.rsplit("|", 1)[1].strip() for ln in p.stderr.splitlines()
+                if ln.startswith("import time:") and "|" in ln and not ln.rstrip().endswith("imported package")]
+    base = set(imported(["-c", "pass"]))
+    mods = [m for m in imported(cmd) if m not in base]
+    return ("import gc, os; gc.set_threshold(20000, *gc.get_threshold()[1:]); import " + ", ".join(dict.fromkeys(mods))
+            + "; os._exit(0)")
+
+
 def interleaved(cases: dict, reps: int, warmup: bool = True) -> dict:
     """{name: [(wall, cpu, rss), ...]}: each case once per round, ``reps`` rounds."""
     res = {k: [] for k in cases}
