@@ -167,6 +167,35 @@ def _lanes_renumbered(column, runs, nsyms):
     return b"".join(out) if changed else b""
 
 
+def _end_if_adjacent(offs, sizes):
+    """Where sections at ``offs`` of ``sizes`` (at least one) end when each one's end is the next one's offset (one
+    after the other in the file), else None."""
+    after = list(accumulate(sizes, initial=offs[0]))
+    end = after.pop()
+    return end if after == offs else None
+
+
+def _renumbered_members(words, flags_at, new) -> list:
+    """Group words ``words`` (flag words at ``flags_at``, kept as they are) with each member moved to its new index
+    (``new``); a member past the table stays."""
+    n = len(new)
+    if max(words, default=0) < n:
+        renumbered = list(map(new.__getitem__, words))
+    else:
+        renumbered = [new[m] if m < n else m for m in words]
+    any(map(renumbered.__setitem__, flags_at, map(words.__getitem__, flags_at)))      # (each step gives None)
+    return renumbered
+
+
+def _shndx_lut(new) -> list:
+    """st_shndx -> its new value: a section index below SHN_LORESERVE moved to its new index (``new``), a reserved
+    one (and one past the table) as it is."""
+    lim = min(len(new), SHN_LORESERVE)
+    lut = new[:lim]
+    lut += range(lim, 0x10000)
+    return lut
+
+
 def _moved_shndx(column, new, big) -> list:
     """The st_shndx values ``column`` with each section index moved to its new one (``new``), but at the positions
     ``big`` (reserved indices, or past the table) where they stay."""
@@ -310,10 +339,7 @@ class ElfWriter:
         """The indices (from ``first`` on, ascending) of the sections whose sh_type is in ``wanted`` (one of the
         frozensets above), worked out once for all of them while the types stay as they are."""
         types = self.cols[_TYPE]
-        key = (id(types), len(types))
-        if self._kinds_key != key:
-            self._kinds, self._kinds_key, self._types_seen = {}, key, set(types)
-            self._type_codes = None
+        self._fresh_kinds(types)
         found = self._kinds.get(wanted)
         if found is None:       # (each kind when first asked for)
             found = []
@@ -347,14 +373,18 @@ class ElfWriter:
             found = self._kinds[wanted] = sorted(found)
         return found[1:] if first and found and found[0] == 0 else found
 
-    def type_codes(self):
-        """(code, codes): a code (0-255) for each distinct sh_type (a dict) and one code byte per section, made once
-        while the types stay as they are; None where there are more than 256 distinct types."""
-        types = self.cols[_TYPE]
+    def _fresh_kinds(self, types) -> None:
+        """Forget what _of_types and type_codes worked out when the type column is another one (or grew)."""
         key = (id(types), len(types))
         if self._kinds_key != key:
             self._kinds, self._kinds_key, self._types_seen = {}, key, set(types)
             self._type_codes = None
+
+    def type_codes(self):
+        """(code, codes): a code (0-255) for each distinct sh_type (a dict) and one code byte per section, made once
+        while the types stay as they are; None where there are more than 256 distinct types."""
+        types = self.cols[_TYPE]
+        self._fresh_kinds(types)
         if self._type_codes is None:
             if len(self._types_seen) > 256:
                 return None
@@ -693,11 +723,7 @@ class ElfWriter:
         in the file (``raw`` one slice of it); None when one of them is not such a group (the caller then reads them
         one by one)."""
         cols = self.cols
-        n_orig = self._n_orig
-        if max(groups) >= n_orig or self._content and not self._content.keys().isdisjoint(groups):
-            return None
-        if (not _LEAN or self._owned[_FLAGS] or self.elf.has_compressed()) and any(
-                f & SHF_COMPRESSED for f in set(map(cols[_FLAGS].__getitem__, groups))):
+        if not self._stored_as_input(groups):
             return None
         offs = list(map(cols[_OFFSET].__getitem__, groups))
         sizes = list(map(cols[_SIZE].__getitem__, groups))
@@ -706,10 +732,8 @@ class ElfWriter:
         if least < 4 or any(z & 3 for z in distinct):
             return None
         mv = memoryview(self.data)
-        # one after the other in the file (as assemblers write them): each group's end the next one's offset
-        after = list(accumulate(sizes, initial=offs[0]))
-        end = after.pop()
-        if after == offs:
+        end = _end_if_adjacent(offs, sizes)       # (one after the other in the file, as assemblers write them)
+        if end is not None:
             if end > len(self.data):
                 return None
             raw = bytes(mv[offs[0]:end])
@@ -719,7 +743,7 @@ class ElfWriter:
                 return None
             raw = b"".join(map(mv.__getitem__, map(slice, offs, ends)))
         w = self._words_of("I", raw)
-        return w, list(accumulate(map(rshift, sizes, repeat(2)), initial=0)), raw, least, after == offs
+        return w, list(accumulate(map(rshift, sizes, repeat(2)), initial=0)), raw, least, end is not None
 
     def _group_members(self, i: int, strict: bool = True) -> list:
         """The member indices of group ``i``; not ``strict``: a compressed group that does not decompress is read
@@ -815,7 +839,7 @@ class ElfWriter:
                     any(map(alive.__setitem__, flags_at, repeat(1)))     # (flag words; each step gives None)
                 if alive.find(0, w0, w1) < 0:
                     # (one slice of the input where every group is, so the kept ones too)
-                    whole = table[4] if len(table) > 4 else False
+                    whole = table[4]
                     self._renumber_group_run(groups, words[w0:w1], bounds[at[0]:at[-1] + 1], w0, raw, new, whole)
                     groups = []
             else:
@@ -825,12 +849,7 @@ class ElfWriter:
                 ends = list(map(bounds.__getitem__, map((1).__add__, at)))
                 # (a kept group has a member that is not kept: the walk below decides; so does one past the table)
                 if alive.find(0) < 0 or all(map((-1).__eq__, map(alive.find, repeat(0), starts, ends))):
-                    if max(words, default=0) < n:
-                        renumbered = list(map(new.__getitem__, words))
-                        any(map(renumbered.__setitem__, flags_at, map(words.__getitem__, flags_at)))
-                    else:
-                        renumbered = [new[m] if m < n else m for m in words]
-                        any(map(renumbered.__setitem__, flags_at, map(words.__getitem__, flags_at)))
+                    renumbered = _renumbered_members(words, flags_at, new)
                     if renumbered != words:
                         blob = self._file_words("I", renumbered).tobytes()
                         cuts = list(map(slice, map(lshift, starts, repeat(2)), map(lshift, ends, repeat(2))))
@@ -854,13 +873,8 @@ class ElfWriter:
         run of the group table, beginning at word ``w0`` of it; ``firsts``: where each group's flag word is in the
         table; every member in range is kept) renumbered by ``new``: as one patch (see _patches) where the groups lie
         one after the other in the file, else as contents of their own (those that change)."""
-        n = len(new)
         flags_at = list(map(sub, firsts, repeat(w0)))
-        if max(words) < n:
-            renumbered = list(map(new.__getitem__, words))
-        else:
-            renumbered = [new[m] if m < n else m for m in words]
-        any(map(renumbered.__setitem__, flags_at, map(words.__getitem__, flags_at)))      # (each step gives None)
+        renumbered = _renumbered_members(words, flags_at, new)
         if renumbered == words:
             return
         blob = self._file_words("I", renumbered).tobytes()
@@ -870,10 +884,10 @@ class ElfWriter:
             self._patches.append([start, start + len(blob), blob, list(groups)])
             return
         offs = list(map(cols[_OFFSET].__getitem__, groups))
-        sizes = list(map(cols[_SIZE].__getitem__, groups))
-        if offs[1:] == list(map(add, offs[:-1], sizes[:-1])):
+        end = _end_if_adjacent(offs, list(map(cols[_SIZE].__getitem__, groups)))
+        if end is not None:
             # one after the other in the file (as assemblers write them): one patch, as relocations are renumbered
-            self._patches.append([offs[0], offs[-1] + sizes[-1], blob, list(groups)])
+            self._patches.append([offs[0], end, blob, list(groups)])
             return
         ends = flags_at[1:]
         ends.append(len(words))
@@ -912,11 +926,16 @@ class ElfWriter:
             return False
         # a symbol other than a section symbol in a removed section: the symbols of the removed sections go
         gone = codes.translate(_ONLY_ONE)
-        info = data[(4 if self.is64 else 12):len(column) * size:size]      # st_info
-        if not int.from_bytes(gone, "little") & int.from_bytes(info.translate(_NOT_SECTION_SYMBOL), "little"):
+        if not self._defines_other_than_section_symbols(gone, data, len(column), size):
             return False
         self._drop_symbols(si, new, removed, data, st, column, ext, shndx_sec, gone=gone, big=big)
         return True
+
+    def _defines_other_than_section_symbols(self, gone: bytes, data, nsyms: int, size: int) -> bool:
+        """Whether a symbol other than a section symbol is among those ``gone`` marks (1 each) in the symbol table
+        ``data`` (``nsyms`` entries of ``size`` bytes): their st_info bytes and the marks ANDed as integers."""
+        info = data[(4 if self.is64 else 12):nsyms * size:size]      # st_info
+        return bool(int.from_bytes(gone, "little") & int.from_bytes(info.translate(_NOT_SECTION_SYMBOL), "little"))
 
     def _link_words_equal(self, value: int) -> bytes:
         """1 for each input section whose sh_link (as the header table has it) is ``value``, else 0: the link words
@@ -968,9 +987,7 @@ class ElfWriter:
         shndx_pos = 6 if self.is64 else 14
         if not gone:
             # no symbol in a removed section: st_shndx below SHN_LORESERVE and SHN_XINDEX words moved
-            lut = new[:SHN_LORESERVE]
-            lut += range(SHN_LORESERVE, 0x10000)
-            col2 = list(map(lut.__getitem__, column))
+            col2 = list(map(_shndx_lut(new).__getitem__, column))
             if col2 != column:
                 self._store(si, self._with_column(data, size, shndx_pos, col2))
             moved = self._file_words("I", list(map(new.__getitem__, words))).tobytes()    # (new[0] is 0)
@@ -978,8 +995,7 @@ class ElfWriter:
                 self._store(shndx_sec, moved + bytes(ext[4 * nsyms:]))
             return True
         gone = gone.to_bytes(nsyms, "little")
-        info = data[(4 if self.is64 else 12):nsyms * size:size]      # st_info
-        if not int.from_bytes(gone, "little") & int.from_bytes(info.translate(_NOT_SECTION_SYMBOL), "little"):
+        if not self._defines_other_than_section_symbols(gone, data, nsyms, size):
             return False
         self._drop_symbols(si, new, removed, data, st, column, ext, shndx_sec, xwords=(words, True), gone=gone)
         return True
@@ -1019,9 +1035,7 @@ class ElfWriter:
         if untouched:
             # Every st_shndx below SHN_LORESERVE that names a section moves to its new index, by columns; so does
             # every SHT_SYMTAB_SHNDX word of a symbol whose st_shndx is SHN_XINDEX.
-            lim = min(n, SHN_LORESERVE)
-            lut = new[:lim]                  # st_shndx -> the new index; reserved and other values stay
-            lut += range(lim, 0x10000)
+            lut = _shndx_lut(new)
             col2 = list(map(lut.__getitem__, column))
             if col2 != column:
                 self._store(si, self._with_column(data, st.size, shndx_pos, col2))
@@ -1147,20 +1161,24 @@ class ElfWriter:
         are input sections (uncompressed, no new contents, none in a patch) that lie one after the other in the file;
         else None."""
         cols = self.cols
-        if not indices or indices[-1] >= self._n_orig or self._content and not self._content.keys().isdisjoint(
-                indices):
-            return None
-        if (not _LEAN or self._owned[_FLAGS] or self.elf.has_compressed()) and any(
-                map(and_, map(cols[_FLAGS].__getitem__, indices), repeat(SHF_COMPRESSED))):
+        if not indices or not self._stored_as_input(indices):
             return None
         offs = list(map(cols[_OFFSET].__getitem__, indices))
-        after = list(accumulate(map(cols[_SIZE].__getitem__, indices), initial=offs[0]))
-        end = after.pop()           # (one after the other: each one's end the next one's offset)
-        if after != offs or end > len(self.data):
+        end = _end_if_adjacent(offs, list(map(cols[_SIZE].__getitem__, indices)))
+        if end is None or end > len(self.data):
             return None
         if any(p[0] < end and offs[0] < p[1] for p in self._patches):
             return None
         return memoryview(self.data)[offs[0]:end]
+
+    def _stored_as_input(self, indices) -> bool:
+        """Whether the sections ``indices`` (ascending, at least one) are input sections with no new contents and
+        none SHF_COMPRESSED: their bytes in the input are what they hold."""
+        if indices[-1] >= self._n_orig or self._content and not self._content.keys().isdisjoint(indices):
+            return False
+        # (the flags' second byte as the input's table has it, where the flags are the input's: no look at each)
+        return _LEAN and not self._owned[_FLAGS] and not self.elf.has_compressed() or not any(
+            f & SHF_COMPRESSED for f in set(map(self.cols[_FLAGS].__getitem__, indices)))
 
     def _plain_many(self, indices) -> list:
         """:meth:`_plain` of each of ``indices`` (sliced by columns where they are input sections, uncompressed)."""
@@ -1458,10 +1476,7 @@ class ElfWriter:
         if big is not None:
             col2 = _moved_shndx(column, new, big)
         else:
-            lim = min(n, SHN_LORESERVE)
-            lut = new[:lim]
-            lut += range(lim, 0x10000)
-            col2 = list(map(lut.__getitem__, column))
+            col2 = list(map(_shndx_lut(new).__getitem__, column))
         if col2 != column:
             table = self._with_column(table, size, shndx_pos, col2)
         mv = memoryview(table)
