@@ -152,22 +152,39 @@ def _names_unnamed(directory: str, flags: int) -> bool:
     except OSError:
         return False
     try:
-        for _ in range(_TMP_ATTEMPTS):
-            tmp = os.path.join(directory, f".objllvm-{os.urandom(8).hex()}.tmp")
-            try:
-                os.link(f"/proc/self/fd/{fd}", tmp)
-            except FileExistsError:
-                continue
-            except OSError as exc:
-                return exc.errno not in (errno.ENOENT, errno.EXDEV, errno.EPERM, errno.EOPNOTSUPP)
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            return True
-        return True         # (no free name: the write itself will say so)
+        tmp = _link_temporary(fd, directory)
+    except OSError:
+        return True         # (no free name, or another error: the write itself will say so)
     finally:
         os.close(fd)
+    if tmp is None:
+        return False
+    try:
+        os.unlink(tmp)
+    except OSError:
+        pass
+    return True
+
+
+# linkat's refusals to name an unnamed file: no /proc, another mount as the kernel sees it, not allowed, not supported
+_NO_NAME = (errno.ENOENT, errno.EXDEV, errno.EPERM, errno.EOPNOTSUPP)
+
+
+def _link_temporary(fd: int, directory: str) -> str | None:
+    """Give the unnamed file ``fd`` a fresh temporary name ``.objllvm-RANDOM.tmp`` in ``directory``: the name, or None
+    where the system refuses to name it (_NO_NAME).  FileExistsError when no name is free."""
+    for _ in range(_TMP_ATTEMPTS):
+        tmp = os.path.join(directory, f".objllvm-{os.urandom(8).hex()}.tmp")
+        try:
+            os.link(f"/proc/self/fd/{fd}", tmp)
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            if exc.errno in _NO_NAME:
+                return None
+            raise
+        return tmp
+    raise FileExistsError(errno.EEXIST, f"no unused temporary file name after {_TMP_ATTEMPTS} attempts")
 
 
 _IOV_BATCH = 1024         # buffers handed to one writev() (Linux's IOV_MAX)
@@ -273,32 +290,24 @@ def _link_unnamed(fd: int, directory: str, path: str, force: bool) -> bool:
         except FileExistsError:
             raise ObjllvmError(f"{path}: exists (use --force to overwrite)") from None
         except OSError as exc:
-            if exc.errno in (errno.ENOENT, errno.EXDEV, errno.EPERM, errno.EOPNOTSUPP):
+            if exc.errno in _NO_NAME:
                 _unnamed_ok = False
                 return False
             raise
-    for _ in range(_TMP_ATTEMPTS):
-        tmp = os.path.join(directory, f".objllvm-{os.urandom(8).hex()}.tmp")
+    tmp = _link_temporary(fd, directory)
+    if tmp is None:
+        _unnamed_ok = False
+        return False
+    # Named only from here to the rename (a few microseconds); an error or a signal removes the name.
+    try:
+        os.replace(tmp, path)
+    except BaseException:
         try:
-            os.link(src, tmp)
-        except FileExistsError:
-            continue
-        except OSError as exc:
-            if exc.errno in (errno.ENOENT, errno.EXDEV, errno.EPERM, errno.EOPNOTSUPP):
-                _unnamed_ok = False
-                return False
-            raise
-        # Named only from here to the rename (a few microseconds); an error or a signal removes the name.
-        try:
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
-        return True
-    raise FileExistsError(errno.EEXIST, f"no unused temporary file name after {_TMP_ATTEMPTS} attempts")
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return True
 
 
 def atomic_write(path: str, data, *, force: bool = True, mode: int | None = None, check=None,
