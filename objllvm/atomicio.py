@@ -195,15 +195,15 @@ def _write_all(fd: int, data, copies=None) -> None:
     where there is one, the buffers ``_IOV_BATCH`` at a time (a rewrite's output is tens of thousands of slices of
     the input: one system call per thousand of them, no copy in this process), else through a buffered file.
 
-    ``copies`` (``data`` a list): (source file descriptor, [(index, offset)]): the buffers at those indices (in
-    order) hold the source file's bytes from that offset on; the kernel copies them from the file (sendfile),
+    ``copies`` (``data`` a list): (source file descriptor, [(index, offset)], its name): the buffers at those indices
+    (in order) hold the source file's bytes from that offset on; the kernel copies them from the file (sendfile),
     without their pages entering this process, where it can (else they are written as the others)."""
     if copies and isinstance(data, list) and hasattr(os, "writev"):
-        src, where = copies
+        src, where, name = copies
         prev = 0
         for i, off in where:
             _write_buffers(fd, data[prev:i])
-            _copy_range(fd, src, off, data[i])
+            _copy_range(fd, src, off, data[i], name)
             prev = i + 1
         data = data[prev:]
     _write_buffers(fd, data)
@@ -236,10 +236,10 @@ def _write_buffers(fd: int, data) -> None:
 _sendfile_ok = hasattr(os, "sendfile")      # cleared when the system refuses it for a regular file
 
 
-def _copy_range(fd: int, src: int, off: int, buf) -> None:
-    """Append to ``fd`` the ``len(buf)`` bytes of file ``src`` from ``off`` on, which ``buf`` holds too: copied by
-    the kernel (sendfile) while it can, the rest written from ``buf``.  OSError (EIO) when ``src`` ends sooner
-    (the input shrank while it was being rewritten)."""
+def _copy_range(fd: int, src: int, off: int, buf, name: str) -> None:
+    """Append to ``fd`` the ``len(buf)`` bytes of file ``src`` (named ``name``) from ``off`` on, which ``buf`` holds
+    too: copied by the kernel (sendfile) while it can, the rest written from ``buf``.  OSError (EIO) when ``src``
+    ends sooner (the input shrank while it was being rewritten)."""
     global _sendfile_ok
     n = len(buf)
     done = 0
@@ -252,7 +252,7 @@ def _copy_range(fd: int, src: int, off: int, buf) -> None:
             _sendfile_ok = False
             break
         if k <= 0:
-            raise OSError(errno.EIO, f"the input file ended at byte {off + done} while it was being copied "
+            raise OSError(errno.EIO, f"{name}: the input file ended at byte {off + done} while it was being copied "
                                      f"(it changed during the rewrite)")
         done += k
     if done < n:
@@ -320,8 +320,8 @@ def atomic_write(path: str, data, *, force: bool = True, mode: int | None = None
     ``sync=False`` leaves out the fsync() before the file takes its name: the file still appears whole or not at
     all to every reader, but a power cut soon after may leave it empty (as for the output of a compiler or
     linker); for an output written beside an input, never for a file replacing the only copy of something.
-    ``copies`` (``data`` a list of buffers): (file descriptor, [(index, offset)]): buffers that hold that file's
-    bytes from that offset on, for the kernel to copy from the file (see :func:`_write_all`).
+    ``copies`` (``data`` a list of buffers): (file descriptor, [(index, offset)], the file's name): buffers that hold
+    that file's bytes from that offset on, for the kernel to copy from the file (see :func:`_write_all`).
     """
     path = os.fspath(path)
     if not force and os.path.lexists(path):

@@ -5,6 +5,7 @@ rename."""
 from __future__ import annotations
 
 import errno
+import re
 import os
 import shutil
 import subprocess
@@ -402,7 +403,7 @@ def _write_copies(target, tmp_path, monkeypatch, sendfile) -> bytes:
     monkeypatch.setattr(os, "sendfile", lambda *a: sendfile(real, *a))
     monkeypatch.setattr(atomicio, "_sendfile_ok", True)
     with open(src, "rb") as f:
-        atomicio.atomic_write(target, parts, copies=(f.fileno(), where))
+        atomicio.atomic_write(target, parts, copies=(f.fileno(), where, str(src)))
     return b"".join(parts)
 
 
@@ -454,7 +455,7 @@ def test_a_full_disk_during_a_copy_is_an_error_and_leaves_nothing(target, tmp_pa
     monkeypatch.setattr(os, "writev", lambda fd, bufs: full() if sum(map(len, bufs)) > 1000 else real(fd, bufs))
     with open(src, "rb") as f:
         with pytest.raises(ObjllvmError, match="No space left"):
-            atomicio.atomic_write(target, parts, copies=(f.fileno(), where))
+            atomicio.atomic_write(target, parts, copies=(f.fileno(), where, str(src)))
     _intact(target, existed)
 
 
@@ -469,8 +470,8 @@ def test_a_source_that_shrank_is_an_error_and_leaves_nothing(target, tmp_path, m
     monkeypatch.setattr(atomicio, "_sendfile_ok", True)
     with open(src, "rb") as f:
         os.truncate(src, 150_000)
-        with pytest.raises(ObjllvmError, match="input file ended at byte 150000"):
-            atomicio.atomic_write(target, parts, copies=(f.fileno(), where))
+        with pytest.raises(ObjllvmError, match=re.escape(f"{src}: the input file ended at byte 150000")):
+            atomicio.atomic_write(target, parts, copies=(f.fileno(), where, str(src)))
     _intact(target, existed)
 
 

@@ -570,7 +570,7 @@ def _rewrite_mapped(path, output, operations, dry_run, force, in_place, options,
         # as llvm-objcopy, compilers and linkers write theirs (whole or not at all, not forced to disk).
         w = sess.writer
         # (only a file mapped, not read, is copied from: a read copy is what the rewrite saw, the file may not be)
-        copies = (src.fileno(), w.out_copies) if w.out_copies and parts is w.out_parts and \
+        copies = (src.fileno(), w.out_copies, path) if w.out_copies and parts is w.out_parts and \
             not isinstance(data, bytes) else None
         atomic_write(output, parts, force=force or in_place, mode=st.st_mode & 0o7777,
                      check=sess.verify_written if sess.needs_read_back else None, sync=in_place, copies=copies)
