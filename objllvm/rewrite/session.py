@@ -554,28 +554,23 @@ def rewrite_file(path: str, output: str | None = None, operations=(), *, in_plac
             st = os.fstat(src.fileno())
         except OSError as exc:
             raise ObjllvmError(f"cannot read: {exc.strerror}", file=path) from None
-        return _rewrite_mapped(path, output, operations, dry_run, force, in_place, options, data, st, src)
-
-
-def _rewrite_mapped(path, output, operations, dry_run, force, in_place, options, data, st, src) -> RewriteResult:
-    """The rest of :func:`rewrite_file`, with the input open (``src``), its bytes (``data``) and its stat."""
-    parts, sess = _run(_open_elf(data, path), list(operations), options, defer_verify=not dry_run)
-    # The list of changes is worked out when asked for (a dry run, --json): a plain rewrite never needs it.
-    # The new bytes are written part by part (views of the input where it is copied): never joined unless
-    # ``data`` is asked for.  Changed sections are read back from the written file before it takes its name.
-    res = RewriteResult(path, None if dry_run else output, sess.changes, lambda: _joined(parts))
-    if not dry_run:
-        from ..atomicio import atomic_write
-        # Synced before it takes its name only when it replaces the input (--in-place): a new output is written
-        # as llvm-objcopy, compilers and linkers write theirs (whole or not at all, not forced to disk).
-        w = sess.writer
-        # (only a file mapped, not read, is copied from: a read copy is what the rewrite saw, the file may not be)
-        copies = (src.fileno(), w.out_copies, path) if w.out_copies and parts is w.out_parts and \
-            not isinstance(data, bytes) else None
-        atomic_write(output, parts, force=force or in_place, mode=st.st_mode & 0o7777,
-                     check=sess.verify_written if sess.needs_read_back else None, sync=in_place, copies=copies)
-        res.written = True
-    return res
+        parts, sess = _run(_open_elf(data, path), list(operations), options, defer_verify=not dry_run)
+        # The list of changes is worked out when asked for (a dry run, --json): a plain rewrite never needs it.
+        # The new bytes are written part by part (views of the input where it is copied): never joined unless
+        # ``data`` is asked for.  Changed sections are read back from the written file before it takes its name.
+        res = RewriteResult(path, None if dry_run else output, sess.changes, lambda: _joined(parts))
+        if not dry_run:
+            from ..atomicio import atomic_write
+            # Synced before it takes its name only when it replaces the input (--in-place): a new output is written
+            # as llvm-objcopy, compilers and linkers write theirs (whole or not at all, not forced to disk).
+            w = sess.writer
+            # (only a file mapped, not read, is copied from: a read copy is what the rewrite saw, the file may not be)
+            copies = (src.fileno(), w.out_copies, path) if w.out_copies and parts is w.out_parts and \
+                not isinstance(data, bytes) else None
+            atomic_write(output, parts, force=force or in_place, mode=st.st_mode & 0o7777,
+                         check=sess.verify_written if sess.needs_read_back else None, sync=in_place, copies=copies)
+            res.written = True
+        return res
 
 
 def describe_changes(result: RewriteResult) -> list:
