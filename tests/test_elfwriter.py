@@ -837,6 +837,31 @@ def test_lean_paths_give_what_the_general_ones_give(monkeypatch):
     assert general == lean and len(_COPIES) > 2 * named - named // 2
 
 
+def test_short_runs_are_copied_into_one_buffer(monkeypatch):
+    """The lean walk copies the input's short runs (a function's code between two removed sections) and the zeros
+    between them into one buffer: every relocatable object of the corpus without its LLVM sections gives the same
+    bytes, size, header table offset and moves as with each run a view of its own (_COALESCE 0), in fewer parts;
+    an object with a removed section after every function's code (sanmd-bbmap-fs) in fewer than half."""
+    import objllvm.formats.elf_writer as ew
+    objs = [o for o in _elf_objects() if o.e_type == 1]
+    assert len(objs) > 40
+
+    def strip(o):
+        w = ElfWriter(o)
+        w.remove_many([s.index for s in api.llvm_sections(o) if not s.flags & 2])
+        out = _outcome(w)
+        return out, 0 if isinstance(out, str) else len(w.out_parts)
+    together = {o.label: strip(o) for o in objs}
+    monkeypatch.setattr(ew, "_COALESCE", 0)
+    apart = {o.label: strip(o) for o in objs}
+    assert {k: v[0] for k, v in together.items()} == {k: v[0] for k, v in apart.items()}
+    fewer = [k for k in together if together[k][1] < apart[k][1]]
+    assert len(fewer) > 10, fewer
+    assert all(together[k][1] <= apart[k][1] for k in together)
+    fs = next(k for k in together if k.endswith("sanmd-bbmap-fs-x86_64.o"))
+    assert 2 * together[fs][1] < apart[fs][1], (together[fs][1], apart[fs][1])
+
+
 def _with_alignment(data: bytes, index: int, align: int) -> bytes:
     """``data`` (an ELF file) with section ``index``'s sh_addralign set to ``align``."""
     o = ElfFile(data, "x")

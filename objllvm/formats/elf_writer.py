@@ -87,6 +87,10 @@ _FIELDS64 = ((0, "I"), (4, "I"), (8, "Q"), (16, "Q"), (24, "Q"), (32, "Q"), (40,
 # be copied by the kernel from the input file (sendfile) rather than through this process's map of it: about half
 # the CPU per byte, and the input's pages never enter this process (docs/benchmarks.md, "Copies the kernel makes").
 SEND_MIN = 1 << 16
+# Runs of the input shorter than this, one after the other in the output with fewer zeros than this between them, are
+# copied into one buffer by the lean layout walk (see ElfWriter._pack_object)
+_COALESCE = 2048
+_ZEROS = bytes(_COALESCE)
 
 # Columns of fewer words than this are packed (and read, in the other byte order) by struct, longer ones by array:
 # array imports collections (about 1.5 ms of a rewrite's start-up), struct costs 3-10 ns more per word (measured at
@@ -1939,6 +1943,13 @@ class ElfWriter:
         big = SEND_MIN
         # the current run of input bytes copied as one slice: [run_in, run_end) to run_in - run_shift
         run_in = run_end = run_shift = -1
+        # Runs shorter than ``small`` (with the zeros between them) are copied into one buffer, ``acc`` (from output
+        # offset acc_off to acc_end): a function's code between two removed sections is a run, and tens of thousands
+        # of views of the input cost more than their bytes (objects the output holds, each a page fault's share, and
+        # a step each when written).  None while patches are to go in: those are put in place of views.
+        small = _COALESCE if not self._patches else 0
+        acc = None
+        acc_off = acc_end = 0
         for ref in order:
             off = offs_w[ref]
             k = kind[ref]
@@ -1972,9 +1983,25 @@ class ElfWriter:
                         run_end = end
                     else:
                         if run_end >= 0:
-                            if run_end - run_in >= big:
-                                bigs.append((len(chunks), run_in))
-                            append((run_in - run_shift, mv[run_in:run_end]))
+                            o = run_in - run_shift
+                            if run_end - run_in < small:
+                                if acc is not None and o - acc_end < small:
+                                    if o > acc_end:
+                                        acc += _ZEROS[:o - acc_end]
+                                    acc += mv[run_in:run_end]
+                                else:
+                                    if acc is not None:
+                                        append((acc_off, acc))
+                                    acc = bytearray(mv[run_in:run_end])
+                                    acc_off = o
+                                acc_end = o + run_end - run_in
+                            else:
+                                if acc is not None:
+                                    append((acc_off, acc))
+                                    acc = None
+                                if run_end - run_in >= big:
+                                    bigs.append((len(chunks), run_in))
+                                append((o, mv[run_in:run_end]))
                         run_in, run_end, run_shift = start, end, off - cand
                     c = cand + end - off
                     if c > pos:
@@ -1992,11 +2019,17 @@ class ElfWriter:
                         if prev_end == run_end and off - cand == run_shift:
                             run_end = off
                         else:
+                            if acc is not None:
+                                append((acc_off, acc))
+                                acc = None
                             if run_end >= 0:
                                 if run_end - run_in >= big:
                                     bigs.append((len(chunks), run_in))
                                 append((run_in - run_shift, mv[run_in:run_end]))
                             run_in, run_end, run_shift = prev_end, off, off - cand
+                    if acc is not None:
+                        append((acc_off, acc))
+                        acc = None
                     if run_end >= 0:
                         if run_end - run_in >= big:
                             bigs.append((len(chunks), run_in))
@@ -2007,6 +2040,9 @@ class ElfWriter:
                     pos = cand + n_out
                 new_off[ref] = cand
             else:                   # the section header table (its chunk goes in at chunks[at_table])
+                if acc is not None:
+                    append((acc_off, acc))
+                    acc = None
                 if run_end >= 0:
                     if run_end - run_in >= big:
                         bigs.append((len(chunks), run_in))
@@ -2017,6 +2053,8 @@ class ElfWriter:
                     pos = cand + shsize
             if end > prev_end:
                 prev_end = end
+        if acc is not None:
+            append((acc_off, acc))
         if run_end >= 0:
             if run_end - run_in >= big:
                 bigs.append((len(chunks), run_in))
