@@ -1168,6 +1168,51 @@ def test_relocation_symbols_renumbered_as_lanes_match_the_mapping(monkeypatch):
     assert checked > 200 and refused > 20 and unchanged > 10
 
 
+def test_symbol_map_and_dropped_flags_answer_as_the_list_and_the_set():
+    """_SymbolMap (old symbol index -> new, the whole list made only when asked) gives what the per-symbol list gives
+    for values between the same two runs, a few values, and many; _Dropped answers membership, isdisjoint and
+    intersection as a set of the dropped indices does, past-the-table and negative values included."""
+    import random
+    import objllvm.formats.elf_writer as ew
+    rnd = random.Random(11)
+    shortcut = 0
+    for trial in range(300):
+        nsyms = rnd.randrange(2, 400)
+        gone = bytearray(rnd.random() < rnd.choice([0.02, 0.2]) for _ in range(nsyms))
+        gone[0] = 0
+        runs, k = [], gone.find(1)
+        while k >= 0:
+            j = gone.find(0, k)
+            j = nsyms if j < 0 else j
+            runs.append((k, j))
+            k = gone.find(1, j)
+        expect, m = [], 0
+        for g in gone:
+            expect.append(-1 if g else m)
+            m += not g
+        sm = ew._SymbolMap(gone.translate(ew._FLIP), runs)
+        # between two runs (or before the first, or after the last): one shift in C
+        gaps = [(a, b) for a, b in zip([0] + [e for _, e in runs], [f for f, _ in runs] + [nsyms]) if a < b]
+        if trial % 3 == 0 and runs and gaps:
+            a, b = rnd.choice(gaps)
+            values = [rnd.randrange(a, b) for _ in range(rnd.randrange(1, 50))]
+            assert sm.of(values) == [expect[v] for v in values]
+            assert sm._whole is None
+            shortcut += 1
+        values = [rnd.randrange(nsyms) for _ in range(rnd.choice([1, 3, nsyms // 2 + 1]))]
+        assert sm.of(values) == [expect[v] for v in values]
+        assert sm.whole() == expect
+        dropped = {i for i in range(nsyms) if gone[i]}
+        d = ew._Dropped(bytes(gone))
+        assert bool(d) == bool(dropped) and d.low == (min(dropped) if dropped else -1)
+        probe = values + [nsyms, nsyms + 3, -1] * (trial % 2)
+        assert [x in d for x in probe] == [x in dropped for x in probe]
+        assert d.isdisjoint(probe) == dropped.isdisjoint(probe)
+        assert d.isdisjoint(iter(values)) == dropped.isdisjoint(values)
+        assert d.intersection(probe) == dropped.intersection(probe)
+    assert shortcut > 50
+
+
 def test_kept_groups_renumbered_as_one_patch(monkeypatch):
     """--strip-llvm of an instrumented object: the kept groups' member lists go as one patch where they lie one after
     the other, and read (content) as the general path stores them; the file is the same."""

@@ -171,6 +171,73 @@ def _lanes_renumbered(column, runs, nsyms):
     return b"".join(out) if changed else b""
 
 
+class _Dropped:
+    """The symbols a table loses, as the tests the renumbering makes of them, answered from their flags (``flags``: one
+    byte per symbol, 1 for each dropped one) rather than from a set of as many integers; ``low``: the first (-1: none)."""
+    __slots__ = ("flags", "low")
+
+    def __init__(self, flags: bytes):
+        self.flags = flags
+        self.low = flags.find(1)
+
+    def __bool__(self) -> bool:
+        return self.low >= 0
+
+    def __contains__(self, x) -> bool:
+        return 0 <= x < len(self.flags) and self.flags[x] == 1
+
+    def isdisjoint(self, values) -> bool:
+        values = values if isinstance(values, list) else list(values)
+        if values and min(values) >= 0 and max(values) < len(self.flags):
+            return not any(map(self.flags.__getitem__, values))
+        return not any(map(self.__contains__, values))
+
+    def intersection(self, values) -> set:
+        return set(filter(self.__contains__, values))
+
+
+class _SymbolMap:
+    """Old symbol index -> new one (-1 for a dropped one), from the runs of dropped symbols (``runs``: [first, end) of
+    each, ascending) of a table whose kept ones are ``keep`` (one byte each, 1 where kept).  The whole list (an integer
+    per symbol) is made only for a path that looks up every index (:meth:`whole`); a few are worked out from the runs
+    (:meth:`of`)."""
+    __slots__ = ("keep", "runs", "_whole")
+
+    def __init__(self, keep: bytes, runs: list):
+        self.keep, self.runs, self._whole = keep, runs, None
+
+    def whole(self) -> list:
+        if self._whole is None:
+            m = list(accumulate(self.keep, initial=-1))
+            del m[0]
+            for i, j in self.runs:
+                m[i:j] = repeat(-1, j - i)
+            self._whole = m
+        return self._whole
+
+    def of(self, values: list) -> list:
+        """The new indices of ``values`` (each below the table's size): all of them between the same two runs (the
+        group signatures of an object that loses a section symbol and its last globals) moved by one subtraction in C,
+        a few by bisection, others through the whole list."""
+        if not values:
+            return []
+        from bisect import bisect_right
+        runs = self.runs
+        firsts = [a for a, _ in runs]
+        before = list(accumulate((b - a for a, b in runs), initial=0))     # dropped ones before each run
+        lo = min(values)
+        k = bisect_right(firsts, lo)
+        if bisect_right(firsts, max(values)) == k and (not k or lo >= runs[k - 1][1]):
+            return list(map((-before[k]).__add__, values))
+        if self._whole is not None or 16 * len(values) > len(self.keep):
+            return list(map(self.whole().__getitem__, values))
+        out = []
+        for x in values:
+            k = bisect_right(firsts, x)
+            out.append(-1 if k and x < runs[k - 1][1] else x - before[k])
+        return out
+
+
 def _end_if_adjacent(offs, sizes):
     """Where sections at ``offs`` of ``sizes`` (at least one) end when each one's end is the next one's offset (one
     after the other in the file), else None."""
@@ -1211,7 +1278,7 @@ class ElfWriter:
         edits: dict = {}
         if not dropped:
             return edits
-        low = min(dropped)
+        low = dropped.low
         sizes = self.cols[_SIZE]
         from bisect import bisect_right
         for t in (SHT_REL, SHT_RELA):
@@ -1256,7 +1323,7 @@ class ElfWriter:
                 try:
                     # every index in the table and none of them dropped (-1 does not fit): one step in C, from the
                     # column as it lies in the entries
-                    new_words = _array("I", map(mapping.__getitem__, column), len(column))
+                    new_words = _array("I", map(mapping.whole().__getitem__, column), len(column))
                 except (IndexError, OverflowError):
                     new_words = None        # (worked out below: refused, or an index past the table kept)
                 else:
@@ -1294,10 +1361,11 @@ class ElfWriter:
             return True         # every symbol used is below the first dropped one: nothing moves, nothing refused
         if not dropped.isdisjoint(syms):
             return False
+        m = mapping.whole()
         if max(syms, default=0) >= nsyms:
-            new_syms = [mapping[x] if x < nsyms else x for x in syms]
+            new_syms = [m[x] if x < nsyms else x for x in syms]
         else:
-            new_syms = list(map(mapping.__getitem__, syms))
+            new_syms = list(map(m.__getitem__, syms))
         if new_syms == syms:
             return True
         if words:
@@ -1344,8 +1412,8 @@ class ElfWriter:
                 real = self._real_shndx(column, ext)
             gone = list(map(removed.__contains__, real))
             gone[0] = False
-        drop = list(compress(range(nsyms), gone))
-        dropped = set(drop)
+        flags = bytes(gone)
+        dropped = _Dropped(flags)
         kept_sections = rm.translate(_FLIP)
         if _LEAN and n == self._n_orig and not self._owned[_LINK]:
             # the kept sections whose sh_link is the table: by the link words as the input's header table has them,
@@ -1366,11 +1434,8 @@ class ElfWriter:
             raise self._err(f"{what} (index {k}) is defined in section [{sec}] "
                             f"{self.name(sec)}, which would be removed, but {how} [{where}] {self.name(where)} "
                             f"uses it (refused: the symbol would dangle)", sec)
-        # Old index -> new index (dropped ones: -1); the runs of dropped rows (and so of kept ones) by find
-        keep = gone.translate(_FLIP) if isinstance(gone, bytearray) else list(map(not_, gone))
-        mapping = list(accumulate(keep, initial=-1))
-        del mapping[0]
-        flags = bytes(gone)
+        # The runs of dropped rows (and so of kept ones) by find; old index -> new index (dropped ones: -1) from them
+        keep = flags.translate(_FLIP)
         runs = []
         i = flags.find(1)
         while i >= 0:
@@ -1378,8 +1443,8 @@ class ElfWriter:
             if j < 0:
                 j = nsyms
             runs.append((i, j))
-            mapping[i:j] = repeat(-1, j - i)
             i = flags.find(1, j)
+        mapping = _SymbolMap(keep, runs)
         renumbered = None
         if SHT_CREL not in map(types.__getitem__, users):
             renumbered = self._renumber_relocations(users, dropped, mapping, nsyms, runs)
@@ -1418,7 +1483,7 @@ class ElfWriter:
             if t == SHT_CREL:
                 raise self._err(f"symbols defined in removed sections would have to go, and this writer cannot "
                                 f"renumber the symbols of SHT_CREL relocations (refused; first such symbol: index "
-                                f"{drop[0]})", i)
+                                f"{dropped.low})", i)
             if t in (SHT_REL, SHT_RELA):
                 rst = struct.Struct(e + (("QQq" if t == SHT_RELA else "QQ") if self.is64 else
                                          ("IIi" if t == SHT_RELA else "II")))
@@ -1431,10 +1496,11 @@ class ElfWriter:
                 hit = dropped.intersection(syms)
                 if hit:
                     refuse(min(hit), "kept relocation section", i)
+                m = mapping.whole()
                 if max(syms, default=0) >= nsyms:     # an index past the table: stays as it is
-                    new_syms = [mapping[x] if x < nsyms else x for x in syms]
+                    new_syms = [m[x] if x < nsyms else x for x in syms]
                 else:
-                    new_syms = list(map(mapping.__getitem__, syms))
+                    new_syms = list(map(m.__getitem__, syms))
                 if new_syms != syms:
                     new_col = list(map(or_, map(lshift, new_syms, repeat(shift)), map(and_, infos_col, repeat(mask))))
                     rel_edits[i] = self._with_wide_column(b[:whole], rst.size, wide, wide, new_col) + b[whole:]
@@ -1448,11 +1514,11 @@ class ElfWriter:
                 hit = dropped.intersection(x for f, t2, _w in edges for x in (f, t2))
                 if hit:
                     refuse(min(hit), "a call-graph profile edge in", i)
-                rel_edits[i] = b"".join(struct.pack(e + "IIQ", mapping[f] if f < nsyms else f,
-                                                    mapping[t2] if t2 < nsyms else t2, w)
+                m = mapping.whole()
+                rel_edits[i] = b"".join(struct.pack(e + "IIQ", m[f] if f < nsyms else f, m[t2] if t2 < nsyms else t2, w)
                                         for f, t2, w in edges) + b[len(b) // 16 * 16:]
             elif t == _SHT_LLVM_ADDRSIG:
-                rel_edits[i] = self._renumbered_addrsig(i, mapping, nsyms)
+                rel_edits[i] = self._renumbered_addrsig(i, mapping.whole(), nsyms)
         # Nothing kept uses a dropped symbol: write the new tables.
         if renumbered:              # (only those that changed; and the patches)
             self._patches += renumbered.pop(None, ())
@@ -1464,14 +1530,15 @@ class ElfWriter:
         for i, b in rel_edits.items():
             if b != self._plain(i):
                 self._store(i, b)
-        ginfo = [i for i in users if types[i] == SHT_GROUP and infos[i] < nsyms and mapping[infos[i]] != infos[i]]
+        ginfo = [i for i in users if types[i] == SHT_GROUP and infos[i] < nsyms]
         if ginfo:
-            col = self._own_column(_INFO)
-            for i in ginfo:
-                col[i] = mapping[infos[i]]
+            old = list(map(infos.__getitem__, ginfo))
+            for i, x, y in zip(ginfo, old, mapping.of(old)):
+                if x != y:
+                    self._own_column(_INFO)[i] = y
         if group_sigs is not None:
             groups, sigs = group_sigs
-            new_sigs = list(map(mapping.__getitem__, sigs))
+            new_sigs = mapping.of(sigs)
             if new_sigs != sigs:
                 any(map(self._own_column(_INFO).__setitem__, groups, new_sigs))      # (each gives None)
         # st_shndx of the kept symbols renumbered by columns (as in _fix_symbols), then the kept rows joined
@@ -1508,8 +1575,7 @@ class ElfWriter:
                 words = [new[r] if x and 0 < r < n and not rm[r] else r for x, r in zip(is_x, words)]
             self._store(shndx_sec, self._file_words("I", words).tobytes())
         first_global = infos[si]
-        from bisect import bisect_left
-        self._own_column(_INFO)[si] = first_global - bisect_left(drop, first_global)
+        self._own_column(_INFO)[si] = first_global - flags.count(1, 0, first_global)
 
     def _renumbered_addrsig(self, i, mapping, nsyms) -> bytes:
         """The ULEB128 symbol indices of .llvm_addrsig ``i`` renumbered by ``mapping``, dropped ones left out."""
