@@ -1170,7 +1170,7 @@ def test_relocation_symbols_renumbered_as_lanes_match_the_mapping(monkeypatch):
 
 def test_symbol_map_and_dropped_flags_answer_as_the_list_and_the_set():
     """_SymbolMap (old symbol index -> new, the whole list made only when asked) gives what the per-symbol list gives
-    for values between the same two runs, a few values, and many; _Dropped answers membership, isdisjoint and
+    for values between the same two runs, a few values, and many; _Flagged answers membership, isdisjoint and
     intersection as a set of the dropped indices does, past-the-table and negative values included."""
     import random
     import objllvm.formats.elf_writer as ew
@@ -1203,13 +1203,14 @@ def test_symbol_map_and_dropped_flags_answer_as_the_list_and_the_set():
         assert sm.of(values) == [expect[v] for v in values]
         assert sm.whole() == expect
         dropped = {i for i in range(nsyms) if gone[i]}
-        d = ew._Dropped(bytes(gone))
+        d = ew._Flagged(bytes(gone))
         assert bool(d) == bool(dropped) and d.low == (min(dropped) if dropped else -1)
         probe = values + [nsyms, nsyms + 3, -1] * (trial % 2)
         assert [x in d for x in probe] == [x in dropped for x in probe]
         assert d.isdisjoint(probe) == dropped.isdisjoint(probe)
         assert d.isdisjoint(iter(values)) == dropped.isdisjoint(values)
         assert d.intersection(probe) == dropped.intersection(probe)
+        assert list(d.flags_of(probe)) == [int(x in dropped) for x in probe]
     assert shortcut > 50
 
 

@@ -171,9 +171,10 @@ def _lanes_renumbered(column, runs, nsyms):
     return b"".join(out) if changed else b""
 
 
-class _Dropped:
-    """The symbols a table loses, as the tests the renumbering makes of them, answered from their flags (``flags``: one
-    byte per symbol, 1 for each dropped one) rather than from a set of as many integers; ``low``: the first (-1: none)."""
+class _Flagged:
+    """The indices flagged in ``flags`` (one byte each, 1 where flagged: the removed sections, the symbols a table
+    loses) as the set tests the writer makes of them, answered from the flags rather than from a set of as many
+    integers; ``low``: the first (-1: none)."""
     __slots__ = ("flags", "low")
 
     def __init__(self, flags: bytes):
@@ -194,6 +195,13 @@ class _Dropped:
 
     def intersection(self, values) -> set:
         return set(filter(self.__contains__, values))
+
+    def flags_of(self, values):
+        """1 (flagged) or 0 for each of ``values``, as an iterator."""
+        values = values if isinstance(values, list) else list(values)
+        if not values or min(values) >= 0 and max(values) < len(self.flags):
+            return map(self.flags.__getitem__, values)
+        return map(int, map(self.__contains__, values))
 
 
 class _SymbolMap:
@@ -665,10 +673,13 @@ class ElfWriter:
             raise self._err(f"no section with index {next(i for i in indices if not 0 < i < n)}")
         new = list(compress(indices, map(not_, map(rm.__getitem__, indices))))
         any(map(rm.__setitem__, new, repeat(1)))      # (each step gives None)
-        targets = set(new)
+        targets = bytearray(n)          # (flags: 1 for each of ``new``)
+        any(map(targets.__setitem__, new, repeat(1)))
         rels = self._of_types(_REL_TYPES, 1)
-        rels = [r for r in compress(rels, map(targets.__contains__, map(self.cols[_INFO].__getitem__, rels)))
-                if not rm[r]]
+        infos = list(map(self.cols[_INFO].__getitem__, rels))
+        if infos and max(infos) >= n:       # (a target past the table: none of ``new``, as 0 is not)
+            infos = [t if t < n else 0 for t in infos]
+        rels = [r for r in compress(rels, map(targets.__getitem__, infos)) if not rm[r]]
         any(map(rm.__setitem__, rels, repeat(1)))
         return sorted(new + rels)
 
@@ -721,16 +732,20 @@ class ElfWriter:
         return b"".join(out)
 
     # -- write ---------------------------------------------------------------------------------
-    def _closure(self, types, infos) -> set:
+    def _closure(self, types, infos) -> "_Flagged":
         """Finish the removal set: relocation sections of removed targets, groups left empty (to a fixed point;
-        only relocation sections and groups can join the set).  Returns the indices of the removed sections."""
+        only relocation sections and groups can join the set).  Returns the removed sections (as their flags)."""
         rm = self._removed
         n = len(types)
         rels = self._of_types(_REL_TYPES, 1)
         rels = list(compress(rels, map(rm.translate(_FLIP).__getitem__, rels)))      # (the kept ones)
         groups = self._of_types(_GROUP_TYPES, 1)
         targets = list(map(infos.__getitem__, rels))
-        removed = set(compress(range(n), rm))
+        if targets and max(targets) >= n:       # (a target past the table: never a removed section)
+            targets = [t if t < n else 0 for t in targets]
+            lookup0 = True
+        else:
+            lookup0 = False
         table = self._group_table(groups) if groups else None
         alive = None
         if table is not None:
@@ -746,15 +761,20 @@ class ElfWriter:
                 with_members = list(compress(groups, full))
                 firsts = list(map((1).__add__, compress(bounds, full)))
                 lasts = list(compress(lasts, full))
-        pending = removed               # removed sections whose relocation sections and groups are not looked at yet
-        # (the set itself in the first round: it is only read there, and grows after)
+            in_range = words if not words or max(words) < n else [w for w in words if w < n]
+        # removed sections whose relocation sections and groups are not looked at yet, by their flags: all of them in
+        # the first round (section 0 clear: where a target past the table was read as 0)
+        pending = bytearray(rm)
+        if lookup0:
+            pending[0] = 0
         first = True                    # (groups are looked at once in any case: one may name no section in range)
-        while pending or first:
+        while True:
             # relocation sections whose target is removed (by columns), then groups whose members all are
-            joining = [i for i in compress(rels, map(pending.__contains__, targets)) if not rm[i]]
+            joining = [i for i in compress(rels, map(pending.__getitem__, targets)) if not rm[i]]
             any(map(rm.__setitem__, joining, repeat(1)))        # (each step gives None)
             if table is not None:
-                if first or not pending.union(joining).isdisjoint(words):
+                any(map(pending.__setitem__, joining, repeat(1)))
+                if first or any(map(pending.__getitem__, in_range)):
                     # by columns: a group goes when it has members and none of them (in range) is kept (the search for
                     # a kept one among its members finds none)
                     alive = self._alive(words)
@@ -770,13 +790,15 @@ class ElfWriter:
                         if members_i and all(rm[m] for m in members_i if m < n):
                             rm[i] = 1
                             joining.append(i)
-            removed.update(joining)
-            pending = set(joining)
             first = False
+            if not joining:
+                break
+            pending = bytearray(n)
+            any(map(pending.__setitem__, joining, repeat(1)))
         # for the member lists (see _check_and_fix_references): the groups' words, and which of them are kept sections
         # (as last worked out: nothing removed since is among the words, or it would have been again)
         self._groups_read = (groups, table, alive)
-        return removed
+        return _Flagged(bytes(rm))
 
     def _alive(self, words) -> bytes:
         """1 for each of ``words`` that is the index of a kept section, else 0."""
@@ -1082,7 +1104,7 @@ class ElfWriter:
         shndx_sec = next((k for k in self._of_types(_SHNDX_TYPES) if not rm[k] and links[k] == si), None)
         ext = bytearray(self._plain(shndx_sec)) if shndx_sec is not None else None
         shndx_pos = 6 if self.is64 else 14    # st_shndx offset inside an entry
-        low = min(removed)
+        low = removed.low
         column = self._column(data[:nsyms * st.size], st.size, shndx_pos)      # st_shndx of every symbol
         if _LEAN and self._fix_symbols_lean(si, new, removed, data, st, column, ext, shndx_sec):
             return
@@ -1225,7 +1247,7 @@ class ElfWriter:
         section of every symbol, as :meth:`_real_shndx` gives)."""
         pos = 4 if self.is64 else 12      # st_info
         info = data[pos:len(real) * size:size]
-        return any(info[k] & 0xF != STT_SECTION for k in compress(range(len(real)), map(removed.__contains__, real)))
+        return any(info[k] & 0xF != STT_SECTION for k in compress(range(len(real)), removed.flags_of(real)))
 
     def _input_run(self, indices):
         """The input's bytes of relocation sections ``indices`` (ascending) as one view of it (not a copy) where they
@@ -1410,10 +1432,10 @@ class ElfWriter:
         else:
             if real is None:
                 real = self._real_shndx(column, ext)
-            gone = list(map(removed.__contains__, real))
+            gone = list(removed.flags_of(real))
             gone[0] = False
         flags = bytes(gone)
-        dropped = _Dropped(flags)
+        dropped = _Flagged(flags)
         kept_sections = rm.translate(_FLIP)
         if _LEAN and n == self._n_orig and not self._owned[_LINK]:
             # the kept sections whose sh_link is the table: by the link words as the input's header table has them,
