@@ -191,9 +191,9 @@ class ElfFile(ObjectFile):
         self._read_phdrs()
 
     def _read_columns(self, table) -> list:
-        """The header table (a memoryview) as ten lists, one per field, read as 32- and 64-bit words: cast in
+        """The header table (a memoryview) as ten columns, one per field, read as 32- and 64-bit words: cast in
         place when the file's byte order is the machine's, else from a byte-swapped copy.  No Python object
-        per header."""
+        per header.  Lists, but for sh_addr, sh_addralign and sh_entsize: sequences (views) of the words."""
         native = (self.endian == "<") == (sys.byteorder == "little")
 
         def words(code):
@@ -205,12 +205,15 @@ class ElfFile(ObjectFile):
             a.byteswap()
             return memoryview(a)
         u32 = words("I")
+        # sh_addr, sh_addralign and sh_entsize are kept as strided views of the table (read an item at a time, as
+        # the others; no list made): most readers never look at them, and a list is 8 bytes a section (a 600,000-
+        # section object: 14 MB that the kernel has to find pages for)
         if not self.is64:          # ten 32-bit fields
-            return [u32[k::10].tolist() for k in range(10)]
+            return [u32[k::10] if k in (3, 8, 9) else u32[k::10].tolist() for k in range(10)]
         u64 = words("Q")           # sh_name, sh_type | flags addr offset size | sh_link, sh_info | align entsize
-        return [u32[0::16].tolist(), u32[1::16].tolist(), u64[1::8].tolist(), u64[2::8].tolist(),
+        return [u32[0::16].tolist(), u32[1::16].tolist(), u64[1::8].tolist(), u64[2::8],
                 u64[3::8].tolist(), u64[4::8].tolist(), u32[10::16].tolist(), u32[11::16].tolist(),
-                u64[6::8].tolist(), u64[7::8].tolist()]
+                u64[6::8], u64[7::8]]
 
     def flag_bytes(self) -> bytes:
         """The low byte of every section's sh_flags (SHF_WRITE, SHF_ALLOC, SHF_EXECINSTR, ..., SHF_INFO_LINK,
