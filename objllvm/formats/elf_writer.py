@@ -2310,10 +2310,11 @@ class ElfWriter:
         def kept(k):
             return compress(self.cols[k], keep)
 
-        def renumber(values):
+        def renumber(values, few=False):
             # every value that names a kept section becomes its new index; anything else stays (by the new
-            # index list itself where every value names a kept section)
-            if values and max(values) < n and not any(map(rm.__getitem__, set(values))):
+            # index list itself where every value names a kept section; ``few``: the column has few distinct values,
+            # as sh_link has, each worked out once)
+            if not few and values and max(values) < n and not any(map(rm.__getitem__, values)):
                 return list(map(new.__getitem__, values))
             to = {x: new[x] if x and x < n and not rm[x] else x for x in set(values)}
             return list(map(to.__getitem__, values))
@@ -2323,7 +2324,7 @@ class ElfWriter:
                 if sizes is None:
                     sizes = list(kept(_SIZE))
                 sizes[new[i] - 1] = len(c)
-        links = renumber(list(kept(_LINK)))
+        links = renumber(list(kept(_LINK)), few=True)
         # sh_info is a section index in relocation sections and where SHF_INFO_LINK says so: renumbered as one
         # column, the other kept sections with a nonzero sh_info (a group's signature symbol, ...) left out of it
         # (as 0: their values could make the column take the slow way) and given theirs back
@@ -2348,7 +2349,19 @@ class ElfWriter:
         else:
             # (few groups, the other sections with an sh_info that is not a section index: they are left out of one
             # renumbered column)
-            other = set(compress(range(n), self.cols[_INFO])).difference(self._of_types(_REL_TYPES))
+            infos_all = self.cols[_INFO]
+            coded = self.type_codes() if self._type_codes is not None else None
+            if coded is not None and len(coded[1]) == n:
+                # (the types' code bytes, made already: the sections of other types by a translate, then those of
+                # them with a nonzero sh_info, by two compress in C rather than a set of every relocation section)
+                code, codes = coded
+                table = bytearray(b"\1") * 256
+                for t in _REL_TYPES & code.keys():
+                    table[code[t]] = 0
+                not_rel = codes.translate(table)
+                other = compress(compress(range(n), not_rel), compress(infos_all, not_rel))
+            else:
+                other = set(compress(range(n), infos_all)).difference(self._of_types(_REL_TYPES))
             rows = [new[i] - 1 for i in other if keep[i] and not flags[i] & SHF_INFO_LINK]
             if rows:
                 infos = list(old_infos)
