@@ -2438,12 +2438,13 @@ class ElfWriter:
     def _size_bound(self, shsize, keep, aligns) -> int:
         """The most bytes any rewrite of this input can need: twice the input (each input byte copied once, and
         the input's own padding kept), the new contents, alignment padding (at most the input's size, or
-        64 KiB) and a new section header table.  ELF32 offsets are 32-bit as well."""
+        64 KiB: no more than the largest alignment less one for each kept section) and a new section header
+        table.  ELF32 offsets are 32-bit as well."""
         cap = self._align_cap()
         contents = self._content
         grow = sum(map(len, compress(contents.values(), map(keep.__getitem__, contents))))
-        kept = list(compress(aligns, keep))
-        pad = min(sum((min(a, cap) - 1) * kept.count(a) for a in set(kept) if a > 1), cap)
+        most = max(aligns, default=0)
+        pad = min((min(most, cap) - 1) * keep.count(1), cap) if most > 1 else 0
         bound = 2 * len(self.data) + grow + pad + shsize + 8
         return bound if self.is64 else min(bound, 0xFFFFFFFF)
 
