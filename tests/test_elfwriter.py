@@ -862,6 +862,33 @@ def test_short_runs_are_copied_into_one_buffer(monkeypatch):
     assert 2 * together[fs][1] < apart[fs][1], (together[fs][1], apart[fs][1])
 
 
+def test_lean_walk_alignments_as_read_or_through_the_table(monkeypatch):
+    """The lean walk takes the alignment column as it is where every alignment but 0 is placed as read (its few zeros
+    made 1), else through the table of distinct values: with a few or many sections of sh_addralign 0, one of 3 (not
+    a power of two: refused), or one past the file, the lean and the general walks give the same file or refusal."""
+    import objllvm.formats.elf_writer as ew
+    data = (TESTDATA / "profile" / "rust.o").read_bytes()
+    o = ElfFile(data, "rust.o")
+    llvm = [s.index for s in api.llvm_sections(o) if not s.flags & 2]
+    kept = [i for i in range(1, o.section_count) if i not in llvm and o.columns[5][i] and o.columns[1][i] != 8]
+    assert o.section_count > 100 and kept
+    every = range(1, o.section_count)
+    variants = {"few zeros": [(i, 0) for i in every[:5]], "many zeros": [(i, 0) for i in every[:90]],
+                "not a power of two": [(kept[-1], 3)], "past the file": [(kept[-1], 1 << 40)]}
+    for what, aligns in variants.items():
+        d = data
+        for i, a in aligns:
+            d = _with_alignment(d, i, a)
+        got = {}
+        for lean in (True, False):
+            monkeypatch.setattr(ew, "_LEAN", lean)
+            w = ElfWriter(ElfFile(d, "rust.o"))
+            w.remove_many(llvm)
+            got[lean] = _outcome(w)
+        assert got[True] == got[False], what
+        assert isinstance(got[True], str) == (what in ("not a power of two", "past the file")), (what, got[True])
+
+
 def _with_alignment(data: bytes, index: int, align: int) -> bytes:
     """``data`` (an ELF file) with section ``index``'s sh_addralign set to ``align``."""
     o = ElfFile(data, "x")

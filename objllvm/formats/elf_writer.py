@@ -2020,7 +2020,23 @@ class ElfWriter:
             kind[i] = 2
         # alignment of each section to place it at: 1 for 0 and 1, 0 for what _alignment refuses
         good = {a: 1 if a <= 1 else 0 if a & (a - 1) or a > cap else a for a in set(aligns)}
-        al = list(map(good.__getitem__, aligns)) if len(good) > 1 else [good[aligns[0]]] * len(aligns)
+        al = None
+        if len(good) == 1:
+            al = [good[aligns[0]]] * len(aligns)
+        elif all(a == v for a, v in good.items() if a):
+            # (every alignment but 0 placed as it is, as compilers write them: the column as it is, its few zeros 1)
+            al = aligns.tolist() if isinstance(aligns, memoryview) else list(aligns)
+            if 0 in good:
+                zeros = []
+                try:
+                    for _ in range(65):
+                        zeros.append(al.index(0, zeros[-1] + 1 if zeros else 0))
+                except ValueError:
+                    any(map(al.__setitem__, zeros, repeat(1)))
+                else:
+                    al = None           # (many: by the table)
+        if al is None:
+            al = list(map(good.__getitem__, aligns))
         al.append(8 if self.is64 else 4)
         prev_end = pos
         top = 0                 # where the last byte of a section (not empty, inside the input) ends
