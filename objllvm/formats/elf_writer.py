@@ -229,7 +229,7 @@ class _SymbolMap:
         a few by bisection, others through the whole list."""
         if not values:
             return []
-        from bisect import bisect_right
+        from _bisect import bisect_right       # (the C module: bisect.py only wraps it)
         runs = self.runs
         firsts = [a for a, _ in runs]
         before = list(accumulate((b - a for a, b in runs), initial=0))     # dropped ones before each run
@@ -540,7 +540,7 @@ class ElfWriter:
         """The lean walk's ``chunks`` (offset order, none overlapping; the header table's to go in at ``at_table``)
         with the patches' bytes in place of the input's where their sections landed: (chunks, at_table); None where
         they are not all found there as runs of the input (the caller then materializes the patches)."""
-        from bisect import bisect_right     # (here: a rewrite without patches does not import it)
+        from _bisect import bisect_right    # (here: a rewrite without patches does not import it; the C module)
         offs, sizes = self.cols[_OFFSET], self.cols[_SIZE]
         rm, contents = self._removed, self._content
         key = itemgetter(0)
@@ -1302,7 +1302,7 @@ class ElfWriter:
             return edits
         low = dropped.low
         sizes = self.cols[_SIZE]
-        from bisect import bisect_right
+        from _bisect import bisect_right
         for t in (SHT_REL, SHT_RELA):
             idx = [i for i in users if types[i] == t]
             if not idx:
