@@ -24,8 +24,6 @@ fields itself); the other methods are closures over the field names.  The classe
 ``dataclasses`` dataclasses (``dataclasses.is_dataclass`` is False, orjson does not serialise them):
 objllvm turns models into plain data itself (``to_dict``) before printing.
 """
-from __future__ import annotations
-
 from _thread import get_ident as _get_ident
 from _operator import attrgetter
 

@@ -8,8 +8,6 @@
 :mod:`.session` runs a rewrite (decode, edit, re-encode, verify, write atomically); :mod:`.operations` holds the
 operations.
 """
-from __future__ import annotations
-
 from .operations import (AddDeplib, AddLinkerOption, DropAddrsig, DropCGEdge, DropDeplib, DropLinkerOption,
                          DropOffload, Operation, Remove, ReplaceBitcode, ScaleCGWeights, SetSection, StripBitcode,
                          StripLLVM, StripPGOAnalysis, check_bitcode)

@@ -1,7 +1,5 @@
 """The operations of ``objllvm rewrite``: each one edits the sections of a rewrite
 :class:`~objllvm.rewrite.session.Session` through the codec registry."""
-from __future__ import annotations
-
 from itertools import compress, repeat
 from _operator import and_, itemgetter, not_
 

@@ -13,8 +13,6 @@ changed is decoded again: a rewrite that would not decode is refused.  Files are
 :func:`objllvm.atomicio.atomic_write` (a temporary file in the target directory, then a rename): an error
 leaves the input untouched and no partial output.
 """
-from __future__ import annotations
-
 import os
 from itertools import compress
 

@@ -7,8 +7,6 @@ back to exactly the same bytes, and gives a plain dict view (``to_dict``) and
 text tables (``tables``).  Codec modules live in ``objllvm/sections/`` (one per
 section kind) and are found there automatically.
 """
-from __future__ import annotations
-
 from _thread import RLock
 
 from .._model import dataclass, field
