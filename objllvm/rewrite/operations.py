@@ -6,7 +6,6 @@ from _operator import and_, itemgetter, not_
 from ..errors import ObjllvmError, UsageError
 from ..formats.elf import SHF_ALLOC, is_llvm_type
 from ..formats.elf_writer import SHF_EXCLUDE
-from ..sections import registry
 from .session import (_GENERIC_TYPES, BITCODE_NAMES, SHF_MERGE, SHF_STRINGS, SHT_LLVM_DEPENDENT_LIBRARIES,
                       SHT_LLVM_LINKER_OPTIONS, SHT_LLVM_LTO, Session, _exc_text)
 
@@ -134,6 +133,7 @@ class AddLinkerOption(Operation):
             codec, m = sess.model(secs[0], "linker-options")
             m.options.append(LinkerOption(self.key, self.value))
             return
+        from ..sections import registry
         codec = registry.get("linker-options")
         data = codec.encode(LinkerOptions([LinkerOption(self.key, self.value)]), sess.ctx(None))
         sess.writer.add_section(".linker-options", SHT_LLVM_LINKER_OPTIONS, data, flags=SHF_EXCLUDE)
@@ -172,6 +172,7 @@ class AddDeplib(Operation):
             m.libraries.append(self.name)
             m.offsets = []
             return
+        from ..sections import registry
         codec = registry.get("deplibs")
         data = codec.encode(DependentLibraries([self.name]), sess.ctx(None))
         sess.writer.add_section(".deplibs", SHT_LLVM_DEPENDENT_LIBRARIES, data, flags=SHF_MERGE | SHF_STRINGS,
@@ -298,6 +299,7 @@ class DropOffload(Operation):
                                                                                                       self.arch))
 
     def apply(self, sess):
+        from ..sections import registry
         if "offloading" not in registry.kinds():
             raise UsageError(f"{self.text}: the offloading codec is not available")
         from ..sections import offloading as off
@@ -333,6 +335,7 @@ class StripPGOAnalysis(Operation):
     text = "--strip-pgo-analysis"
 
     def apply(self, sess):
+        from ..sections import registry
         if "bb-addr-map" not in registry.kinds():
             raise UsageError(f"{self.text}: the bb-addr-map codec is not available")
         from ..sections import bb_addr_map as bam
@@ -361,6 +364,7 @@ class SetSection(Operation):
         self.text = f"--set-section {spec}"
 
     def apply(self, sess):
+        from ..sections import registry
         codec = registry.get(self.kind)
         try:
             import json

@@ -9,6 +9,7 @@ section kind) and are found there automatically.
 """
 from _thread import RLock
 
+from . import NAME_HINTS  # (the codecs' name hints: see "lazy loading" below)
 from .._model import dataclass, field
 from .._modules import lazy_attributes, module_names
 from ..errors import DecodeError, ObjllvmError
@@ -182,19 +183,12 @@ _loaded = False
 # by scripts/gen-codec-index; tests/test_codec_index.py fails when it no longer matches what the modules
 # register) says, per kind, its module, its ELF types, its names and formats, and whether it has its own
 # ``matches_name``.  Such a codec is imported for a section only when the section's name contains one of
-# its NAME_HINTS (or one of the hint's options is given): its matcher is code, so the hint is written here
-# by hand, and tests/test_codec_index.py checks that a codec never claims a name its hint does not admit.
+# its NAME_HINTS (or one of the hint's options is given): its matcher is code, so the hint is written by hand
+# (in the package's __init__, which answers from the index alone whether any codec may claim a section:
+# objllvm.sections.unclaimed), and tests/test_codec_index.py checks that a codec never claims a name its hint
+# does not admit.
 # A codec module that the index does not list (a new one, before the index is generated again) makes the
 # registry load every codec, as it did before the index: slower, never wrong.
-NAME_HINTS = {
-    # kind: (substrings of every name it claims, options that make it claim other names)
-    "coverage": (("cov",), ()),
-    "profile": (("prf", "cov"), ()),
-    "llvm-stats": (("llvm_stats",), ()),
-    "offload-entries": (("offload",), ()),
-    "offloading": (("offloading",), ()),
-    "pc-sections": (("sanmd_",), ("pc_section",)),
-}
 _index = None          # (kinds in order, {sh_type: module}, {(format, name): [(kind, module)]})
 _pending: list = []    # [(kind, module, hints, options)]: the codecs with their own matcher not imported yet
 _ordered = None        # the registered codecs in the index's order (None: to be made again)
