@@ -367,7 +367,8 @@ def test_a_plain_rewrite_imports_no_renderer_or_codec(tmp_path):
                                        ("stack-sizes.o", ".stack_sizes")])
 def test_strip_llvm_asks_the_registry_only_for_sections_a_codec_may_claim(tmp_path, src, name):
     """`rewrite --strip-llvm` of an object whose unallocated sections are LLVM's own types or plain ones (.comment,
-    .note.GNU-stack) answers from the codec index alone: the registry is not imported (objllvm.sections.unclaimed).
+    .note.GNU-stack) answers from the codec index alone: the registry is not imported (objllvm.sections.unclaimed),
+    nor the operations that edit contents (objllvm.rewrite.operations: a removal is in objllvm.rewrite.removal).
     A section of a plain type that a codec claims by its name (.stack_sizes; .llvm_stats, by a codec with its own
     matcher) is asked of the registry, and removed."""
     import os
@@ -383,6 +384,7 @@ def test_strip_llvm_asks_the_registry_only_for_sections_a_codec_may_claim(tmp_pa
     after = [s.name for s in ElfFile(out.read_bytes(), "out.o").sections]
     kept = [s.name for s in before.sections if s.flags & 2 or not before.sections.index(s)]
     assert set(kept) <= set(after) and len(after) < len(before.sections)
+    assert "objllvm.rewrite.removal" in mods and "objllvm.rewrite.operations" not in mods, sorted(mods)
     if name is None:
         assert "objllvm.sections.registry" not in mods and "objllvm.sections._index" in mods, sorted(mods)
         assert ".note.GNU-stack" in after and ".deplibs" not in after and ".llvm_addrsig" not in after
@@ -409,17 +411,17 @@ def test_unclaimed_is_what_find_codec_says():
                 assert registry.find_codec(s, obj, None) is None, (path, s.name)
             checked += 1
     obj = open_object(str(TESTDATA / "elf" / "deplibs.o"))
-    names = {n for e in _index.KINDS.values() for n in e[2]} | {".comment", ".debug_info", ".text", None}
+    names = {n for e in _index.KINDS.values() for n in e[2]} | {".comment", ".debug_info", ".text", ""}
     names |= {f".x{h}y" for hints, _opts in pkg.NAME_HINTS.values() for h in hints}
     types = {t for e in _index.KINDS.values() for t in e[1]} | {1, 7, 0x70000001}
-    for name in sorted(names, key=str):
+    for name in sorted(names):
         for t in sorted(types):
             sec = Section(1, name, t, 0, 0, 0, 0, 0, 0, 1, 0, _data=b"")
             if by_index("elf", t, name):
                 said += 1
                 assert registry.find_codec(sec, obj, None) is None, (name, t)
     assert said > 100 and checked > 1000
-    assert by_index("elf", 1, ".comment") and by_index("elf", 7, ".note.GNU-stack") and by_index("elf", 1, None)
+    assert by_index("elf", 1, ".comment") and by_index("elf", 7, ".note.GNU-stack") and by_index("elf", 1, "")
     assert not by_index("elf", 1, ".stack_sizes") and not by_index("elf", 1, ".llvm_stats")
     assert not pkg.unclaimed("elf", 1, ".comment")           # (this process has imported the registry)
     try:
