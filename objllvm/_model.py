@@ -91,8 +91,12 @@ def replace(obj, /, **changes):
 
 
 def _is_classvar(ann) -> bool:
-    if not isinstance(ann, str):   # an evaluated annotation (no ``from __future__ import annotations``)
+    if isinstance(ann, type):      # an evaluated annotation naming a class (``int``): never ClassVar
+        return False
+    if not isinstance(ann, str):   # another evaluated one (no ``from __future__ import annotations``)
         ann = repr(ann)
+    if "ClassVar" not in ann:      # (most: no repr or strip needed)
+        return False
     ann = ann.strip().removeprefix("typing.")
     return ann == "ClassVar" or ann.startswith("ClassVar[")
 
