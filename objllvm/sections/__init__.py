@@ -4,6 +4,7 @@ The package itself answers one question from the codec index (``_index``) alone,
 codec claim a section (:func:`unclaimed`)?  ``rewrite --strip-llvm`` asks it of the plain sections of an object
 (``.comment``, ``.note.GNU-stack``, ``.debug_*``), and needs the registry only for a section some codec may claim.
 """
+import os
 import sys
 
 # kind: (substrings of every name it claims, options that make it claim other names), for each codec with its own
@@ -22,13 +23,31 @@ NAME_HINTS = {
 _claims = None      # (ELF types, {(format, name)}, name substrings) of the index; False: the index is out of date
 
 
+def codec_modules() -> list:
+    """The codec modules of this package, sorted: its ``.py`` files that do not start with "_", but the registry
+    (what ``objllvm._modules.module_names(package, packages=False)`` lists, less the registry: listed here, without
+    that module, as a --strip-llvm run needs nothing else of it; tests/test_codec_index.py checks they agree).
+    The registry and :func:`unclaimed` compare it with the index's ``MODULES``."""
+    names = set()
+    for d in __path__:
+        try:
+            entries = os.scandir(d)
+        except OSError:
+            continue
+        with entries:
+            for e in entries:
+                n = e.name
+                if n.endswith(".py") and not n.startswith("_") and n[:-3].isidentifier() and n != "registry.py":
+                    names.add(n[:-3])
+    return sorted(names)
+
+
 def _index_claims():
     """What the codec index says the codecs claim: every ELF type, every (format, name) claimed by name, and the
     substrings of the names codecs with their own matcher may claim; False when a codec module is missing from
     the index or a codec with its own matcher has no hint (then only the registry can tell)."""
     from . import _index as ix
-    from .._modules import module_names
-    if set(module_names(sys.modules[__name__], packages=False)) - {"registry"} != set(ix.MODULES):
+    if set(codec_modules()) != set(ix.MODULES):
         return False
     types, names, hints = set(), set(), []
     for kind, (_mod, sh_types, kind_names, formats, _priority, own_matcher, _options) in ix.KINDS.items():

@@ -9,9 +9,9 @@ section kind) and are found there automatically.
 """
 from _thread import RLock
 
-from . import NAME_HINTS  # (the codecs' name hints: see "lazy loading" below)
+from . import NAME_HINTS, codec_modules  # (the codecs' name hints, see "lazy loading" below; the codec modules)
 from .._model import dataclass, field
-from .._modules import lazy_attributes, module_names
+from .._modules import lazy_attributes
 from ..errors import DecodeError, ObjllvmError
 
 
@@ -209,8 +209,7 @@ def _load_index():
 
 def _make_index():
     from . import _index as ix
-    from .. import sections as pkg
-    if set(module_names(pkg, packages=False)) - {"registry"} != set(ix.MODULES):
+    if set(codec_modules()) != set(ix.MODULES):
         _load_all()                    # a codec module the index does not know: every codec, as before
     by_type, by_name = {}, {}
     for kind, (mod, sh_types, names, formats, _priority, own_matcher, _options) in ix.KINDS.items():
@@ -257,11 +256,9 @@ def _load_all():
     global _loaded
     if _loaded:
         return
-    from .. import sections as pkg
     with _LOCK:
-        for name in module_names(pkg, packages=False):
-            if name != "registry":
-                _load_module(name)
+        for name in codec_modules():
+            _load_module(name)
         _loaded = True
 
 
@@ -420,7 +417,7 @@ def index_source() -> str:
     """The text of ``objllvm/sections/_index.py`` made from the codecs (every module imported)."""
     from .. import sections as pkg
     _load_all()
-    modules = [m for m in module_names(pkg, packages=False) if m != "registry"]
+    modules = codec_modules()
     lines = ['"""How each section kind is recognised, so that only the codecs of the sections present are imported.',
              "",
              "Generated from the codecs by scripts/gen-codec-index (objllvm.sections.registry.index_source): do not",
