@@ -364,17 +364,18 @@ def test_a_plain_rewrite_imports_no_renderer_or_codec(tmp_path):
     assert "objllvm.render" in mods_of("--dry-run")
 
 
-@pytest.mark.parametrize("src, name", [("deplibs.o", None), ("llvm-stats.o", ".llvm_stats"),
-                                       ("stack-sizes.o", ".stack_sizes")])
+@pytest.mark.parametrize("src, name", [("elf/deplibs.o", None), ("rewrite/tiny-arm32.o", ".ARM.attributes"),
+                                       ("llvm22/llvm-stats.o", ".llvm_stats"), ("llvm22/stack-sizes.o", ".stack_sizes")])
 def test_strip_llvm_asks_the_registry_only_for_sections_a_codec_may_claim(tmp_path, src, name):
     """`rewrite --strip-llvm` of an object whose unallocated sections are LLVM's own types or plain ones (.comment,
-    .note.GNU-stack) answers from the codec index alone: the registry is not imported (objllvm.sections.unclaimed),
-    nor the operations that edit contents (objllvm.rewrite.operations: a removal is in objllvm.rewrite.removal).
-    A section of a plain type that a codec claims by its name (.stack_sizes; .llvm_stats, by a codec with its own
-    matcher) is asked of the registry, and removed."""
+    .note.GNU-stack: session._PLAIN_NAMES) imports neither the registry nor the codec index, nor the operations that
+    edit contents (objllvm.rewrite.operations: a removal is in objllvm.rewrite.removal).  Another name no codec
+    claims (.ARM.attributes) is answered by the codec index (objllvm.sections.unclaimed), still without the registry,
+    and kept.  A section of a plain type that a codec claims by its name (.stack_sizes; .llvm_stats, by a codec with
+    its own matcher) is asked of the registry, and removed."""
     import os
     from objllvm.formats.elf import ElfFile
-    path = TESTDATA / ("elf" if src == "deplibs.o" else "llvm22") / src
+    path = TESTDATA / src
     out = tmp_path / "out.o"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     p = subprocess.run([sys.executable, "-S", "-X", "importtime", str(ROOT / "bin" / "objllvm"), "rewrite", str(path),
@@ -387,9 +388,12 @@ def test_strip_llvm_asks_the_registry_only_for_sections_a_codec_may_claim(tmp_pa
     assert set(kept) <= set(after) and len(after) < len(before.sections)
     assert "objllvm.rewrite.removal" in mods and "objllvm.rewrite.operations" not in mods, sorted(mods)
     if name is None:
+        assert not mods & {"objllvm.sections", "objllvm.sections._index", "objllvm.sections.registry"}, sorted(mods)
         assert not mods & {"__future__", "struct", "objllvm._version"}, sorted(mods)
-        assert "objllvm.sections.registry" not in mods and "objllvm.sections._index" in mods, sorted(mods)
         assert ".note.GNU-stack" in after and ".deplibs" not in after and ".llvm_addrsig" not in after
+    elif name == ".ARM.attributes":
+        assert "objllvm.sections._index" in mods and "objllvm.sections.registry" not in mods, sorted(mods)
+        assert name in after
     else:
         assert "objllvm.sections.registry" in mods and name in [s.name for s in before.sections]
         assert name not in after
