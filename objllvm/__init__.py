@@ -4,10 +4,6 @@ Importing this package is cheap: the API functions load what they need.  The fin
 paths lives here, not in a module of its own: each module imported is ~0.1 ms of every command
 (docs/architecture.md, "Start-up").
 """
-from __future__ import annotations
-
-from ._version import __version__  # noqa: E402,F401
-
 __all__ = ["dump", "decode", "iter_objects", "open_object", "ObjllvmError", "DecodeError", "__version__"]
 
 from .errors import DecodeError, ObjllvmError  # noqa: E402
@@ -15,6 +11,8 @@ from .errors import DecodeError, ObjllvmError  # noqa: E402
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import types
+
+    from ._version import __version__ as __version__
 
 # -- objllvm 0.1's import paths, kept for one release with a DeprecationWarning ------------------------
 # No file is left at the old places: _install_old_paths puts a finder on sys.meta_path that serves each old
@@ -59,7 +57,7 @@ class _MovedFinder:
         return None
 
     @staticmethod
-    def exec_module(module: types.ModuleType) -> None:
+    def exec_module(module: "types.ModuleType") -> None:
         import importlib
         import sys
         import warnings
@@ -83,6 +81,10 @@ _install_old_paths()
 
 
 def __getattr__(name: str) -> object:
+    if name == "__version__":           # (imported when first asked for: a command needs it for --version only)
+        from ._version import __version__
+        globals()["__version__"] = __version__
+        return __version__
     if name in ("dump", "decode", "dump_object", "llvm_sections", "dump_to_dict"):
         from . import api
         return getattr(api, name)

@@ -1,8 +1,6 @@
 """The modules of a package, listed without ``pkgutil`` (which imports ``inspect``: a few ms of every
 command's start-up).  Used for the command modules (objllvm.cli) and the codec modules (objllvm.registry).
 And names a module re-exports from others that it imports when first asked for (:func:`lazy_attributes`)."""
-from __future__ import annotations
-
 import os
 
 TYPE_CHECKING = False
@@ -33,7 +31,7 @@ def module_names(package, packages: bool = True) -> list:
     return sorted(names)
 
 
-def lazy_attributes(namespace: dict, exports: dict) -> Callable[[str], object]:
+def lazy_attributes(namespace: dict, exports: dict) -> "Callable[[str], object]":
     """A module's ``__getattr__`` (PEP 562) for names it re-exports from other modules without importing them
     with it: ``exports`` maps each name to the absolute name of its module, which is imported when the name
     is first asked for; the value is then kept in ``namespace`` (the module's globals), so it is looked up

@@ -14,8 +14,6 @@ so the other sections are still there.
 The JSON documents of the commands' ``--json`` outputs are described by JSON Schemas shipped in the
 package: :func:`json_schema` gives one (``objllvm schema NAME`` prints it).
 """
-from __future__ import annotations
-
 import os
 
 from .sections import registry
@@ -50,7 +48,7 @@ class ObjectDump:
     """The decoded LLVM sections of one object (a file, or one archive member)."""
     __slots__ = ("obj", "sections")
 
-    def __init__(self, obj: ObjectFile, sections: list[Decoded] | None = None) -> None:
+    def __init__(self, obj: "ObjectFile", sections: "list[Decoded] | None" = None) -> None:
         self.obj = obj
         #: one entry per LLVM-specific section, in section order
         self.sections: list[Decoded] = [] if sections is None else sections
@@ -87,13 +85,13 @@ class ObjectDump:
         return out
 
 
-def llvm_sections(obj: ObjectFile, options: Options | None = None) -> list[Section]:
+def llvm_sections(obj: "ObjectFile", options: "Options | None" = None) -> "list[Section]":
     """The LLVM-specific sections of an object, in section order."""
     return [s for s in obj.sections if registry.is_llvm_section(s, obj, options)]
 
 
-def dump_object(obj: ObjectFile, kinds: Iterable[str] | None = None,
-                options: Options | None = None) -> ObjectDump:
+def dump_object(obj: "ObjectFile", kinds: "Iterable[str] | None" = None,
+                options: "Options | None" = None) -> ObjectDump:
     """Decode the LLVM sections of one object (only those of ``kinds`` when given).
 
     :raises ObjllvmError: a kind that no codec has (a usage error)."""
@@ -111,7 +109,7 @@ def dump_object(obj: ObjectFile, kinds: Iterable[str] | None = None,
     return out
 
 
-def dump(path: str, kinds: Iterable[str] | None = None, options: Options | None = None) -> list[DumpItem]:
+def dump(path: str, kinds: "Iterable[str] | None" = None, options: "Options | None" = None) -> "list[DumpItem]":
     """Decode the LLVM sections of every object in ``path`` (a file or an archive).
 
     Parts that cannot be read at all are :class:`~objllvm.errors.ObjllvmError` values in the list; errors
@@ -133,7 +131,7 @@ def dump(path: str, kinds: Iterable[str] | None = None, options: Options | None 
     return out
 
 
-def decode(path: str, kind: str, options: Options | None = None) -> list[Any]:
+def decode(path: str, kind: str, options: "Options | None" = None) -> "list[Any]":
     """The decoded models of every ``kind`` section in ``path`` (the codec's model classes).
 
     :raises ObjllvmError: on the first error."""
@@ -147,7 +145,7 @@ def schema_names() -> list[str]:
     return sorted(n[:-5] for n in os.listdir(SCHEMA_DIR) if n.endswith(".json"))
 
 
-def json_schema(name: str) -> JSONDict:
+def json_schema(name: str) -> "JSONDict":
     """The JSON Schema (draft 2020-12) of a command's JSON output, by command name.
 
     :raises UsageError: no schema of that name."""
@@ -160,7 +158,7 @@ def json_schema(name: str) -> JSONDict:
 
 
 # -- views -------------------------------------------------------------------------------------
-def section_info(s: Section, obj: ObjectFile, options: Options | None = None) -> JSONDict:
+def section_info(s: "Section", obj: "ObjectFile", options: "Options | None" = None) -> "JSONDict":
     """One section as ``objllvm sections --json`` lists it."""
     c = registry.find_codec(s, obj, options)
     return {"index": s.index, "name": s.name, "type": section_type_name(s.type) if obj.format == "elf" else None,
@@ -175,24 +173,24 @@ def flag_string(flags: int) -> str:
     return "".join(ch for bit, ch in letters if flags & bit)
 
 
-def object_header(obj: ObjectFile) -> JSONDict:
+def object_header(obj: "ObjectFile") -> "JSONDict":
     """The fields that name an object in the JSON documents."""
     return {"file": obj.path, "member": obj.member, "format": obj.format_name, "type": obj.file_type}
 
 
-def dump_to_dict(items: Iterable[DumpItem]) -> JSONDict:
+def dump_to_dict(items: "Iterable[DumpItem]") -> "JSONDict":
     """The JSON document of ``objllvm dump --json`` (its schema: ``json_schema("dump")``)."""
     return _dump_doc(items, False)
 
 
-def dump_to_json_doc(items: Iterable[DumpItem]) -> JSONDict:
+def dump_to_json_doc(items: "Iterable[DumpItem]") -> "JSONDict":
     """``dump_to_dict(items)`` for ``render_json(doc, raw=True)``: a section content the codec can give
     as JSON text already (``Codec.to_json``) is a :class:`~objllvm.render.RawJSON` there (the same
     output, without building a dict per item of a big section)."""
     return _dump_doc(items, True)
 
 
-def _dump_doc(items: Iterable[DumpItem], raw: bool) -> JSONDict:
+def _dump_doc(items: "Iterable[DumpItem]", raw: bool) -> "JSONDict":
     from .render import RawJSON
     files: list[JSONDict] = []
     errors: list[str] = []
@@ -227,7 +225,7 @@ def _dump_doc(items: Iterable[DumpItem], raw: bool) -> JSONDict:
             "errors": list(dict.fromkeys(errors)), "warnings": warnings}
 
 
-def dump_to_text(items: Iterable[DumpItem], options: Options | None = None) -> list[Any]:
+def dump_to_text(items: "Iterable[DumpItem]", options: "Options | None" = None) -> "list[Any]":
     """The render items of ``objllvm dump`` (text): :class:`~objllvm.render.Heading`,
     :class:`~objllvm.render.Text` and the codecs' :class:`~objllvm.render.Table` items."""
     from .render import Heading, Text

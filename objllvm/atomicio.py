@@ -12,8 +12,6 @@ A failure at any point leaves the target as it was (absent or old) and no tempor
 * SIGTERM (and SIGHUP) while a file is being written: the temporary file is removed, as for Ctrl-C
   (:func:`signals_raise` turns those signals into :class:`Terminated` in the main thread).
 """
-from __future__ import annotations
-
 import errno
 import os
 try:            # signal's C module: the same functions without signal.py's enums (enum: ~1.4 ms of start-up)

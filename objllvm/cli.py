@@ -5,13 +5,9 @@ Each command is a module in ``objllvm/commands/`` with ``NAME``, ``HELP``,
 modules import their heavy parts inside ``run``.  ``objllvm --version`` needs no parser (argparse is
 imported by build_parser).
 """
-from __future__ import annotations
-
 import os
 import sys
 
-from ._version import __version__
-from ._modules import module_names
 from .errors import ObjllvmError, UsageError, report_error
 
 _PARSER_CLASS = None
@@ -124,6 +120,7 @@ def _command_modules(only=None) -> list:
                 raise
             return []
         return [mod] if getattr(mod, "NAME", None) == only else []
+    from ._modules import module_names          # (here: a plain command line names its command)
     return [_import(f"{commands.__name__}.{name}") for name in module_names(commands)]
 
 
@@ -149,6 +146,7 @@ def _chosen_command(argv):
 def build_parser(argv=None) -> "argparse.ArgumentParser":
     """The parser.  With ``argv``, only the command named there (when it names one) is set up: the other
     command modules are not imported (start-up time); the result for that command line is the same."""
+    from ._version import __version__
     _Parser = _parser_class()
     p = _Parser(prog="objllvm", description="Inspect and rewrite the LLVM-specific sections of object files.")
     p.add_argument("--version", action="version", version=f"objllvm {__version__}")
@@ -410,8 +408,11 @@ def _version_only(argv) -> bool:
     """``objllvm --version`` alone: print what argparse's version action prints, as it does (an error writing
     it is ignored), and say so; False (nothing done) when argparse would wrap the line (a terminal narrower
     than the line + 2 columns) or the command line is anything else."""
+    if argv != ["--version"]:
+        return False
+    from ._version import __version__
     line = f"objllvm {__version__}"
-    if argv != ["--version"] or max(_terminal_columns() - 2, 11) < len(line):
+    if max(_terminal_columns() - 2, 11) < len(line):
         return False
     try:
         sys.stdout.write(line + "\n")

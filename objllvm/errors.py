@@ -1,6 +1,4 @@
 """The one error type objllvm raises for bad input, and its one-line form (and how commands print it)."""
-from __future__ import annotations
-
 import sys
 
 TYPE_CHECKING = False
@@ -19,7 +17,7 @@ class ObjllvmError(Exception):
 
     def __init__(self, message: str, *, file: str | None = None, member: str | None = None,
                  section_index: int | None = None, section_name: str | None = None,
-                 offset: int | None = None, partial: Any = None) -> None:
+                 offset: int | None = None, partial: "Any" = None) -> None:
         super().__init__(message)
         self.message = message
         self.file = file

@@ -7,8 +7,6 @@ documents), parts a codec can write itself spliced in as text or streamed (RawJS
 
 Cheap to import (codecs and the command line import it at start-up): tabulate, json, orjson and numpy
 are imported when something needs them.  docs/benchmarks.md says what each path costs."""
-from __future__ import annotations
-
 import sys
 from itertools import chain, repeat
 from _operator import add

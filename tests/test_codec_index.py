@@ -26,6 +26,24 @@ def test_the_index_is_what_the_codecs_register():
         "objllvm/sections/_index.py does not match the codecs: run scripts/gen-codec-index (and commit it)")
 
 
+def test_the_codec_modules_are_the_package_modules_but_the_registry(tmp_path, monkeypatch):
+    """objllvm.sections.codec_modules (the list the index is compared with) is what _modules.module_names lists for
+    the package, less the registry; a new module in the directory is listed (and makes the index out of date)."""
+    import objllvm.sections as pkg
+    from objllvm._modules import module_names
+    assert pkg.codec_modules() == [m for m in module_names(pkg, packages=False) if m != "registry"]
+    assert pkg.codec_modules() == sorted(_index.MODULES) and "deplibs" in pkg.codec_modules()
+    for name in ("new_codec.py", "_private.py", "not-a-name.py", "notes.txt", "registry.py"):
+        (tmp_path / name).write_text("")
+    (tmp_path / "pkgdir").mkdir()
+    (tmp_path / "pkgdir" / "__init__.py").write_text("")
+    monkeypatch.setattr(pkg, "__path__", pkg.__path__ + [str(tmp_path)])
+    assert pkg.codec_modules() == sorted(_index.MODULES + ("new_codec",))
+    assert pkg.codec_modules() == [m for m in module_names(pkg, packages=False) if m != "registry"]
+    monkeypatch.setattr(pkg, "_claims", None)
+    assert not pkg._unclaimed_by_index("elf", 1, ".comment")          # (the index no longer says all)
+
+
 def test_the_index_check_script_agrees():
     p = subprocess.run([sys.executable, str(ROOT / "scripts" / "gen-codec-index"), "--check"], capture_output=True,
                        text=True)

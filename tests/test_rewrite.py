@@ -640,6 +640,32 @@ def test_drop_cg_edge_on_a_partly_paired_profile_says_why_it_refuses(tmp_path):
 
 
 
+def test_plain_names_no_codec_claims():
+    """session._PLAIN_NAMES, answered "no codec" without the index or the registry: with every codec loaded,
+    find_codec finds none for them under any type that is not LLVM's own (the codecs claim only LLVM's types), nor
+    does the index (sections.unclaimed); and Session.codec_at answers as find_codec for them once the registry is
+    imported."""
+    import objllvm.sections as pkg
+    from objllvm.formats.base import Section
+    from objllvm.formats.elf import ElfFile, is_llvm_type
+    from objllvm.rewrite import session
+    from objllvm.sections import registry
+    codecs = registry.codecs()
+    assert all(is_llvm_type(t) for c in codecs.values() for t in c.sh_types)
+    elf = ElfFile((TESTDATA / "rewrite" / "main.o").read_bytes(), "main.o")
+    types = {0, 1, 7, 0x70000001, 0x6FFFFFF5, 0x6FFFFFFF} | {t for t in range(20) if t not in session._GENERIC_TYPES}
+    assert {".comment", ".note.GNU-stack", ".debug_info"} <= session._PLAIN_NAMES
+    for name in sorted(session._PLAIN_NAMES):
+        assert name not in {n for c in codecs.values() for n in c.names}
+        for t in sorted(types):
+            sec = Section(1, name, t, 0, 0, 0, 0, 0, 0, 1, 0, _data=b"")
+            assert registry.find_codec(sec, elf, None) is None, (name, t)
+            assert pkg._unclaimed_by_index("elf", t, name), (name, t)
+    sess = session.Session(elf)
+    plain = [s.index for s in elf.sections if s.name in session._PLAIN_NAMES]
+    assert plain and [sess.codec_at(i) for i in plain] == [None] * len(plain)
+
+
 def test_names_answered_without_the_codecs():
     """Session.is_llvm_at answers "LLVM's" for the names of session._LLVM_NAMES without asking the codecs: every
     lookup must find a codec for them, as PROGBITS or as any other type that is not a generic table, in an ELF file,

@@ -319,7 +319,8 @@ def test_a_small_dump_imports_no_argparse_re_or_collections(argv):
     mods = {ln.rsplit("|", 1)[1].strip() for ln in p.stderr.splitlines() if ln.startswith("import time:")}
     assert "objllvm.sections.deplibs" in mods and "deplibs" in p.stdout
     assert not mods & {"argparse", "re", "enum", "collections", "functools", "gettext", "locale", "json",
-                       "objllvm.sections.bb_addr_map", "objllvm.sections.coverage_map"}
+                       "objllvm.sections.bb_addr_map", "objllvm.sections.coverage_map",
+                       "__future__", "struct", "objllvm._version"}, sorted(mods)     # (about 0.1 ms each)
 
 
 def test_a_plain_extract_imports_no_summary_reader_or_offloading_codec(tmp_path):
@@ -359,5 +360,80 @@ def test_a_plain_rewrite_imports_no_renderer_or_codec(tmp_path):
     mods = mods_of("-o", str(tmp_path / "out.o"))
     assert (tmp_path / "out.o").stat().st_size > 0
     assert "objllvm.render" not in mods and not {m for m in mods if m.startswith("objllvm.sections.")} - {
-        "objllvm.sections.registry", "objllvm.sections._index"}, sorted(mods)
+        "objllvm.sections._index"}, sorted(mods)
     assert "objllvm.render" in mods_of("--dry-run")
+
+
+@pytest.mark.parametrize("src, name", [("elf/deplibs.o", None), ("rewrite/tiny-arm32.o", ".ARM.attributes"),
+                                       ("llvm22/llvm-stats.o", ".llvm_stats"), ("llvm22/stack-sizes.o", ".stack_sizes")])
+def test_strip_llvm_asks_the_registry_only_for_sections_a_codec_may_claim(tmp_path, src, name):
+    """`rewrite --strip-llvm` of an object whose unallocated sections are LLVM's own types or plain ones (.comment,
+    .note.GNU-stack: session._PLAIN_NAMES) imports neither the registry nor the codec index, nor the operations that
+    edit contents (objllvm.rewrite.operations: a removal is in objllvm.rewrite.removal).  Another name no codec
+    claims (.ARM.attributes) is answered by the codec index (objllvm.sections.unclaimed), still without the registry,
+    and kept.  A section of a plain type that a codec claims by its name (.stack_sizes; .llvm_stats, by a codec with
+    its own matcher) is asked of the registry, and removed."""
+    import os
+    from objllvm.formats.elf import ElfFile
+    path = TESTDATA / src
+    out = tmp_path / "out.o"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    p = subprocess.run([sys.executable, "-S", "-X", "importtime", str(ROOT / "bin" / "objllvm"), "rewrite", str(path),
+                        "--strip-llvm", "-o", str(out)], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    mods = {ln.rsplit("|", 1)[1].strip() for ln in p.stderr.splitlines() if ln.startswith("import time:")}
+    before = ElfFile(path.read_bytes(), src)
+    after = [s.name for s in ElfFile(out.read_bytes(), "out.o").sections]
+    kept = [s.name for s in before.sections if s.flags & 2 or not before.sections.index(s)]
+    assert set(kept) <= set(after) and len(after) < len(before.sections)
+    assert "objllvm.rewrite.removal" in mods and "objllvm.rewrite.operations" not in mods, sorted(mods)
+    if name is None:
+        assert not mods & {"objllvm.sections", "objllvm.sections._index", "objllvm.sections.registry"}, sorted(mods)
+        assert not mods & {"__future__", "struct", "objllvm._version"}, sorted(mods)
+        assert ".note.GNU-stack" in after and ".deplibs" not in after and ".llvm_addrsig" not in after
+    elif name == ".ARM.attributes":
+        assert "objllvm.sections._index" in mods and "objllvm.sections.registry" not in mods, sorted(mods)
+        assert name in after
+    else:
+        assert "objllvm.sections.registry" in mods and name in [s.name for s in before.sections]
+        assert name not in after
+
+
+def test_unclaimed_is_what_find_codec_says():
+    """objllvm.sections.unclaimed (the codec index alone) says "no codec" only where registry.find_codec finds
+    none: every section of the corpus's ELF files, and made-up ones (every name the index lists, names with each
+    codec's name hint, plain names) under every type the codecs claim and plain ones; it does say so for plain
+    sections; and it answers nothing (False) when the index is out of date or once the registry is imported."""
+    import objllvm.sections as pkg
+    from objllvm.formats.base import Section
+    from objllvm.sections import _index
+    by_index = pkg._unclaimed_by_index
+    pkg._claims = None
+    said = checked = 0
+    for path, obj in _elf_corpus_objects():
+        for s in obj.sections:
+            if by_index(obj.format, s.type, s.name):
+                said += 1
+                assert registry.find_codec(s, obj, None) is None, (path, s.name)
+            checked += 1
+    obj = open_object(str(TESTDATA / "elf" / "deplibs.o"))
+    names = {n for e in _index.KINDS.values() for n in e[2]} | {".comment", ".debug_info", ".text", ""}
+    names |= {f".x{h}y" for hints, _opts in pkg.NAME_HINTS.values() for h in hints}
+    types = {t for e in _index.KINDS.values() for t in e[1]} | {1, 7, 0x70000001}
+    for name in sorted(names):
+        for t in sorted(types):
+            sec = Section(1, name, t, 0, 0, 0, 0, 0, 0, 1, 0, _data=b"")
+            if by_index("elf", t, name):
+                said += 1
+                assert registry.find_codec(sec, obj, None) is None, (name, t)
+    assert said > 100 and checked > 1000
+    assert by_index("elf", 1, ".comment") and by_index("elf", 7, ".note.GNU-stack") and by_index("elf", 1, "")
+    assert not by_index("elf", 1, ".stack_sizes") and not by_index("elf", 1, ".llvm_stats")
+    assert not pkg.unclaimed("elf", 1, ".comment")           # (this process has imported the registry)
+    try:
+        pkg._claims = None
+        _index.MODULES, saved = _index.MODULES[1:], _index.MODULES
+        assert not by_index("elf", 1, ".comment")
+    finally:
+        _index.MODULES = saved
+        pkg._claims = None

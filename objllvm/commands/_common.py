@@ -1,6 +1,4 @@
 """Helpers the commands share: iterate the inputs, report errors, pick the renderer."""
-from __future__ import annotations
-
 from ..errors import ObjllvmError
 from ..render import report_error, report_warning
 

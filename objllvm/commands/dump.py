@@ -1,6 +1,4 @@
 """objllvm dump: decode the LLVM-specific sections."""
-from __future__ import annotations
-
 NAME = "dump"
 HELP = "decode the LLVM-specific sections of each object"
 INPUTS = ("files",)  # paths read: one that does not exist is a usage error (cli)

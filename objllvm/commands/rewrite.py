@@ -1,6 +1,4 @@
 """objllvm rewrite: edit the LLVM-specific sections of an ELF file (a thin layer over objllvm.rewrite)."""
-from __future__ import annotations
-
 NAME = "rewrite"
 HELP = "remove or edit LLVM-specific sections of an ELF file (operations apply in command-line order)"
 INPUTS = ("input",)  # paths read: one that does not exist is a usage error (cli)

@@ -1,6 +1,4 @@
 """objllvm sections: list the LLVM-specific sections."""
-from __future__ import annotations
-
 NAME = "sections"
 HELP = "list the LLVM-specific sections of each object (index, name, type, size, flags, codec)"
 INPUTS = ("files",)  # paths read: one that does not exist is a usage error (cli)

@@ -5,10 +5,8 @@ archive member, COFF/Mach-O file, ...) and, for parts that cannot be read,
 :class:`~objllvm.errors.ObjllvmError` instances (yielded, not raised), so a
 caller can report them and go on with the rest.
 """
-from __future__ import annotations
-
 import os
-import struct
+import _struct as struct  # (struct.py only re-exports it: one module fewer to import)
 
 from ..errors import DecodeError, ObjllvmError
 AR_MAGIC = b"!<arch>\n"            # (archive.py's; the module is imported for archives only)

@@ -4,8 +4,6 @@ A container parses file headers; codecs never do.  A codec sees a
 :class:`Section` (name, type, flags, bytes), the object's symbols, and the
 relocations that apply to that section.
 """
-from __future__ import annotations
-
 from .._model import dataclass, field
 
 

@@ -1,7 +1,5 @@
 """ELF container: both classes, both byte orders, ET_REL/ET_EXEC/ET_DYN."""
-from __future__ import annotations
-
-import struct
+import _struct as struct  # (struct.py only re-exports it: one module fewer to import)
 import sys
 from itertools import accumulate, compress, repeat
 from _operator import add, and_

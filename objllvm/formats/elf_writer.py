@@ -38,9 +38,7 @@ end keeps it and moves nothing else there; and the output may not pass twice the
 contents, alignment padding and a section header table (overlapping sections would be copied once each).
 Each is refused with an ObjllvmError naming the section (or program header) and the offset.
 """
-from __future__ import annotations
-
-import struct
+import _struct as struct  # (struct.py only re-exports it: one module fewer to import)
 import sys
 from itertools import accumulate, compress, repeat
 from _operator import add, and_, eq, gt, itemgetter, lshift, mod, mul, ne, not_, or_, rshift, sub

@@ -5,14 +5,11 @@
     >>> [(c.name, c.action) for c in result.changes]
     [('.deplibs', 'changed'), ('.llvm_addrsig', 'removed')]
 
-:mod:`.session` runs a rewrite (decode, edit, re-encode, verify, write atomically); :mod:`.operations` holds the
-operations.
+:mod:`.session` runs a rewrite (decode, edit, re-encode, verify, write atomically); :mod:`.removal` holds the
+removals (``Remove``, ``StripLLVM``), :mod:`.operations` the operations that edit contents (imported when one is
+first asked for: a rewrite that only removes sections does without them).
 """
-from __future__ import annotations
-
-from .operations import (AddDeplib, AddLinkerOption, DropAddrsig, DropCGEdge, DropDeplib, DropLinkerOption,
-                         DropOffload, Operation, Remove, ReplaceBitcode, ScaleCGWeights, SetSection, StripBitcode,
-                         StripLLVM, StripPGOAnalysis, check_bitcode)
+from .removal import Operation, Remove, StripLLVM
 from .session import (Change, RewriteResult, Session, describe_changes, rewrite_bytes, rewrite_file,
                       rewrite_object)
 
@@ -20,3 +17,23 @@ __all__ = ["rewrite_file", "rewrite_bytes", "rewrite_object", "describe_changes"
            "Remove", "StripLLVM", "DropLinkerOption", "AddLinkerOption", "DropDeplib", "AddDeplib", "DropAddrsig",
            "DropCGEdge", "ScaleCGWeights", "StripBitcode", "ReplaceBitcode", "DropOffload", "StripPGOAnalysis",
            "SetSection", "Session", "Operation", "check_bitcode"]
+
+# (from .operations, when first asked for)
+_EDITS = frozenset(("AddDeplib", "AddLinkerOption", "DropAddrsig", "DropCGEdge", "DropDeplib", "DropLinkerOption",
+                    "DropOffload", "ReplaceBitcode", "ScaleCGWeights", "SetSection", "StripBitcode",
+                    "StripPGOAnalysis", "check_bitcode"))
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .operations import (AddDeplib, AddLinkerOption, DropAddrsig, DropCGEdge, DropDeplib,  # noqa: F401
+                             DropLinkerOption, DropOffload, ReplaceBitcode, ScaleCGWeights, SetSection, StripBitcode,
+                             StripPGOAnalysis, check_bitcode)
+
+
+def __getattr__(name: str) -> object:
+    if name in _EDITS:
+        from . import operations
+        value = getattr(operations, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,105 +1,11 @@
-"""The operations of ``objllvm rewrite``: each one edits the sections of a rewrite
-:class:`~objllvm.rewrite.session.Session` through the codec registry."""
-from __future__ import annotations
-
-from itertools import compress, repeat
-from _operator import and_, itemgetter, not_
-
+"""The operations of ``objllvm rewrite`` that edit contents: each one edits the sections of a rewrite
+:class:`~objllvm.rewrite.session.Session` through the codec registry.  The removals (:class:`Operation`, the
+base of all, ``Remove`` and ``StripLLVM``) are in :mod:`objllvm.rewrite.removal`, and importable from here too."""
 from ..errors import ObjllvmError, UsageError
-from ..formats.elf import SHF_ALLOC, is_llvm_type
 from ..formats.elf_writer import SHF_EXCLUDE
-from ..sections import registry
-from .session import (_GENERIC_TYPES, BITCODE_NAMES, SHF_MERGE, SHF_STRINGS, SHT_LLVM_DEPENDENT_LIBRARIES,
-                      SHT_LLVM_LINKER_OPTIONS, SHT_LLVM_LTO, Session, _exc_text)
-
-
-class Operation:
-    """Base of every rewrite operation: ``apply(session)`` edits the session; ``text`` is the CLI form."""
-    text = ""
-
-    def apply(self, sess: Session) -> None:
-        raise NotImplementedError
-
-    def __repr__(self):
-        return f"<{self.text}>"
-
-
-class Remove(Operation):
-    """Remove every section of a kind (``bb-addr-map``) or with a name (``.llvm_addrsig``), and the
-    relocation sections that target it."""
-
-    def __init__(self, what: str):
-        self.what = what
-        self.text = f"--remove {what}"
-
-    def apply(self, sess):
-        # all at once: one pass over the relocation sections, not one per section (an instrumented object has
-        # one __llvm_covfun per function)
-        sess.remove_all([s.index for s in sess.by_kind_or_name(self.what, self.text)])
-
-
-# bytes.translate tables: a byte 1 (resp. 2) stays 1, every other byte becomes 0
-_ONLY_1 = bytes((0, 1)) + bytes(254)
-_ONLY_2 = bytes((0, 0, 1)) + bytes(253)
-_SECOND = itemgetter(1)
-# a flags' low byte -> 0xFF where SHF_ALLOC is clear, else 0; a removed flag -> 0xFF where kept, else 0
-_UNALLOCATED = bytes(0 if b & SHF_ALLOC else 0xFF for b in range(256))
-_KEPT = bytes((0xFF,)) + bytes(255)
-
-
-class StripLLVM(Operation):
-    """Remove every LLVM-specific section that is not allocated."""
-    text = "--strip-llvm"
-
-    def apply(self, sess):
-        elf, w = sess.elf, sess.writer
-        names, types, flags = elf.columns[0], elf.columns[1], elf.columns[2]
-        rm = w.removed_flags
-        # LLVM's own types and the bitcode names decide for most sections, found by columns; a section of another
-        # type that is not a generic table is asked of the codecs, once per (type, name).  Only kept, unallocated
-        # ones go.
-        # (the writer's code byte of each section's type, where it reads the same column: the kinds by a translate)
-        coded = w.type_codes() if w.cols[1] is types else None
-        distinct = coded[0].keys() if coded is not None else set(types)
-        llvm = {t for t in distinct if is_llvm_type(t)}
-        other = {t for t in distinct if t not in llvm and t not in _GENERIC_TYPES}
-        n = elf.section_count
-
-        def unallocated(indices):       # the kept, unallocated ones of ``indices`` (section 0 aside)
-            indices = list(indices)
-            indices = list(compress(indices, map(not_, map(and_, map(flags.__getitem__, indices),
-                                                           repeat(SHF_ALLOC)))))
-            return [i for i in compress(indices, map(not_, map(rm.__getitem__, indices))) if i]
-        # one pass over the types: 1 for LLVM's own, 2 for another type that is not a generic table, else 0
-        kind = dict.fromkeys(distinct, 0)
-        kind.update(dict.fromkeys(llvm, 1))
-        kind.update(dict.fromkeys(other, 2))
-        if coded is not None:
-            table = bytearray(256)
-            for t, c in coded[0].items():
-                table[c] = kind[t]
-            kinds = coded[1].translate(table)
-        else:
-            kinds = bytes(map(kind.__getitem__, types))
-        # then 0 for the allocated and the removed ones, and section 0: the three as bytes ANDed as wide integers
-        sel = int.from_bytes(kinds, "little") & int.from_bytes(elf.flag_bytes().translate(_UNALLOCATED), "little")
-        if rm.find(1, 0, n) >= 0:
-            sel &= int.from_bytes(rm[:n].translate(_KEPT), "little")
-        kinds = bytearray(sel.to_bytes(n, "little"))
-        if n:
-            kinds[0] = 0
-        hit = list(compress(range(n), kinds.translate(_ONLY_1)))          # (ascending)
-        more = unallocated(elf.indices_named(BITCODE_NAMES))
-        ask = list(compress(range(n), kinds.translate(_ONLY_2)))
-        # the others, by columns: each (type, name) asked once, then the sections of the keys that said yes
-        if ask:
-            keys = list(zip(map(types.__getitem__, ask), map(names.__getitem__, ask)))
-            first = dict(zip(reversed(keys), reversed(ask)))         # key -> its first section
-            yes = {key for key, i in sorted(first.items(), key=_SECOND) if sess.is_llvm_at(i)}
-            more += compress(ask, map(yes.__contains__, keys))
-        if more:
-            hit = sorted(set(hit).union(more))
-        sess.remove_all(hit)
+from .removal import Operation, Remove, StripLLVM  # noqa: F401  (re-exported: their old place)
+from .session import (BITCODE_NAMES, SHF_MERGE, SHF_STRINGS, SHT_LLVM_DEPENDENT_LIBRARIES, SHT_LLVM_LINKER_OPTIONS,
+                      SHT_LLVM_LTO, _exc_text)
 
 
 class DropLinkerOption(Operation):
@@ -136,6 +42,7 @@ class AddLinkerOption(Operation):
             codec, m = sess.model(secs[0], "linker-options")
             m.options.append(LinkerOption(self.key, self.value))
             return
+        from ..sections import registry
         codec = registry.get("linker-options")
         data = codec.encode(LinkerOptions([LinkerOption(self.key, self.value)]), sess.ctx(None))
         sess.writer.add_section(".linker-options", SHT_LLVM_LINKER_OPTIONS, data, flags=SHF_EXCLUDE)
@@ -174,6 +81,7 @@ class AddDeplib(Operation):
             m.libraries.append(self.name)
             m.offsets = []
             return
+        from ..sections import registry
         codec = registry.get("deplibs")
         data = codec.encode(DependentLibraries([self.name]), sess.ctx(None))
         sess.writer.add_section(".deplibs", SHT_LLVM_DEPENDENT_LIBRARIES, data, flags=SHF_MERGE | SHF_STRINGS,
@@ -300,6 +208,7 @@ class DropOffload(Operation):
                                                                                                       self.arch))
 
     def apply(self, sess):
+        from ..sections import registry
         if "offloading" not in registry.kinds():
             raise UsageError(f"{self.text}: the offloading codec is not available")
         from ..sections import offloading as off
@@ -335,6 +244,7 @@ class StripPGOAnalysis(Operation):
     text = "--strip-pgo-analysis"
 
     def apply(self, sess):
+        from ..sections import registry
         if "bb-addr-map" not in registry.kinds():
             raise UsageError(f"{self.text}: the bb-addr-map codec is not available")
         from ..sections import bb_addr_map as bam
@@ -363,6 +273,7 @@ class SetSection(Operation):
         self.text = f"--set-section {spec}"
 
     def apply(self, sess):
+        from ..sections import registry
         codec = registry.get(self.kind)
         try:
             import json

@@ -1,1 +1,85 @@
-"""Section codecs: one module per section kind, each registering itself (see objllvm.sections.registry); shared helpers in support/."""
+"""Section codecs: one module per section kind, each registering itself (see objllvm.sections.registry); shared helpers in support/.
+
+The package itself answers one question from the codec index (``_index``) alone, without the registry: may any
+codec claim a section (:func:`unclaimed`)?  ``rewrite --strip-llvm`` asks it of the plain sections of an object
+(``.comment``, ``.note.GNU-stack``, ``.debug_*``), and needs the registry only for a section some codec may claim.
+"""
+import os
+import sys
+
+# kind: (substrings of every name it claims, options that make it claim other names), for each codec with its own
+# ``matches_name`` (code: the index cannot say which names it claims).  Such a codec is imported for a section only
+# when the name contains one of its substrings, or one of the options is given (registry.NAME_HINTS is this;
+# tests/test_codec_index.py checks that a codec never claims a name its hint does not admit).
+NAME_HINTS = {
+    "coverage": (("cov",), ()),
+    "profile": (("prf", "cov"), ()),
+    "llvm-stats": (("llvm_stats",), ()),
+    "offload-entries": (("offload",), ()),
+    "offloading": (("offloading",), ()),
+    "pc-sections": (("sanmd_",), ("pc_section",)),
+}
+
+_claims = None      # (ELF types, {(format, name)}, name substrings) of the index; False: the index is out of date
+
+
+def codec_modules() -> list:
+    """The codec modules of this package, sorted: its ``.py`` files that do not start with "_", but the registry
+    (what ``objllvm._modules.module_names(package, packages=False)`` lists, less the registry: listed here, without
+    that module, as a --strip-llvm run needs nothing else of it; tests/test_codec_index.py checks they agree).
+    The registry and :func:`unclaimed` compare it with the index's ``MODULES``."""
+    names = set()
+    for d in __path__:
+        try:
+            entries = os.scandir(d)
+        except OSError:
+            continue
+        with entries:
+            for e in entries:
+                n = e.name
+                if n.endswith(".py") and not n.startswith("_") and n[:-3].isidentifier() and n != "registry.py":
+                    names.add(n[:-3])
+    return sorted(names)
+
+
+def _index_claims():
+    """What the codec index says the codecs claim: every ELF type, every (format, name) claimed by name, and the
+    substrings of the names codecs with their own matcher may claim; False when a codec module is missing from
+    the index or a codec with its own matcher has no hint (then only the registry can tell)."""
+    from . import _index as ix
+    if set(codec_modules()) != set(ix.MODULES):
+        return False
+    types, names, hints = set(), set(), []
+    for kind, (_mod, sh_types, kind_names, formats, _priority, own_matcher, _options) in ix.KINDS.items():
+        types.update(sh_types)
+        if own_matcher:
+            if kind not in NAME_HINTS:
+                return False
+            hints.extend(NAME_HINTS[kind][0])
+        else:
+            names.update((f, n) for f in formats for n in kind_names)
+    return frozenset(types), frozenset(names), tuple(hints)
+
+
+def unclaimed(fmt: str, sh_type, name) -> bool:
+    """True when no codec claims a section of an object of format ``fmt`` with this type and name, given no codec
+    options (what ``registry.find_codec`` would answer: None), told by the codec index without importing the
+    registry or any codec.  False: some codec may claim it (ask ``registry.find_codec``); always False once the
+    registry is imported (codecs may be registered that the index does not list)."""
+    if __name__ + ".registry" in sys.modules:
+        return False
+    return _unclaimed_by_index(fmt, sh_type, name)
+
+
+def _unclaimed_by_index(fmt: str, sh_type, name) -> bool:
+    global _claims
+    if _claims is None:
+        _claims = _index_claims()
+    if not _claims:
+        return False
+    types, names, hints = _claims
+    if fmt == "elf" and sh_type is not None and sh_type in types:
+        return False
+    if (fmt, name) in names:
+        return False
+    return name is None or not any(h in name for h in hints)

@@ -4,8 +4,6 @@ COFF ``.llvm_addrsig`` holds the same ULEB128 list, of COFF symbol-table indices
 Mach-O ``__DATA,__llvm_addrsig`` holds no indices: each address-significant symbol is an external relocation
 on the section (whose bytes are a placeholder, kept as they are).
 """
-from __future__ import annotations
-
 from .._model import dataclass, field
 from ..binary import Reader, uleb_encode
 from ..errors import DecodeError

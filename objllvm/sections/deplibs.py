@@ -1,6 +1,4 @@
 """SHT_LLVM_DEPENDENT_LIBRARIES (``.deplibs``): libraries the object asks the linker for."""
-from __future__ import annotations
-
 from .._model import dataclass, field
 from .registry import Codec, Table, register
 from .support.strings import join_nul_strings, split_nul_strings

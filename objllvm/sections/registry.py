@@ -7,12 +7,11 @@ back to exactly the same bytes, and gives a plain dict view (``to_dict``) and
 text tables (``tables``).  Codec modules live in ``objllvm/sections/`` (one per
 section kind) and are found there automatically.
 """
-from __future__ import annotations
-
 from _thread import RLock
 
+from . import NAME_HINTS, codec_modules  # (the codecs' name hints, see "lazy loading" below; the codec modules)
 from .._model import dataclass, field
-from .._modules import lazy_attributes, module_names
+from .._modules import lazy_attributes
 from ..errors import DecodeError, ObjllvmError
 
 
@@ -184,19 +183,12 @@ _loaded = False
 # by scripts/gen-codec-index; tests/test_codec_index.py fails when it no longer matches what the modules
 # register) says, per kind, its module, its ELF types, its names and formats, and whether it has its own
 # ``matches_name``.  Such a codec is imported for a section only when the section's name contains one of
-# its NAME_HINTS (or one of the hint's options is given): its matcher is code, so the hint is written here
-# by hand, and tests/test_codec_index.py checks that a codec never claims a name its hint does not admit.
+# its NAME_HINTS (or one of the hint's options is given): its matcher is code, so the hint is written by hand
+# (in the package's __init__, which answers from the index alone whether any codec may claim a section:
+# objllvm.sections.unclaimed), and tests/test_codec_index.py checks that a codec never claims a name its hint
+# does not admit.
 # A codec module that the index does not list (a new one, before the index is generated again) makes the
 # registry load every codec, as it did before the index: slower, never wrong.
-NAME_HINTS = {
-    # kind: (substrings of every name it claims, options that make it claim other names)
-    "coverage": (("cov",), ()),
-    "profile": (("prf", "cov"), ()),
-    "llvm-stats": (("llvm_stats",), ()),
-    "offload-entries": (("offload",), ()),
-    "offloading": (("offloading",), ()),
-    "pc-sections": (("sanmd_",), ("pc_section",)),
-}
 _index = None          # (kinds in order, {sh_type: module}, {(format, name): [(kind, module)]})
 _pending: list = []    # [(kind, module, hints, options)]: the codecs with their own matcher not imported yet
 _ordered = None        # the registered codecs in the index's order (None: to be made again)
@@ -217,8 +209,7 @@ def _load_index():
 
 def _make_index():
     from . import _index as ix
-    from .. import sections as pkg
-    if set(module_names(pkg, packages=False)) - {"registry"} != set(ix.MODULES):
+    if set(codec_modules()) != set(ix.MODULES):
         _load_all()                    # a codec module the index does not know: every codec, as before
     by_type, by_name = {}, {}
     for kind, (mod, sh_types, names, formats, _priority, own_matcher, _options) in ix.KINDS.items():
@@ -265,11 +256,9 @@ def _load_all():
     global _loaded
     if _loaded:
         return
-    from .. import sections as pkg
     with _LOCK:
-        for name in module_names(pkg, packages=False):
-            if name != "registry":
-                _load_module(name)
+        for name in codec_modules():
+            _load_module(name)
         _loaded = True
 
 
@@ -315,58 +304,6 @@ def add_codec_arguments(parser) -> None:
     for c in list(_CODECS.values()):
         if c.kind not in ix.KINDS and type(c).add_arguments.__func__ is not Codec.add_arguments.__func__:
             c.add_arguments(parser)
-
-
-class _NotPlain(Exception):
-    pass
-
-
-class _CallLog:
-    """Stands for the parser when an ``add_arguments`` is recorded for the index."""
-
-    def __init__(self, log: list, target: int):
-        self._log, self._target = log, target
-
-    def add_argument(self, *args, **kwargs):
-        self._log.append((self._target, "add_argument", args, kwargs))
-
-    def add_argument_group(self, *args, **kwargs):
-        self._log.append((self._target, "add_argument_group", args, kwargs))
-        return _CallLog(self._log, sum(m == "add_argument_group" for _, m, _, _ in self._log))
-
-    def __getattr__(self, name):
-        raise _NotPlain(name)
-
-
-_PLAIN_TYPES = {int: "int", float: "float", str: "str"}
-
-
-def _plain(v) -> str:
-    """``repr(v)`` for a value the index can hold as text (raises _NotPlain for any other)."""
-    if isinstance(v, type) and v in _PLAIN_TYPES:
-        return _PLAIN_TYPES[v]
-    if v is None or isinstance(v, (bool, int, float, str)):
-        return repr(v)
-    if isinstance(v, (tuple, list)):
-        inner = ", ".join(map(_plain, v))
-        return f"({inner},)" if isinstance(v, tuple) and len(v) == 1 else (
-            f"({inner})" if isinstance(v, tuple) else f"[{inner}]")
-    raise _NotPlain(repr(v))
-
-
-def _recorded_options(cls) -> str:
-    """The index's text of a codec's ``add_arguments`` calls: None (no options), a tuple of calls, or True
-    (calls the index cannot hold: the codec is imported to add them)."""
-    if cls.add_arguments.__func__ is Codec.add_arguments.__func__:
-        return "None"
-    log: list = []
-    try:
-        cls.add_arguments(_CallLog(log, 0))
-        calls = [f"({t}, {m!r}, {_plain(tuple(a))}, {{{', '.join(f'{k!r}: {_plain(v)}' for k, v in kw.items())}}})"
-                 for t, m, a, kw in log]
-    except _NotPlain:
-        return "True"
-    return "(" + "".join(f"\n        {c}," for c in calls) + ")"
 
 
 def get(kind: str) -> Codec:
@@ -422,38 +359,6 @@ def _load_hinted(name: str, options) -> None:
             with _LOCK:
                 if entry in _pending:
                     _pending.remove(entry)
-
-
-def index_source() -> str:
-    """The text of ``objllvm/sections/_index.py`` made from the codecs (every module imported)."""
-    from .. import sections as pkg
-    _load_all()
-    modules = [m for m in module_names(pkg, packages=False) if m != "registry"]
-    lines = ['"""How each section kind is recognised, so that only the codecs of the sections present are imported.',
-             "",
-             "Generated from the codecs by scripts/gen-codec-index (objllvm.sections.registry.index_source): do not",
-             "edit.  tests/test_codec_index.py fails when it no longer matches what the codec modules register.",
-             '"""',
-             "# kind: (module, ELF sh_types, names, formats, priority, has its own matches_name, its dump options: the",
-             "# add_arguments calls as (0: the parser / n: the n-th group, method, args, kwargs); True: import it to ask)",
-             "KINDS = {"]
-    for m in modules:
-        for c in _CODECS.values():
-            cls = type(c)
-            if cls.__module__ != f"{pkg.__name__}.{m}":
-                continue
-            own = cls.matches_name is not Codec.matches_name
-            opts = _recorded_options(cls)
-            types = "(" + "".join(f"{t:#x}, " for t in c.sh_types).removesuffix(", ") + \
-                ("," if len(c.sh_types) == 1 else "") + ")"
-            lines.append(f"    {c.kind!r}: ({m!r}, {types}, {tuple(c.names)!r}, {tuple(c.formats)!r}, "
-                         f"{c.priority!r}, {own!r}, {opts}),")
-    lines.append("}")
-    lines.append("# every codec module")
-    lines.append("MODULES = (")
-    lines.extend(f"    {m!r}," for m in modules)
-    lines.append(")")
-    return "\n".join(lines) + "\n"
 
 
 @dataclass
@@ -580,5 +485,6 @@ if TYPE_CHECKING:
 
 
 # Codecs import Table from here; the renderer is imported when the first one does (a rewrite that only asks
-# which kinds exist never needs it: about 0.7 ms of its start-up).
-__getattr__ = lazy_attributes(globals(), {"Table": "objllvm.render"})
+# which kinds exist never needs it: about 0.7 ms of its start-up).  index_source (scripts/gen-codec-index) is in
+# a module of its own: no command needs it.
+__getattr__ = lazy_attributes(globals(), {"Table": "objllvm.render", "index_source": "objllvm.sections._index_source"})

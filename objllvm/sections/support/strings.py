@@ -1,6 +1,4 @@
 """Shared helpers for sections that are runs of NUL-terminated strings."""
-from __future__ import annotations
-
 from ...binary import decode_text, encode_text
 from ...errors import DecodeError
 

@@ -6,8 +6,6 @@ its index, its name is ``None`` (``<?>`` in text), and the context records a war
 offset in the section being decoded (see :class:`SymbolNamer`).  Every codec that names symbols (cg-profile,
 addrsig, sympart, bb-addr-map, pc-sections, jump tables) goes through :class:`SymbolNamer`.
 """
-from __future__ import annotations
-
 from ..._model import dataclass
 from ...errors import ObjllvmError
 
