@@ -201,3 +201,13 @@ def decode_text(b: bytes) -> str:
 
 def encode_text(s: str) -> bytes:
     return s.encode("utf-8", "surrogateescape")
+
+
+def nul_separated(data: bytes) -> tuple:
+    """NUL-separated strings (an embedded command line: .llvmcmd): (the strings as text, whether the last one ends
+    with a NUL)."""
+    if not data:
+        return [], False
+    trailing = data.endswith(b"\0")
+    body = data[:-1] if trailing else data
+    return [decode_text(a) for a in body.split(b"\0")], trailing

@@ -340,6 +340,17 @@ def test_a_plain_extract_imports_no_summary_reader_or_offloading_codec(tmp_path)
     assert any(f.suffix == ".bc" for f in (tmp_path / "a").iterdir())
     assert not mods & {"objllvm.sections.support.bitcode_summary", "objllvm.formats.bitstream",
                        "objllvm.sections.offloading"}
+    # nor the command line's codec and the registry (the arguments split as the codec splits them), nor
+    # __future__, struct and objllvm._modules (about 0.1 ms each)
+    assert not mods & {"objllvm.sections.llvmcmd", "objllvm.sections.registry", "objllvm.sections",
+                       "__future__", "struct", "objllvm._modules"}, sorted(mods)
+    from objllvm.formats import open_object
+    from objllvm.sections.llvmcmd import LlvmcmdCodec
+    obj = open_object(str(TESTDATA / "bitcode" / "embed.o"))
+    cmd = next(s for s in obj.sections if s.name == ".llvmcmd")
+    args = LlvmcmdCodec().decode(bytes(cmd.data()), None).arguments
+    written = next(f for f in (tmp_path / "a").iterdir() if f.name.endswith("llvmcmd.txt"))
+    assert args and written.read_text("utf-8", "surrogateescape") == "\n".join(args) + "\n"
     mods = mods_of(TESTDATA / "bitcode" / "omp.o", tmp_path / "b")
     assert "objllvm.sections.offloading" in mods
 

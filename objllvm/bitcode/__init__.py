@@ -9,9 +9,6 @@ command lines (:mod:`.payloads`), and summarize bitcode modules.
 The summary reader lives with the codecs that use it (:mod:`objllvm.sections.support.bitcode_summary`) and the
 wrapper header with the bitcode container (:mod:`objllvm.formats.bitcode`); both are re-exported here.
 """
-from __future__ import annotations
-
-from .._modules import lazy_attributes
 from ..formats.bitcode import (BITCODE_MAGIC, WRAPPER_MAGIC, WRAPPER_MAGIC_BYTES, WRAPPER_SIZE,  # noqa: F401
                                Wrapper, bitstream_range, is_bitcode, read_wrapper)
 from .payloads import (BITCODE_SECTION_NAMES, CMDLINE_SECTION_NAMES, MANIFEST, Payload,  # noqa: F401
@@ -28,7 +25,13 @@ if TYPE_CHECKING:
                                                     symbol_to_dict)
 
 
-__getattr__ = lazy_attributes(globals(), dict.fromkeys(_SUMMARY_NAMES, "objllvm.sections.support.bitcode_summary"))
+def __getattr__(name: str) -> object:
+    # (what objllvm._modules.lazy_attributes makes, written out: that module is not imported by `extract`)
+    if name not in _SUMMARY_NAMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from ..sections.support import bitcode_summary
+    value = globals()[name] = getattr(bitcode_summary, name)
+    return value
 
 
 def __dir__() -> list:

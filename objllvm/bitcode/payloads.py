@@ -3,9 +3,8 @@ lines found in objects, archives and bitcode files, written out with a manifest.
 
 ``collect_payloads(paths)`` and ``extract(paths, outdir)``.
 """
-from __future__ import annotations
-
 from .._model import dataclass, field
+from ..binary import nul_separated
 from ..errors import DecodeError, ObjllvmError
 from ..formats.bitcode import bitstream_range
 
@@ -89,8 +88,8 @@ def payloads_of_object(obj, errors: list) -> list:
             out.append(Payload("bitcode", bytes(data), offset=0, file_offset=foff, ext=".bc",
                                stem=f"{prefix}-{tag}" if obj.format != "bitcode" else prefix, **common))
         elif kind == "cmdline":
-            from ..sections.llvmcmd import LlvmcmdCodec
-            args = LlvmcmdCodec().decode(data, None).arguments
+            # (what the .llvmcmd codec decodes, without importing it and the registry: 0.8 ms of a run)
+            args = nul_separated(bytes(data))[0]
             text = ("\n".join(args) + "\n" if args else "").encode("utf-8", "surrogateescape")
             out.append(Payload("cmdline", text, offset=0, file_offset=foff, ext=".txt", stem=f"{prefix}-{tag}",
                                info={"arguments": len(args)}, **common))

@@ -1,6 +1,4 @@
 """objllvm extract: write embedded bitcode, offloading images and command lines to files."""
-from __future__ import annotations
-
 NAME = "extract"
 HELP = "write every embedded bitcode module, offloading image and command line to its own file"
 INPUTS = ("files",)  # paths read: one that does not exist is a usage error (cli)

@@ -1,6 +1,4 @@
 """``ar`` archives: GNU and BSD name tables, thin archives (Rust .rlib files too)."""
-from __future__ import annotations
-
 import os
 
 from ..errors import DecodeError

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .._model import dataclass, field
-from ..binary import decode_text, encode_text
+from ..binary import encode_text, nul_separated
 from .registry import Codec, Table, register
 
 
@@ -20,11 +20,7 @@ class LlvmcmdCodec(Codec):
     formats = ("elf", "coff", "macho")
 
     def decode(self, data, ctx):
-        if not data:
-            return CommandLine([], False)
-        trailing = data.endswith(b"\0")
-        body = data[:-1] if trailing else data
-        return CommandLine([decode_text(a) for a in body.split(b"\0")], trailing)
+        return CommandLine(*nul_separated(data))
 
     def encode(self, model, ctx):
         if not model.arguments:
