@@ -195,10 +195,16 @@ class _Flagged:
         return set(filter(self.__contains__, values))
 
     def flags_of(self, values):
-        """1 (flagged) or 0 for each of ``values``, as an iterator."""
+        """1 (flagged) or 0 for each of ``values``, as an iterator (one step in C each: past the flags, as a
+        symbol's SHN_ABS, by flags padded with zeros up to 2**20)."""
         values = values if isinstance(values, list) else list(values)
-        if not values or min(values) >= 0 and max(values) < len(self.flags):
-            return map(self.flags.__getitem__, values)
+        if not values:
+            return iter(())
+        flags, top = self.flags, max(values)
+        if min(values) >= 0 and top < max(len(flags), 1 << 20):
+            if top >= len(flags):
+                flags = flags + bytes(top + 1 - len(flags))
+            return map(flags.__getitem__, values)
         return map(int, map(self.__contains__, values))
 
 
