@@ -16,7 +16,6 @@ package: :func:`json_schema` gives one (``objllvm schema NAME`` prints it).
 """
 import os
 
-from .sections import registry
 from .formats import iter_objects
 from .formats.elf import section_type_name
 from .errors import ObjllvmError, UsageError
@@ -87,6 +86,7 @@ class ObjectDump:
 
 def llvm_sections(obj: "ObjectFile", options: "Options | None" = None) -> "list[Section]":
     """The LLVM-specific sections of an object, in section order."""
+    from .sections import registry      # (here: `objllvm sections` lists from the codec index without it)
     return [s for s in obj.sections if registry.is_llvm_section(s, obj, options)]
 
 
@@ -95,6 +95,7 @@ def dump_object(obj: "ObjectFile", kinds: "Iterable[str] | None" = None,
     """Decode the LLVM sections of one object (only those of ``kinds`` when given).
 
     :raises ObjllvmError: a kind that no codec has (a usage error)."""
+    from .sections import registry
     wanted = set(kinds) if kinds else None
     if wanted:
         for k in wanted:
@@ -135,6 +136,7 @@ def decode(path: str, kind: str, options: "Options | None" = None) -> "list[Any]
     """The decoded models of every ``kind`` section in ``path`` (the codec's model classes).
 
     :raises ObjllvmError: on the first error."""
+    from .sections import registry
     models: list[Any] = registry.decode_file(path, kind, options)
     return models
 
@@ -160,6 +162,7 @@ def json_schema(name: str) -> "JSONDict":
 # -- views -------------------------------------------------------------------------------------
 def section_info(s: "Section", obj: "ObjectFile", options: "Options | None" = None) -> "JSONDict":
     """One section as ``objllvm sections --json`` lists it."""
+    from .sections import registry
     c = registry.find_codec(s, obj, options)
     return {"index": s.index, "name": s.name, "type": section_type_name(s.type) if obj.format == "elf" else None,
             "type_value": s.type, "size": s.size, "flags": flag_string(s.flags) if obj.format == "elf" else "",

@@ -317,7 +317,10 @@ def test_a_small_dump_imports_no_argparse_re_or_collections(argv):
                         str(TESTDATA / "elf" / "deplibs.o")], capture_output=True, text=True, env=env, cwd=ROOT)
     assert p.returncode == 0, p.stderr
     mods = {ln.rsplit("|", 1)[1].strip() for ln in p.stderr.splitlines() if ln.startswith("import time:")}
-    assert "objllvm.sections.deplibs" in mods and "deplibs" in p.stdout
+    assert "deplibs" in p.stdout
+    # (`sections` lists from the codec index: neither the registry nor the codec; `dump` decodes with them)
+    assert ("objllvm.sections.deplibs" in mods) == (argv[0] == "dump"), sorted(mods)
+    assert ("objllvm.sections.registry" in mods) == (argv[0] == "dump"), sorted(mods)
     assert not mods & {"argparse", "re", "enum", "collections", "functools", "gettext", "locale", "json",
                        "objllvm.sections.bb_addr_map", "objllvm.sections.coverage_map",
                        "__future__", "struct", "objllvm._version"}, sorted(mods)     # (about 0.1 ms each)
@@ -448,3 +451,69 @@ def test_unclaimed_is_what_find_codec_says():
     finally:
         _index.MODULES = saved
         pkg._claims = None
+
+
+_LISTING_DRIVER = r"""
+import json, os, sys
+from objllvm.commands.sections import _listed_by_index
+from objllvm.formats import iter_objects
+out = {}
+for path in sys.argv[1:]:
+    r, w = os.pipe()
+    if os.fork() == 0:          # (a fresh process each: the registry, once imported, turns the index off)
+        os.close(r)
+        got = []
+        for o in iter_objects(path):
+            if not isinstance(o, Exception):
+                got.append([o.label, _listed_by_index(o), "objllvm.sections.registry" in sys.modules])
+        os.write(w, json.dumps(got).encode())
+        os._exit(0)
+    os.close(w)
+    chunks = []
+    while True:
+        b = os.read(r, 1 << 16)
+        if not b:
+            break
+        chunks.append(b)
+    os.close(r)
+    os.wait()
+    out[path] = json.loads(b"".join(chunks))
+print(json.dumps(out))
+"""
+
+
+def test_sections_listed_by_the_codec_index_as_the_registry_lists_them():
+    """`objllvm sections` lists an ELF object's LLVM sections from the codec index alone where it can tell (each
+    section unclaimed, or claimed by one codec by its type): on every ELF file of the corpus the listing is the one
+    the registry gives (api.llvm_sections and api.section_info, with the notes), it is taken for most of them, and
+    without importing the registry; a small `sections` run imports neither the registry nor any codec."""
+    import os
+    from objllvm.commands.sections import _note
+    from objllvm.formats import iter_objects
+    paths = [str(p) for p in corpus_files() if p.read_bytes()[:4] == b"\x7fELF"]
+    assert len(paths) > 100
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    p = subprocess.run([sys.executable, "-c", _LISTING_DRIVER, *paths], capture_output=True, text=True, env=env,
+                       cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    listed = json.loads(p.stdout)
+    taken = 0
+    for path in paths:
+        objs = [o for o in iter_objects(path) if not isinstance(o, Exception)]
+        assert [x[0] for x in listed[path]] == [o.label for o in objs]
+        for o, (_label, infos, registry_loaded) in zip(objs, listed[path]):
+            if infos is None:
+                continue
+            taken += 1
+            assert not registry_loaded, o.label
+            secs = api.llvm_sections(o)
+            want = [api.section_info(s, o) for s in secs]
+            for s, i in zip(secs, want):
+                i["note"] = _note(s, o, i)
+            assert infos == want, o.label
+    assert taken > 0.6 * len(paths), (taken, len(paths))
+    q = subprocess.run([sys.executable, "-S", "-X", "importtime", str(ROOT / "bin" / "objllvm"), "sections",
+                        str(TESTDATA / "elf" / "deplibs.o")], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert q.returncode == 0 and "deplibs" in q.stdout, q.stderr
+    mods = {ln.rsplit("|", 1)[1].strip() for ln in q.stderr.splitlines() if ln.startswith("import time:")}
+    assert "objllvm.sections.registry" not in mods and not any(m.endswith(".deplibs") for m in mods), sorted(mods)

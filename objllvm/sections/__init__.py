@@ -83,3 +83,63 @@ def _unclaimed_by_index(fmt: str, sh_type, name) -> bool:
     if (fmt, name) in names:
         return False
     return name is None or not any(h in name for h in hints)
+
+
+# LLVM-specific sections with no SHT_LLVM type, known by name, that no codec of this version decodes: the
+# name (a trailing ``*``: a prefix) and why.  A codec that recognises one of these names takes precedence
+# (find_codec is asked first), so adding a codec for a kind needs no change here.  Names are matched as
+# ELF writes them, as Mach-O's section part (``__DATA,__llvm_prf_cnts`` -> ``__llvm_prf_cnts``) and as
+# COFF's name before ``$`` (``.lprfc$M`` -> ``.lprfc``).
+_PROFILE = ("instrumentation profile data (-fprofile-instr-generate) that the profile codec does not claim: read "
+            "by llvm-profdata on the .profraw a run writes")
+_COVERAGE = "coverage data (-fcoverage-mapping) that the coverage codec does not claim: read by llvm-cov"
+NAME_ONLY = (
+    ("__llvm_prf_*", _PROFILE), (".lprf*", _PROFILE), ("__llvm_orderfile", _PROFILE),
+    ("__llvm_covmap", _COVERAGE), ("__llvm_covfun", _COVERAGE), ("__llvm_covinit", _COVERAGE),
+    (".lcovmap", _COVERAGE), (".lcovfun", _COVERAGE), (".lcovinit", _COVERAGE),
+    (".llvm.rodata.offloading", "names of the offloading entries: shown by the offload-entries codec"),
+    (".pseudo_probe", "pseudo probes (-fpseudo-probe-for-profiling): read by llvm-profgen, not decoded"),
+    (".pseudo_probe_desc", "pseudo probe descriptors (-fpseudo-probe-for-profiling): not decoded"),
+    ("__sancov_*", "sanitizer coverage tables (-fsanitize-coverage): not decoded"),
+    ("sancov_*", "sanitizer coverage tables (-fsanitize-coverage): not decoded"),
+    (".sancov*", "sanitizer coverage tables (-fsanitize-coverage): not decoded"),
+    ("asan_globals", "ASan global descriptors: not decoded"),
+    ("__asan_globals", "ASan global descriptors: not decoded"),
+    ("__llvm_fs_discriminator__", "flow-sensitive discriminator marker: not decoded"),
+)
+_NAME_EXACT = {n: why for n, why in NAME_ONLY if not n.endswith("*")}
+_NAME_PREFIX = tuple((n[:-1], why) for n, why in NAME_ONLY if n.endswith("*"))
+
+
+def name_only_reason(section, obj) -> str | None:
+    """Why ``section`` is an LLVM section objllvm lists but does not decode (None: not such a section)."""
+    name = section.name or ""
+    if obj.format == "macho":
+        name = name.partition(",")[2] or name
+    elif obj.format == "coff":
+        name = name.partition("$")[0]
+    why = _NAME_EXACT.get(name)
+    if why is not None:
+        return why
+    for prefix, why in _NAME_PREFIX:
+        if name.startswith(prefix):
+            return why
+    return None
+
+
+def kind_by_type(sh_type) -> str | None:
+    """The kind of the one codec that claims ELF sections of type ``sh_type`` by their type (what
+    ``registry.find_codec`` answers for them, whatever their name), told by the codec index without importing the
+    registry or the codec; None: none does, or more than one, or the index cannot tell (ask the registry)."""
+    if __name__ + ".registry" in sys.modules or _index_claims_ok() is False:
+        return None
+    from . import _index as ix
+    kinds = [k for k, v in ix.KINDS.items() if sh_type in v[1]]
+    return kinds[0] if len(kinds) == 1 else None
+
+
+def _index_claims_ok():
+    global _claims
+    if _claims is None:
+        _claims = _index_claims()
+    return _claims

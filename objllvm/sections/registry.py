@@ -9,7 +9,7 @@ section kind) and are found there automatically.
 """
 from _thread import RLock
 
-from . import NAME_HINTS, codec_modules  # (the codecs' name hints, see "lazy loading" below; the codec modules)
+from . import NAME_HINTS, NAME_ONLY, codec_modules, name_only_reason  # noqa: F401  (the codecs' name hints, see "lazy loading" below; the codec modules; sections known by name only)
 from .._model import dataclass, field
 from .._modules import lazy_attributes
 from ..errors import DecodeError, ObjllvmError
@@ -417,46 +417,8 @@ def is_llvm_section(section, obj, options=None) -> bool:
             or name_only_reason(section, obj) is not None)
 
 
-# LLVM-specific sections with no SHT_LLVM type, known by name, that no codec of this version decodes: the
-# name (a trailing ``*``: a prefix) and why.  A codec that recognises one of these names takes precedence
-# (find_codec is asked first), so adding a codec for a kind needs no change here.  Names are matched as
-# ELF writes them, as Mach-O's section part (``__DATA,__llvm_prf_cnts`` -> ``__llvm_prf_cnts``) and as
-# COFF's name before ``$`` (``.lprfc$M`` -> ``.lprfc``).
-_PROFILE = ("instrumentation profile data (-fprofile-instr-generate) that the profile codec does not claim: read "
-            "by llvm-profdata on the .profraw a run writes")
-_COVERAGE = "coverage data (-fcoverage-mapping) that the coverage codec does not claim: read by llvm-cov"
-NAME_ONLY = (
-    ("__llvm_prf_*", _PROFILE), (".lprf*", _PROFILE), ("__llvm_orderfile", _PROFILE),
-    ("__llvm_covmap", _COVERAGE), ("__llvm_covfun", _COVERAGE), ("__llvm_covinit", _COVERAGE),
-    (".lcovmap", _COVERAGE), (".lcovfun", _COVERAGE), (".lcovinit", _COVERAGE),
-    (".llvm.rodata.offloading", "names of the offloading entries: shown by the offload-entries codec"),
-    (".pseudo_probe", "pseudo probes (-fpseudo-probe-for-profiling): read by llvm-profgen, not decoded"),
-    (".pseudo_probe_desc", "pseudo probe descriptors (-fpseudo-probe-for-profiling): not decoded"),
-    ("__sancov_*", "sanitizer coverage tables (-fsanitize-coverage): not decoded"),
-    ("sancov_*", "sanitizer coverage tables (-fsanitize-coverage): not decoded"),
-    (".sancov*", "sanitizer coverage tables (-fsanitize-coverage): not decoded"),
-    ("asan_globals", "ASan global descriptors: not decoded"),
-    ("__asan_globals", "ASan global descriptors: not decoded"),
-    ("__llvm_fs_discriminator__", "flow-sensitive discriminator marker: not decoded"),
-)
-_NAME_EXACT = {n: why for n, why in NAME_ONLY if not n.endswith("*")}
-_NAME_PREFIX = tuple((n[:-1], why) for n, why in NAME_ONLY if n.endswith("*"))
-
-
-def name_only_reason(section, obj) -> str | None:
-    """Why ``section`` is an LLVM section objllvm lists but does not decode (None: not such a section)."""
-    name = section.name or ""
-    if obj.format == "macho":
-        name = name.partition(",")[2] or name
-    elif obj.format == "coff":
-        name = name.partition("$")[0]
-    why = _NAME_EXACT.get(name)
-    if why is not None:
-        return why
-    for prefix, why in _NAME_PREFIX:
-        if name.startswith(prefix):
-            return why
-    return None
+# LLVM-specific sections known by name that no codec decodes (NAME_ONLY, name_only_reason): in the package, which
+# lists them without importing the registry (`objllvm sections`); re-exported here.
 
 
 def decode_file(path: str, kind: str, options=None) -> list:
