@@ -202,6 +202,14 @@ def test_no_temporary_file_possible(target, monkeypatch):
     _intact(target, existed)
 
 
+def _probed(directory) -> None:
+    """Whether unnamed files can be named in ``directory`` worked out now (atomicio probes it once per file system,
+    with a fresh temporary name), so that a test counting the names tried sees only those of its write."""
+    fd = atomicio._create_unnamed(str(directory))
+    if fd is not None:
+        os.close(fd)
+
+
 def test_temporary_file_is_new_private_and_not_followed(target, monkeypatch):
     """A name that exists (a file, a symbolic link) is never opened: another name is tried; the temporary file
     is 0o600 until the data is in, then gets the mode asked for."""
@@ -209,6 +217,7 @@ def test_temporary_file_is_new_private_and_not_followed(target, monkeypatch):
     d = target.parent
     victim = d / "victim"
     victim.write_bytes(b"victim")
+    _probed(d)
     names = iter([b"\x01" * 8, b"\x02" * 8, b"\x03" * 8])
     monkeypatch.setattr(os, "urandom", lambda n: next(names))
     (d / f".objllvm-{'01' * 8}.tmp").write_bytes(b"other")
@@ -230,6 +239,7 @@ def test_temporary_file_is_new_private_and_not_followed(target, monkeypatch):
 
 def test_no_unused_temporary_name(target, monkeypatch):
     existed = target.exists()
+    _probed(target.parent)
     monkeypatch.setattr(os, "urandom", lambda n: b"\x07" * n)
     clash = target.parent / f".objllvm-{'07' * 8}.tmp"
     clash.write_bytes(b"other")
