@@ -99,15 +99,21 @@ class signals_deferred(signals_raise):
         return False
 
 
+def _temporary_names(directory: str):
+    """Fresh names ``.objllvm-RANDOM.tmp`` in ``directory`` for the caller to try, _TMP_ATTEMPTS of them; then
+    FileExistsError (no name was free)."""
+    for _ in range(_TMP_ATTEMPTS):
+        yield os.path.join(directory, f".objllvm-{os.urandom(8).hex()}.tmp")
+    raise FileExistsError(errno.EEXIST, f"no unused temporary file name after {_TMP_ATTEMPTS} attempts")
+
+
 def _create_temporary(directory: str):
     """(fd, path): a new file ``.objllvm-RANDOM.tmp`` in ``directory`` (another name when one exists)."""
-    for _ in range(_TMP_ATTEMPTS):
-        tmp = os.path.join(directory, f".objllvm-{os.urandom(8).hex()}.tmp")
+    for tmp in _temporary_names(directory):
         try:
             return os.open(tmp, _TMP_FLAGS, 0o600), tmp
         except FileExistsError:
             continue
-    raise FileExistsError(errno.EEXIST, f"no unused temporary file name after {_TMP_ATTEMPTS} attempts")
 
 
 def _create_unnamed(directory: str):
@@ -171,8 +177,7 @@ _NO_NAME = (errno.ENOENT, errno.EXDEV, errno.EPERM, errno.EOPNOTSUPP)
 def _link_temporary(fd: int, directory: str) -> str | None:
     """Give the unnamed file ``fd`` a fresh temporary name ``.objllvm-RANDOM.tmp`` in ``directory``: the name, or None
     where the system refuses to name it (_NO_NAME).  FileExistsError when no name is free."""
-    for _ in range(_TMP_ATTEMPTS):
-        tmp = os.path.join(directory, f".objllvm-{os.urandom(8).hex()}.tmp")
+    for tmp in _temporary_names(directory):
         try:
             os.link(f"/proc/self/fd/{fd}", tmp)
         except FileExistsError:
@@ -182,7 +187,6 @@ def _link_temporary(fd: int, directory: str) -> str | None:
                 return None
             raise
         return tmp
-    raise FileExistsError(errno.EEXIST, f"no unused temporary file name after {_TMP_ATTEMPTS} attempts")
 
 
 _IOV_BATCH = 1024         # buffers handed to one writev() (Linux's IOV_MAX)
