@@ -2047,8 +2047,6 @@ class ElfWriter:
         shoff = None
         chunks = []
         append = chunks.append
-        bigs = []               # (index in chunks, input offset) of the runs of SEND_MIN bytes or more
-        big = SEND_MIN
         # the current run of input bytes copied as one slice: [run_in, run_end) to run_in - run_shift
         run_in = run_end = run_shift = -1
         # Runs shorter than ``small`` (with the zeros between them) are copied into one buffer, ``acc`` (from output
@@ -2104,12 +2102,8 @@ class ElfWriter:
                                     acc_off = o
                                 acc_end = o + run_end - run_in
                             else:
-                                if acc is not None:
-                                    append((acc_off, acc))
-                                    acc = None
-                                if run_end - run_in >= big:
-                                    bigs.append((len(chunks), run_in))
-                                append((o, mv[run_in:run_end]))
+                                self._flush_runs(append, mv, acc, acc_off, run_in, run_end, run_shift)
+                                acc = None
                         run_in, run_end, run_shift = start, end, off - cand
                     c = cand + end - off
                     if c > pos:
@@ -2127,53 +2121,38 @@ class ElfWriter:
                         if prev_end == run_end and off - cand == run_shift:
                             run_end = off
                         else:
-                            if acc is not None:
-                                append((acc_off, acc))
-                                acc = None
-                            if run_end >= 0:
-                                if run_end - run_in >= big:
-                                    bigs.append((len(chunks), run_in))
-                                append((run_in - run_shift, mv[run_in:run_end]))
+                            self._flush_runs(append, mv, acc, acc_off, run_in, run_end, run_shift)
+                            acc = None
                             run_in, run_end, run_shift = prev_end, off, off - cand
-                    if acc is not None:
-                        append((acc_off, acc))
-                        acc = None
-                    if run_end >= 0:
-                        if run_end - run_in >= big:
-                            bigs.append((len(chunks), run_in))
-                        append((run_in - run_shift, mv[run_in:run_end]))
-                        run_end = -1
+                    self._flush_runs(append, mv, acc, acc_off, run_in, run_end, run_shift)
+                    acc = None
+                    run_end = -1
                     append((cand, body))
                 if cand + n_out > pos:
                     pos = cand + n_out
                 new_off[ref] = cand
             else:                   # the section header table (its chunk goes in at chunks[at_table])
-                if acc is not None:
-                    append((acc_off, acc))
-                    acc = None
-                if run_end >= 0:
-                    if run_end - run_in >= big:
-                        bigs.append((len(chunks), run_in))
-                    append((run_in - run_shift, mv[run_in:run_end]))
-                    run_end = -1
+                self._flush_runs(append, mv, acc, acc_off, run_in, run_end, run_shift)
+                acc = None
+                run_end = -1
                 shoff, at_table = cand, len(chunks)
                 if cand + shsize > pos:
                     pos = cand + shsize
             if end > prev_end:
                 prev_end = end
+        self._flush_runs(append, mv, acc, acc_off, run_in, run_end, run_shift)
+        if pos > bound or shoff is None:
+            return None
+        return shoff, pos, prev_end, chunks, at_table, top
+
+    def _flush_runs(self, append, mv, acc, acc_off, run_in, run_end, run_shift) -> None:
+        """:meth:`_pack_object`'s pending bytes into its chunks (``append``): the buffer of short runs being filled
+        (``acc``, at output offset ``acc_off``; None: none), then the current run of the input, [run_in, run_end) at
+        output offset run_in - run_shift (none where run_end < 0), as a view of it (:meth:`_input_view`)."""
         if acc is not None:
             append((acc_off, acc))
         if run_end >= 0:
-            if run_end - run_in >= big:
-                bigs.append((len(chunks), run_in))
-            append((run_in - run_shift, mv[run_in:run_end]))
-        if pos > bound or shoff is None:
-            return None
-        src = self._src
-        for k, a in bigs:
-            v = chunks[k][1]
-            src[id(v)] = (v, a)
-        return shoff, pos, prev_end, chunks, at_table, top
+            append((run_in - run_shift, self._input_view(mv, run_in, run_end)))
 
     def _covered_end(self, cols, fixed, sh_in, sh_in_size, walked=None) -> int:
         """Where the last byte that a header describes ends in the input: the ELF header, the program header
