@@ -186,10 +186,7 @@ class _Flagged:
         return 0 <= x < len(self.flags) and self.flags[x] == 1
 
     def isdisjoint(self, values) -> bool:
-        values = values if isinstance(values, list) else list(values)
-        if values and min(values) >= 0 and max(values) < len(self.flags):
-            return not any(map(self.flags.__getitem__, values))
-        return not any(map(self.__contains__, values))
+        return not any(self.flags_of(values))
 
     def intersection(self, values) -> set:
         return set(filter(self.__contains__, values))
@@ -1431,14 +1428,13 @@ class ElfWriter:
         # SHT_SYMTAB_SHNDX: 1 for each symbol in a removed section; the symbols with a reserved st_shndx)
         if gone is not None:
             real = None             # (what refuse reads, worked out there)
-            gone = bytearray(gone)
-            gone[0] = 0
         else:
             if real is None:
                 real = self._real_shndx(column, ext)
-            gone = list(removed.flags_of(real))
-            gone[0] = False
-        flags = bytes(gone)
+            gone = removed.flags_of(real)
+        flags = bytearray(gone)     # 1 for each dropped symbol (symbol 0 never)
+        flags[0] = 0
+        flags = bytes(flags)
         dropped = _Flagged(flags)
         kept_sections = rm.translate(_FLIP)
         if _LEAN and n == self._n_orig and not self._owned[_LINK]:
