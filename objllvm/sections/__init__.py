@@ -4,7 +4,6 @@ The package itself answers one question from the codec index (``_index``) alone,
 codec claim a section (:func:`unclaimed`)?  ``rewrite --strip-llvm`` asks it of the plain sections of an object
 (``.comment``, ``.note.GNU-stack``, ``.debug_*``), and needs the registry only for a section some codec may claim.
 """
-import os
 import sys
 
 # kind: (substrings of every name it claims, options that make it claim other names), for each codec with its own
@@ -20,45 +19,41 @@ NAME_HINTS = {
     "pc-sections": (("sanmd_",), ("pc_section",)),
 }
 
-_claims = None      # (ELF types, {(format, name)}, name substrings) of the index; False: the index is out of date
+_claims = None      # ({ELF type: kind}, {(format, name)}, name substrings) of the index; False: out of date
 
 
 def codec_modules() -> list:
-    """The codec modules of this package, sorted: its ``.py`` files that do not start with "_", but the registry
-    (what ``objllvm._modules.module_names(package, packages=False)`` lists, less the registry: listed here, without
-    that module, as a --strip-llvm run needs nothing else of it; tests/test_codec_index.py checks they agree).
-    The registry and :func:`unclaimed` compare it with the index's ``MODULES``."""
-    names = set()
-    for d in __path__:
-        try:
-            entries = os.scandir(d)
-        except OSError:
-            continue
-        with entries:
-            for e in entries:
-                n = e.name
-                if n.endswith(".py") and not n.startswith("_") and n[:-3].isidentifier() and n != "registry.py":
-                    names.add(n[:-3])
-    return sorted(names)
+    """The codec modules of this package, sorted: what ``objllvm._modules.module_names`` lists of its ``.py`` files,
+    less the registry.  The registry and :func:`unclaimed` compare it with the index's ``MODULES``."""
+    from .._modules import module_names
+    return [m for m in module_names(sys.modules[__name__], packages=False) if m != "registry"]
 
 
 def _index_claims():
-    """What the codec index says the codecs claim: every ELF type, every (format, name) claimed by name, and the
-    substrings of the names codecs with their own matcher may claim; False when a codec module is missing from
-    the index or a codec with its own matcher has no hint (then only the registry can tell)."""
+    """What the codec index says the codecs claim: {ELF type: the kind claiming it, None where more than one do},
+    every (format, name) claimed by name, and the substrings of the names codecs with their own matcher may claim;
+    False when a codec module is missing from the index or a codec with its own matcher has no hint (then only the
+    registry can tell).  Worked out once."""
+    global _claims
+    if _claims is not None:
+        return _claims
     from . import _index as ix
+    _claims = False
     if set(codec_modules()) != set(ix.MODULES):
-        return False
-    types, names, hints = set(), set(), []
+        return _claims
+    types: dict = {}
+    names, hints = set(), []
     for kind, (_mod, sh_types, kind_names, formats, _priority, own_matcher, _options) in ix.KINDS.items():
-        types.update(sh_types)
+        for t in sh_types:
+            types[t] = kind if t not in types else None
         if own_matcher:
             if kind not in NAME_HINTS:
-                return False
+                return _claims
             hints.extend(NAME_HINTS[kind][0])
         else:
             names.update((f, n) for f in formats for n in kind_names)
-    return frozenset(types), frozenset(names), tuple(hints)
+    _claims = (types, frozenset(names), tuple(hints))
+    return _claims
 
 
 def unclaimed(fmt: str, sh_type, name) -> bool:
@@ -72,12 +67,10 @@ def unclaimed(fmt: str, sh_type, name) -> bool:
 
 
 def _unclaimed_by_index(fmt: str, sh_type, name) -> bool:
-    global _claims
-    if _claims is None:
-        _claims = _index_claims()
-    if not _claims:
+    claims = _index_claims()
+    if not claims:
         return False
-    types, names, hints = _claims
+    types, names, hints = claims
     if fmt == "elf" and sh_type is not None and sh_type in types:
         return False
     if (fmt, name) in names:
@@ -131,15 +124,7 @@ def kind_by_type(sh_type) -> str | None:
     """The kind of the one codec that claims ELF sections of type ``sh_type`` by their type (what
     ``registry.find_codec`` answers for them, whatever their name), told by the codec index without importing the
     registry or the codec; None: none does, or more than one, or the index cannot tell (ask the registry)."""
-    if __name__ + ".registry" in sys.modules or _index_claims_ok() is False:
+    if __name__ + ".registry" in sys.modules:
         return None
-    from . import _index as ix
-    kinds = [k for k, v in ix.KINDS.items() if sh_type in v[1]]
-    return kinds[0] if len(kinds) == 1 else None
-
-
-def _index_claims_ok():
-    global _claims
-    if _claims is None:
-        _claims = _index_claims()
-    return _claims
+    claims = _index_claims()
+    return claims[0].get(sh_type) if claims else None
