@@ -160,13 +160,20 @@ def json_schema(name: str) -> "JSONDict":
 
 
 # -- views -------------------------------------------------------------------------------------
-def section_info(s: "Section", obj: "ObjectFile", options: "Options | None" = None) -> "JSONDict":
-    """One section as ``objllvm sections --json`` lists it."""
-    from .sections import registry
-    c = registry.find_codec(s, obj, options)
+_FIND = object()     # (section_info: the codec asked of the registry)
+
+
+def section_info(s: "Section", obj: "ObjectFile", options: "Options | None" = None, *,
+                 kind: "str | None | object" = _FIND) -> "JSONDict":
+    """One section as ``objllvm sections --json`` lists it; ``kind``: its codec's kind (None: no codec) where the
+    caller knows it, else asked of the registry."""
+    if kind is _FIND:
+        from .sections import registry
+        c = registry.find_codec(s, obj, options)
+        kind = c.kind if c else None
     return {"index": s.index, "name": s.name, "type": section_type_name(s.type) if obj.format == "elf" else None,
             "type_value": s.type, "size": s.size, "flags": flag_string(s.flags) if obj.format == "elf" else "",
-            "codec": c.kind if c else None}
+            "codec": kind}
 
 
 def flag_string(flags: int) -> str:

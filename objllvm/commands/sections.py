@@ -63,8 +63,7 @@ def _listed_by_index(o):
             kind = kind_by_type(s.type)
             if kind is None:
                 return None
-        info = {"index": s.index, "name": s.name, "type": api.section_type_name(s.type), "type_value": s.type,
-                "size": s.size, "flags": api.flag_string(s.flags), "codec": kind}
+        info = api.section_info(s, o, kind=kind)
         info["note"] = _note(s, o, info)
         infos.append(info)
     return infos
