@@ -117,6 +117,7 @@ class ElfFile(ObjectFile):
         self._symbols_checked = False
         self._relocs = None
         self._groups = None
+        self._flag_bytes: dict = {}     # k -> byte k of every section's sh_flags (_flag_byte), read once
         self.section_errors = {}
         if self.e_shoff == 0:
             self.e_shnum = 0
@@ -191,7 +192,8 @@ class ElfFile(ObjectFile):
     def _read_columns(self, table) -> list:
         """The header table (a memoryview) as ten columns, one per field, read as 32- and 64-bit words: cast in
         place when the file's byte order is the machine's, else from a byte-swapped copy.  No Python object
-        per header.  Lists, but for sh_addr, sh_addralign and sh_entsize: sequences (views) of the words."""
+        per header.  Lists, but for sh_name, sh_flags, sh_addr, sh_addralign and sh_entsize: sequences (views) of
+        the words."""
         native = (self.endian == "<") == (sys.byteorder == "little")
 
         def words(code):
@@ -203,13 +205,15 @@ class ElfFile(ObjectFile):
             a.byteswap()
             return memoryview(a)
         u32 = words("I")
-        # sh_addr, sh_addralign and sh_entsize are kept as strided views of the table (read an item at a time, as
-        # the others; no list made): most readers never look at them, and a list is 8 bytes a section (a 600,000-
-        # section object: 14 MB that the kernel has to find pages for)
+        # sh_name, sh_flags, sh_addr, sh_addralign and sh_entsize are kept as strided views of the table (read an
+        # item at a time, as the others; no list made): most readers look at few of them (names are found in the
+        # name table, flags mostly as flag_bytes), and a list is 8 bytes a section and an integer object for most
+        # values past 256 (a 30,000-section object: 1.9 MB of sh_name and sh_flags that the kernel has to find
+        # pages for)
         if not self.is64:          # ten 32-bit fields
-            return [u32[k::10] if k in (3, 8, 9) else u32[k::10].tolist() for k in range(10)]
+            return [u32[k::10] if k in (0, 2, 3, 8, 9) else u32[k::10].tolist() for k in range(10)]
         u64 = words("Q")           # sh_name, sh_type | flags addr offset size | sh_link, sh_info | align entsize
-        return [u32[0::16].tolist(), u32[1::16].tolist(), u64[1::8].tolist(), u64[2::8],
+        return [u32[0::16], u32[1::16].tolist(), u64[1::8], u64[2::8],
                 u64[3::8].tolist(), u64[4::8].tolist(), u32[10::16].tolist(), u32[11::16].tolist(),
                 u64[6::8], u64[7::8]]
 
@@ -223,13 +227,18 @@ class ElfFile(ObjectFile):
         return self._flag_byte(1).translate(_COMPRESSED_BIT).find(1) >= 0
 
     def _flag_byte(self, k: int) -> bytes:
-        """Byte ``k`` (0: the lowest) of every section's sh_flags, one byte per section."""
-        n = self.section_count
-        if not n:
-            return b""
-        row = self._shdr.size
-        start = self.e_shoff + 8 + (k if self.endian == "<" else (7 - k if self.is64 else 3 - k))
-        return bytes(memoryview(self.data)[start:start + (n - 1) * row + 1:row])
+        """Byte ``k`` (0: the lowest) of every section's sh_flags, one byte per section (a strided copy out of the
+        header table, made once: at 30,000 sections each copy is about 0.3 ms of cache misses, and a rewrite asks
+        several times)."""
+        got = self._flag_bytes.get(k)
+        if got is None:
+            n = self.section_count
+            if not n:
+                return b""
+            row = self._shdr.size
+            start = self.e_shoff + 8 + (k if self.endian == "<" else (7 - k if self.is64 else 3 - k))
+            got = self._flag_bytes[k] = bytes(memoryview(self.data)[start:start + (n - 1) * row + 1:row])
+        return got
 
     @property
     def section_count(self) -> int:
@@ -301,15 +310,23 @@ class ElfFile(ObjectFile):
         if not found:
             return []
         names = self.columns[0]
-        counts = [names.count(f) for f in found]
-        if sum(counts) > 64:
-            return list(compress(range(self.section_count), map(found.__contains__, names)))
-        out = []                # a few: found by list.index, a search in C
-        for f, count in zip(found, counts):
-            i = -1
-            for _ in range(count):
-                i = names.index(f, i + 1)
-                out.append(i)
+        if isinstance(names, list):     # (no header table read: a list, searched in one pass)
+            return list(compress(range(len(names)), map(found.__contains__, names)))
+        # the column is a view of the sh_name words: its bytes searched for each offset in C, a hit counted where
+        # it starts a word; many hits: one pass over the column instead
+        words = names.tobytes()
+        out = []
+        for f in found:
+            pat = f.to_bytes(4, sys.byteorder) if 0 <= f < 1 << 32 else b""
+            i = words.find(pat) if pat else -1
+            while i >= 0:
+                if i & 3:
+                    i = words.find(pat, i + 1)
+                    continue
+                out.append(i >> 2)
+                if len(out) > 64:
+                    return list(compress(range(self.section_count), map(found.__contains__, names)))
+                i = words.find(pat, i + 4)
         return sorted(out)
 
     # -- helpers -------------------------------------------------------------------------------
