@@ -529,6 +529,20 @@ def test_names_found_in_the_name_table_are_those_a_scan_finds():
             o.label
 
 
+
+def test_name_offsets_are_found_at_word_starts_only():
+    """The sh_name column is a view of the header table: an offset is searched for in its words' bytes, and a match
+    that straddles two words (0x01 in the bytes of 0x100 then 0x10000) is not a section; more than 64 matches take
+    one pass over the column.  Checked against a scan of the column."""
+    import sys
+    from array import array
+    o = open_object(str(RW / "main.o"))
+    words = [0x100, 0x10000, 1, 7, 0x100, 1] + [9] * 70 + [0x1000000, 1]
+    o.columns[0] = memoryview(array("I", words))
+    for found in ({1}, {0x100}, {9}, {1, 7, 9}, {0x10000, 2}, {5}):
+        want = [i for i, x in enumerate(words) if x in found]
+        assert o._indices_of_offsets(set(found)) == want, (found, sys.byteorder)
+
 def test_assembly_by_join_is_the_same_as_placing_each_chunk():
     """ElfWriter._assemble joins non-overlapping chunks; the result must be what placing every chunk in a
     zeroed buffer (later ones winning) and packing the header fields gives, empty and overlapping chunks
