@@ -73,6 +73,25 @@ def is_llvm_type(t: int | None) -> bool:
 _COMPRESSED_BIT = bytes(1 if b & (SHF_COMPRESSED >> 8) else 0 for b in range(256))     # sh_flags' second byte
 
 
+def _word_starts(words: bytes, values, most: int):
+    """The positions (in 32-bit words, this machine's byte order) of ``values`` in ``words``, each searched for in C and
+    counted only where a match starts a word (0x01 in the bytes of 0x100 then 0x10000 is no match); None past
+    ``most`` of them."""
+    out = []
+    for v in values:
+        pat = v.to_bytes(4, sys.byteorder) if 0 <= v < 1 << 32 else b""
+        i = words.find(pat) if pat else -1
+        while i >= 0:
+            if i & 3:
+                i = words.find(pat, i + 1)
+                continue
+            out.append(i >> 2)
+            if len(out) > most:
+                return None
+            i = words.find(pat, i + 4)
+    return out
+
+
 class ElfFile(ObjectFile):
     format = "elf"
 
@@ -306,27 +325,14 @@ class ElfFile(ObjectFile):
         return self._indices_of_offsets(found)
 
     def _indices_of_offsets(self, found: set) -> list:
-        """The indices of the sections whose sh_name is in ``found``, in index order."""
+        """The indices of the sections whose sh_name is in ``found``, in index order: a few found in the sh_name
+        words' bytes (:func:`_word_starts`), many (or a column that is a list) by one pass over the column."""
         if not found:
             return []
         names = self.columns[0]
-        if isinstance(names, list):     # (no header table read: a list, searched in one pass)
+        out = _word_starts(names.tobytes(), found, 64) if not isinstance(names, list) else None
+        if out is None:
             return list(compress(range(len(names)), map(found.__contains__, names)))
-        # the column is a view of the sh_name words: its bytes searched for each offset in C, a hit counted where
-        # it starts a word; many hits: one pass over the column instead
-        words = names.tobytes()
-        out = []
-        for f in found:
-            pat = f.to_bytes(4, sys.byteorder) if 0 <= f < 1 << 32 else b""
-            i = words.find(pat) if pat else -1
-            while i >= 0:
-                if i & 3:
-                    i = words.find(pat, i + 1)
-                    continue
-                out.append(i >> 2)
-                if len(out) > 64:
-                    return list(compress(range(self.section_count), map(found.__contains__, names)))
-                i = words.find(pat, i + 4)
         return sorted(out)
 
     # -- helpers -------------------------------------------------------------------------------
