@@ -1371,3 +1371,34 @@ def test_lean_paths_drop_symbols_of_an_object_with_extended_numbering(monkeypatc
             text = new.section_by_name(".text")
             assert [new.symbols[r.sym].name for r in new.relocations_for(text)] == [u for u in used if u not in gone]
     assert True in hits and False in hits       # (the lean path did the clean object, not the other)
+
+
+RELRO_TAIL = TESTDATA / "rewrite-relro" / "relro-tail.pie"
+
+
+def _functions(path) -> list:
+    nm = need_tool("llvm-nm-22")
+    out = subprocess.run([nm, "--defined-only", str(path)], capture_output=True, text=True, check=True).stdout
+    return sorted(line.split()[-1] for line in out.splitlines() if " T fn_" in line)
+
+
+@pytest.mark.parametrize("ops", [[], ["--remove", ".comment"], ["--strip-llvm"]])
+def test_a_segment_ending_inside_a_section_keeps_the_whole_section(tmp_path, ops):
+    """relro-tail.pie (scripts/testdata.d/72-rewrite-relro.sh): its PT_GNU_RELRO file range ends inside .symtab,
+    as in rustup's rustc.  The whole symbol table is kept, at its offset: llvm-nm-22 lists the 100 functions."""
+    from conftest import run_objllvm
+    src = ElfFile(RELRO_TAIL.read_bytes(), str(RELRO_TAIL))
+    relro = [s for s in src.segments if s["type"] == 0x6474E552][0]
+    symtab = src.sections[[s.name for s in src.sections].index(".symtab")]
+    assert symtab.offset < relro["offset"] + relro["filesz"] < symtab.offset + symtab.size
+    assert len(_functions(RELRO_TAIL)) == 100
+    out = tmp_path / "out"
+    rc, _, err = run_objllvm("rewrite", RELRO_TAIL, "-o", out, *ops)
+    assert rc == 0, err
+    data = out.read_bytes()
+    if not ops:
+        assert data == src.data
+    new = ElfFile(data, str(out))
+    nsym = new.sections[[s.name for s in new.sections].index(".symtab")]
+    assert (nsym.offset, nsym.data()) == (symtab.offset, symtab.data())
+    assert _functions(out) == _functions(RELRO_TAIL)

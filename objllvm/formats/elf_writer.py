@@ -12,8 +12,9 @@ What ``write`` keeps consistent when sections disappear or indices shift: sectio
 extended), SHT_GROUP member lists (a removed member leaves its group; a group left empty goes too),
 ``e_shstrndx`` and extended numbering (``e_shnum``/``e_shstrndx`` in section 0).
 
-Layout: the ELF header, the program headers, every segment's bytes and every allocated section stay at
-their file offsets (files with program headers).  Relocatable objects have no segments: their sections are
+Layout: the ELF header, the program headers, every segment's bytes, every allocated section and every section
+that overlaps any of these (as a whole: a PT_GNU_RELRO range may end inside .symtab) stay at their file offsets
+(files with program headers).  Relocatable objects have no segments: their sections are
 packed in their original file order, each at its alignment.  Other sections keep their original order and
 the padding that preceded them; where nothing changed before a section, it keeps its exact offset, so a
 rewrite with no change is byte-identical.  Sections that are not touched (SHF_COMPRESSED ones too) are
@@ -1709,19 +1710,41 @@ class ElfWriter:
                                     f"the segment in place", offset=elf.e_phoff + k * elf.e_phentsize)
                 ranges.append((seg["offset"], seg["offset"] + seg["filesz"]))
         has_segments = len(ranges) > 1
-        if has_segments:
-            types, flags, offs, sizes = cols[_TYPE], cols[_FLAGS], cols[_OFFSET], cols[_SIZE]
-            for i in range(self._n_orig):
-                if flags[i] & SHF_ALLOC and types[i] != SHT_NOBITS and sizes[i]:
-                    ranges.append((offs[i], offs[i] + sizes[i]))
-        ranges.sort()
+        if not has_segments:
+            return [list(ranges[0])]
+        types, flags, offs, sizes = cols[_TYPE], cols[_FLAGS], cols[_OFFSET], cols[_SIZE]
+        # A section with bytes that overlaps a fixed range stays where it is as a whole: its bytes inside the range
+        # cannot move, and its bytes outside it are copied with them.  So the fixed ranges are the spans of the
+        # connected groups of overlapping items (fixed ranges and sections with bytes) that hold a fixed range:
+        # a segment whose file range ends inside a section (lld's PT_GNU_RELRO with p_filesz = p_memsz, ending in
+        # .symtab) fixes that whole section.  Sorted by start, such a group is a run of items each starting
+        # before the furthest end of those before it.
+        items = [(a, b, True) for a, b in ranges]
+        for i in range(1, self._n_orig):
+            if types[i] != SHT_NOBITS and sizes[i] and offs[i] < size:
+                items.append((offs[i], min(offs[i] + sizes[i], size), bool(flags[i] & SHF_ALLOC)))
+        items.sort()
         merged = []
-        for a, b in ranges:
-            if merged and a <= merged[-1][1]:
-                merged[-1][1] = max(merged[-1][1], b)
+        start, end, fixed = items[0]
+        for a, b, f in items[1:]:
+            if a < end:
+                if b > end:
+                    end = b
+                fixed = fixed or f
             else:
-                merged.append([a, b])
-        return merged
+                if fixed:
+                    merged.append([start, end])
+                start, end, fixed = a, b, f
+        if fixed:
+            merged.append([start, end])
+        # (fixed ranges that touch are one)
+        out = [merged[0]]
+        for a, b in merged[1:]:
+            if a <= out[-1][1]:
+                out[-1][1] = max(out[-1][1], b)
+            else:
+                out.append([a, b])
+        return out
 
     def _layout(self, cols, new) -> bytes:
         elf = self.elf
