@@ -4,9 +4,15 @@ A failure at any point leaves the target as it was (absent or old) and no tempor
 
 * On Linux the temporary file is unnamed (``O_TMPFILE``): until its data is written (and synced, unless the
   caller says ``sync=False``) it has no name at all, so even a SIGKILL leaves nothing behind.  It is then
-  given a name with ``linkat`` through ``/proc/self/fd`` -- straight to the target when it must not be
-  replaced (the link fails if the target exists), else to a fresh temporary name that is renamed over the
-  target at once.
+  given a name with ``linkat(AT_FDCWD, "/proc/self/fd/N", dirfd, name, AT_SYMLINK_FOLLOW)`` -- straight to the
+  target when it must not be replaced (the link fails if the target exists), else to a fresh temporary name
+  that is renamed over the target at once.  (Python's ``os.link`` calls plain ``link(2)``, which does not follow
+  the descriptor's link and fails with EXDEV, unless a directory descriptor is given: it is.)
+* ``owner`` (uid, gid): the new file is given that owner and group before it takes its name, or the write is
+  refused (:class:`OwnerError`) and the target is left as it was; ``xattrs_from`` (a file descriptor): the
+  extended attributes of that file are copied to the new one, or the write is refused.  ``special_if``
+  (uid, gid): the set-user-ID (set-group-ID) bit of ``mode`` is kept only when the new file's owner (group) is
+  that one; :func:`atomic_write` returns what it dropped.
 * Elsewhere, or where the file system refuses ``O_TMPFILE`` (or ``/proc`` is not mounted), a named temporary
   file ``.objllvm-RANDOM.tmp`` is used, as before, and removed on any error.
 * SIGTERM (and SIGHUP) while a file is being written: the temporary file is removed, as for Ctrl-C
@@ -29,6 +35,10 @@ _TMP_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0
 _O_TMPFILE = getattr(os, "O_TMPFILE", 0)
 _TMP_ATTEMPTS = 100
 _unnamed_ok = bool(_O_TMPFILE) and os.path.isdir("/proc/self/fd")   # cleared when linking it fails once
+
+
+class OwnerError(ObjllvmError):
+    """The new file cannot be given the owner, group or extended attributes it must keep (nothing was written)."""
 
 
 class Terminated(KeyboardInterrupt):
@@ -145,6 +155,18 @@ def _create_unnamed(directory: str):
 _linkable: dict = {}        # st_dev -> whether an unnamed file there can be given a name (_names_unnamed)
 
 
+def _open_dir(directory: str) -> int:
+    return os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+
+
+def _name_fd(fd: int, dirfd: int, name: str) -> None:
+    """linkat(AT_FDCWD, "/proc/self/fd/<fd>", dirfd, name, AT_SYMLINK_FOLLOW): give the open file ``fd`` the name
+    ``name`` in the directory ``dirfd``.  (With a directory descriptor os.link calls linkat, with the flag that
+    follows the descriptor's link to the file; without one it calls link(2), which links the /proc entry
+    itself and fails with EXDEV.)"""
+    os.link(f"/proc/self/fd/{fd}", name, dst_dir_fd=dirfd, follow_symlinks=True)
+
+
 def _names_unnamed(directory: str, flags: int) -> bool:
     """Whether an unnamed file made in ``directory`` can be given a name there through /proc/self/fd: tried on
     an empty one, before any data is written.  Some systems make the file and then refuse the link (EXDEV in
@@ -156,30 +178,36 @@ def _names_unnamed(directory: str, flags: int) -> bool:
     except OSError:
         return False
     try:
-        tmp = _link_temporary(fd, directory)
+        dirfd = _open_dir(directory)
+    except OSError:
+        os.close(fd)
+        return False
+    try:
+        tmp = _link_temporary(fd, dirfd)
     except OSError:
         return True         # (no free name, or another error: the write itself will say so)
     finally:
         os.close(fd)
-    if tmp is None:
-        return False
-    try:
-        os.unlink(tmp)
-    except OSError:
-        pass
-    return True
+        if tmp is not None:
+            try:
+                os.unlink(tmp, dir_fd=dirfd)
+            except OSError:
+                pass
+        os.close(dirfd)
+    return tmp is not None
 
 
 # linkat's refusals to name an unnamed file: no /proc, another mount as the kernel sees it, not allowed, not supported
 _NO_NAME = (errno.ENOENT, errno.EXDEV, errno.EPERM, errno.EOPNOTSUPP)
 
 
-def _link_temporary(fd: int, directory: str) -> str | None:
-    """Give the unnamed file ``fd`` a fresh temporary name ``.objllvm-RANDOM.tmp`` in ``directory``: the name, or None
-    where the system refuses to name it (_NO_NAME).  FileExistsError when no name is free."""
-    for tmp in _temporary_names(directory):
+def _link_temporary(fd: int, dirfd: int) -> str | None:
+    """Give the unnamed file ``fd`` a fresh temporary name ``.objllvm-RANDOM.tmp`` in the directory ``dirfd``: the
+    name (relative to it), or None where the system refuses to name it (_NO_NAME).  FileExistsError when no name
+    is free."""
+    for tmp in _temporary_names(""):
         try:
-            os.link(f"/proc/self/fd/{fd}", tmp)
+            _name_fd(fd, dirfd, tmp)
         except FileExistsError:
             continue
         except OSError as exc:
@@ -280,40 +308,93 @@ def _writev_all(writev, fd: int, bufs: list) -> None:
             bufs[0] = memoryview(bufs[0])[n:]
 
 
-def _link_unnamed(fd: int, directory: str, path: str, force: bool) -> bool:
-    """Give the unnamed file ``fd`` the name ``path``; False when the system cannot link it (the caller falls
-    back to a named temporary file)."""
+def _link_unnamed(fd: int, directory: str, path: str, force: bool, exists: str) -> bool:
+    """Give the unnamed file ``fd`` the name ``path`` (in ``directory``); False when the system cannot link it (the
+    caller falls back to a named temporary file)."""
     global _unnamed_ok
-    src = f"/proc/self/fd/{fd}"
-    if not force:
-        try:
-            os.link(src, path)          # linkat(..., AT_SYMLINK_FOLLOW): fails if ``path`` exists
-            return True
-        except FileExistsError:
-            raise ObjllvmError(f"{path}: exists (use --force to overwrite)") from None
-        except OSError as exc:
-            if exc.errno in _NO_NAME:
-                _unnamed_ok = False
-                return False
-            raise
-    tmp = _link_temporary(fd, directory)
-    if tmp is None:
-        _unnamed_ok = False
-        return False
-    # Named only from here to the rename (a few microseconds); an error or a signal removes the name.
+    dirfd = _open_dir(directory)
     try:
-        os.replace(tmp, path)
-    except BaseException:
+        name = os.path.basename(path)
+        if not force:
+            try:
+                _name_fd(fd, dirfd, name)        # fails if ``path`` exists
+                return True
+            except FileExistsError:
+                raise ObjllvmError(f"{path}: exists ({exists})") from None
+            except OSError as exc:
+                if exc.errno in _NO_NAME:
+                    _unnamed_ok = False
+                    return False
+                raise
+        tmp = _link_temporary(fd, dirfd)
+        if tmp is None:
+            _unnamed_ok = False
+            return False
+        # Named only from here to the rename (a few microseconds); an error or a signal removes the name.
         try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+            os.replace(tmp, name, src_dir_fd=dirfd, dst_dir_fd=dirfd)
+        except BaseException:
+            try:
+                os.unlink(tmp, dir_fd=dirfd)
+            except OSError:
+                pass
+            raise
+        return True
+    finally:
+        os.close(dirfd)
+
+
+def _metadata(fd: int, path: str, mode: int, owner, xattrs_from, special_if) -> list:
+    """Give the new file ``fd`` (to be named ``path``) its owner, extended attributes and mode, in that order:
+    changing the owner clears the set-user-ID and set-group-ID bits and file capabilities, so the mode and the
+    attributes come after it.  Returns the names of the bits dropped by ``special_if``."""
+    dropped = []
+    if owner is not None:
+        st = os.fstat(fd)
+        if (st.st_uid, st.st_gid) != tuple(owner):
+            try:
+                os.fchown(fd, *owner)
+            except OSError as exc:
+                raise OwnerError(f"{path}: cannot keep its owner and group (uid {owner[0]}, gid {owner[1]}): "
+                                 f"{exc.strerror}; the file is left as it was (rewrite it as its owner, or as root)"
+                                 ) from None
+    if xattrs_from is not None:
+        _copy_xattrs(xattrs_from, fd, path)
+    if special_if is not None:
+        st = os.fstat(fd)
+        if mode & 0o4000 and st.st_uid != special_if[0]:
+            mode &= ~0o4000
+            dropped.append("set-user-ID")
+        if mode & 0o2000 and st.st_gid != special_if[1]:
+            mode &= ~0o2000
+            dropped.append("set-group-ID")
+    os.fchmod(fd, mode)
+    return dropped
+
+
+def _copy_xattrs(src: int, dst: int, path: str) -> None:
+    """Copy every extended attribute of the file ``src`` to ``dst`` (the kernel bounds each value at 64 KiB);
+    OwnerError when one cannot be set."""
+    if not hasattr(os, "listxattr"):            # pragma: no cover - not on Linux
+        return
+    try:
+        names = os.listxattr(src)
+    except OSError as exc:
+        if exc.errno in (errno.ENOTSUP, errno.EOPNOTSUPP):
+            return              # no extended attributes on this file system
         raise
-    return True
+    for name in names:
+        try:
+            value = os.getxattr(src, name)
+            os.setxattr(dst, name, value)
+        except OSError as exc:
+            raise OwnerError(f"{path}: cannot keep its extended attribute {name}: {exc.strerror}; the file is left "
+                             f"as it was") from None
 
 
 def atomic_write(path: str, data, *, force: bool = True, mode: int | None = None, check=None,
-                 sync: bool = True, copies=None) -> None:
+                 sync: bool = True, copies=None, owner=None, xattrs_from: int | None = None, special_if=None,
+                 exists: str = "use --force to overwrite") -> list:
     """Write ``data`` (bytes, or an iterable of bytes chunks) to ``path`` atomically.
 
     ``force=False`` refuses to replace an existing file.  ``mode`` sets the permissions (default: those of the
@@ -324,10 +405,12 @@ def atomic_write(path: str, data, *, force: bool = True, mode: int | None = None
     linker); for an output written beside an input, never for a file replacing the only copy of something.
     ``copies`` (``data`` a list of buffers): (file descriptor, [(index, offset)], the file's name): buffers that hold
     that file's bytes from that offset on, for the kernel to copy from the file (see :func:`_write_all`).
+    ``owner``, ``xattrs_from``, ``special_if``: see the module's documentation.  ``exists``: what the error for an
+    existing target says to do (``force=False``).  Returns the names of the mode bits ``special_if`` dropped.
     """
     path = os.fspath(path)
     if not force and os.path.lexists(path):
-        raise ObjllvmError(f"{path}: exists (use --force to overwrite)")
+        raise ObjllvmError(f"{path}: exists ({exists})")
     directory = os.path.dirname(os.path.abspath(path))
     if mode is None:
         try:
@@ -343,21 +426,22 @@ def atomic_write(path: str, data, *, force: bool = True, mode: int | None = None
             fd = _create_unnamed(directory)
         except OSError as exc:
             raise ObjllvmError(f"{path}: cannot create a temporary file in {directory}: {exc.strerror}") from None
+        meta = (owner, xattrs_from, special_if)
         if fd is not None:
             try:
                 try:
                     _write_all(fd, data, copies)
                     if sync:
                         os.fsync(fd)
-                    os.fchmod(fd, mode)
+                    dropped = _metadata(fd, path, mode, *meta)
                     _check(fd, check)
-                    if _link_unnamed(fd, directory, path, force):
-                        return
+                    if _link_unnamed(fd, directory, path, force, exists):
+                        return dropped
                 finally:
                     os.close(fd)
             except OSError as exc:
                 raise ObjllvmError(f"{path}: cannot write: {exc.strerror or exc}") from None
-        _atomic_write_named(path, directory, data, force, mode, check, sync, copies)
+        return _atomic_write_named(path, directory, data, force, mode, check, sync, copies, meta, exists)
 
 
 def _check(fd: int, check, path: str | None = None) -> None:
@@ -384,7 +468,8 @@ def _check(fd: int, check, path: str | None = None) -> None:
         pass
 
 
-def _atomic_write_named(path, directory, data, force, mode, check=None, sync=True, copies=None) -> None:
+def _atomic_write_named(path, directory, data, force, mode, check=None, sync=True, copies=None,
+                        meta=(None, None, None), exists="use --force to overwrite") -> list:
     try:
         fd, tmp = _create_temporary(directory)
     except OSError as exc:
@@ -394,13 +479,14 @@ def _atomic_write_named(path, directory, data, force, mode, check=None, sync=Tru
             _write_all(fd, data, copies)
             if sync:
                 os.fsync(fd)
+            dropped = _metadata(fd, path, mode, *meta)
             _check(fd, check, tmp)
         finally:
             os.close(fd)
-        os.chmod(tmp, mode)
         if not force and os.path.lexists(path):
-            raise ObjllvmError(f"{path}: exists (use --force to overwrite)")
+            raise ObjllvmError(f"{path}: exists ({exists})")
         os.replace(tmp, path)
+        return dropped
     except BaseException as exc:
         try:
             os.unlink(tmp)

@@ -42,7 +42,8 @@ def add_arguments(p):
     p.add_argument("--in-place", action="store_true", help="replace IN (atomically)")
     p.add_argument("--dry-run", "-n", action="store_true",
                    help="print what would change (sections and decoded differences); write nothing")
-    p.add_argument("--no-clobber", action="store_true", help="refuse to replace an existing OUT")
+    p.add_argument("--no-clobber", action="store_true", help="refuse to replace an existing OUT (by default it is "
+                   "replaced)")
     p.add_argument("--json", action="store_true", help="print the changes as JSON (its JSON Schema: objllvm schema rewrite)")
     p.set_defaults(operations=[])
     g = p.add_argument_group("operations (repeatable, applied in order)")
@@ -62,6 +63,10 @@ def run(args) -> int:
     res = rw.rewrite_file(args.input, args.output, ops, in_place=args.in_place, dry_run=args.dry_run,
                           force=not args.no_clobber)
     # (the renderer imported only for what prints: a plain rewrite prints nothing)
+    if res.dropped_bits:
+        from ..render import report_warning
+        report_warning(f"{res.output}: written without the {' and '.join(res.dropped_bits)} bit of {args.input}: "
+                       f"the new file does not have its owner or group (see docs/rewrite.md, \"Owner and mode\")")
     if args.json:
         from ..render import render_json
         render_json({"schema": "objllvm-rewrite", "version": 1, "input": res.input, "output": res.output,

@@ -92,6 +92,7 @@ class RewriteResult:
         self._changes = changes     # a list, or a function that makes it
         self._data = data           # the new file's bytes, or a function that makes them
         self.written = written
+        self.dropped_bits = []      # mode bits of the input the output does not have ('set-user-ID', 'set-group-ID')
 
     @property
     def data(self) -> bytes:
@@ -596,8 +597,17 @@ def rewrite_file(path: str, output: str | None = None, operations=(), *, in_plac
             # (only a file mapped, not read, is copied from: a read copy is what the rewrite saw, the file may not be)
             copies = (src.fileno(), w.out_copies, path) if w.out_copies and parts is w.out_parts and \
                 not isinstance(data, bytes) else None
-            atomic_write(output, parts, force=force or in_place, mode=st.st_mode & 0o7777,
-                         check=sess.verify_written if sess.needs_read_back else None, sync=in_place, copies=copies)
+            # --in-place: the file keeps its owner, group, mode (set-user-ID and set-group-ID too) and extended
+            # attributes, or is not replaced.  -o: a new file of the user running the rewrite, with the input's
+            # mode, less a set-user-ID (set-group-ID) bit when its owner (group) is not the input's.
+            if in_place:
+                meta = {"owner": (st.st_uid, st.st_gid), "xattrs_from": src.fileno()}
+            else:
+                meta = {"special_if": (st.st_uid, st.st_gid)}
+            dropped = atomic_write(output, parts, force=force or in_place, mode=st.st_mode & 0o7777,
+                                   check=sess.verify_written if sess.needs_read_back else None, sync=in_place,
+                                   copies=copies, exists="--no-clobber given: not replaced", **meta)
+            res.dropped_bits = dropped
             res.written = True
         return res
 
