@@ -125,6 +125,80 @@ def test_rewrite_finishes_normally_through_the_unnamed_file(tmp_path):
     assert _temporaries(tmp_path) == []
 
 
+def test_the_unnamed_file_is_named_without_falling_back(tmp_path, monkeypatch):
+    """Nothing patched but the fallback, which must not be reached: O_TMPFILE, then linkat(AT_SYMLINK_FOLLOW)
+    through /proc/self/fd names the file, to a temporary name renamed over the target, or straight to the target
+    (``force=False``)."""
+    from objllvm import atomicio
+    if not _unnamed_supported(tmp_path):
+        pytest.skip("this file system refuses O_TMPFILE")
+
+    def fallback(*args, **kwargs):
+        raise AssertionError("the named temporary file was used")
+    monkeypatch.setattr(atomicio, "_atomic_write_named", fallback)
+    monkeypatch.setattr(atomicio, "_linkable", {})
+    monkeypatch.setattr(atomicio, "_unnamed_ok", True)
+    target = tmp_path / "t"
+    atomicio.atomic_write(str(target), b"first", force=False, mode=0o640)
+    atomicio.atomic_write(str(target), [b"sec", b"ond"], mode=0o640)
+    assert target.read_bytes() == b"second" and (target.stat().st_mode & 0o777) == 0o640
+    assert os.listdir(tmp_path) == ["t"]
+    assert list(atomicio._linkable.values()) == [True]
+
+
+def _big_elf(d):
+    """A 48 MB ELF file: relro-tail.pie with a 48 MB section of random bytes (llvm-objcopy-22), made in ``d``."""
+    from conftest import need_tool
+    objcopy = need_tool("llvm-objcopy-22")
+    blob = d / "blob"
+    blob.write_bytes(os.urandom(48 << 20))
+    big = d / "big.elf"
+    subprocess.run([objcopy, "--add-section", f".big={blob}", "--set-section-flags", ".big=readonly",
+                    str(TESTDATA / "rewrite-relro" / "relro-tail.pie"), str(big)], check=True)
+    blob.unlink()
+    return big
+
+
+@pytest.mark.parametrize("how", ["-o", "--in-place"])
+def test_sigkill_at_random_points_leaves_the_old_or_the_new_file_and_nothing_else(tmp_path, how):
+    """Real rewrites of a 48 MB file (``--remove .comment``), nothing patched, killed with SIGKILL at random times
+    over a whole run: the target is the old file or the complete new one, and the directory holds nothing else."""
+    import random
+    if not _unnamed_supported(tmp_path):
+        pytest.skip("this file system refuses O_TMPFILE: the named fallback cannot survive SIGKILL")
+    src = tmp_path / "src"
+    src.mkdir()
+    old = _big_elf(src).read_bytes()
+    d = tmp_path / "d"
+    d.mkdir()
+    inp = src / "big.elf" if how == "-o" else d / "big.elf"
+    target = d / "out.elf" if how == "-o" else inp
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    cmd = [sys.executable, "-m", "objllvm", "rewrite", str(inp), "--remove", ".comment"]
+    cmd += ["-o", str(target)] if how == "-o" else ["--in-place"]
+
+    def reset():
+        target.write_bytes(old)
+    reset()
+    t0 = time.monotonic()
+    subprocess.run(cmd, check=True, env=env, capture_output=True)
+    whole = time.monotonic() - t0
+    new = target.read_bytes()
+    assert new != old and os.listdir(d) == [target.name]
+    rnd = random.Random(30)
+    seen = {"old": 0, "new": 0}
+    for _ in range(12):
+        reset()
+        p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rnd.uniform(0, 1.1 * whole))
+        p.send_signal(signal.SIGKILL)
+        p.wait(timeout=60)
+        got = target.read_bytes()
+        assert got in (old, new), "the target is neither the old nor the new file"
+        seen["old" if got == old else "new"] += 1
+        assert os.listdir(d) == [target.name], os.listdir(d)
+
+
 @pytest.mark.parametrize("mode", ["unnamed", "named"])
 def test_sigterm_during_extract_leaves_nothing(tmp_path, mode):
     if mode == "unnamed" and not _unnamed_supported(tmp_path):
