@@ -79,3 +79,30 @@ def test_edit_needing_crel_relocations_is_refused():
         raise AssertionError("the CREL edit was not refused")
     out, _ = rw.rewrite_bytes(data, [rw.StripLLVM()], "crel.o")
     assert ElfFile(out, "out").sections and len(out) < len(data)
+
+
+def test_an_empty_program_header_table_past_the_new_end_is_written_as_none(tmp_path):
+    """main.o with e_phoff near its end and e_phnum 0 (llvm-readobj-22 reads it without a word): --strip-llvm makes
+    the file smaller, and an e_phoff past the new end would make llvm-readobj-22 reject the output ("program
+    headers are longer than binary").  The output has e_phoff 0; a no-op keeps every byte."""
+    import subprocess
+    from conftest import need_tool
+    readobj = need_tool("llvm-readobj-22")
+    data = bytearray(BASE)
+    struct.pack_into("<Q", data, 0x20, len(data) - 8)
+    inp = tmp_path / "in.o"
+    inp.write_bytes(data)
+
+    def check(path):
+        p = subprocess.run([readobj, "--file-headers", "--program-headers", "--sections", str(path)],
+                           capture_output=True, text=True)
+        assert p.returncode == 0 and not p.stderr, p.stderr
+        return p.stdout
+    check(inp)
+    out = tmp_path / "out.o"
+    rc, _, err = run_objllvm("rewrite", inp, "--strip-llvm", "-o", out)
+    assert rc == 0, err
+    assert len(out.read_bytes()) < len(data) - 8
+    assert "ProgramHeaderOffset: 0x0\n" in check(out)
+    rc, _, err = run_objllvm("rewrite", inp, "-o", out)
+    assert rc == 0 and out.read_bytes() == bytes(data), err

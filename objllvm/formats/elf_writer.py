@@ -1994,11 +1994,19 @@ class ElfWriter:
             head = ((e + "Q", 0x28, shoff), (e + "HH", 0x3C, e_shnum, e_shstrndx))
         else:
             head = ((e + "I", 0x20, shoff), (e + "HH", 0x30, e_shnum, e_shstrndx))
+        if not elf.e_phnum and elf.e_phoff > total and self._changes_anything():
+            # An empty program header table at an offset past the new end (the output is smaller than the input):
+            # LLVM's tools reject the file ("program headers are longer than binary"); no table is e_phoff 0.
+            head += ((e + "Q", 0x20, 0) if self.is64 else (e + "I", 0x1C, 0),)
         self.out_size, self.out_shoff = total, shoff
         self.out_copies = []
         self.out_parts = self._parts(allc, total, head, ordered, src, self.out_copies)
         self._src = {}
         return self.out_parts
+
+    def _changes_anything(self) -> bool:
+        """Whether a section is removed, added or given new contents (else the output is the input's bytes)."""
+        return bool(self._content or self._patches or self._removed.count(1) or len(self._removed) != self._n_orig)
 
     def _input_view(self, mv, a: int, b: int):
         """``mv[a:b]`` (a view of the input), noted in ``_src`` when it is SEND_MIN bytes or more."""
