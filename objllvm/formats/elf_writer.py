@@ -370,6 +370,26 @@ class _Sections:
         return (WSection(w, k) for k in range(len(w._removed)))
 
 
+def _minus(ranges, cut) -> list:
+    """The parts of ``ranges`` (sorted, disjoint [start, end) pairs) outside every range of ``cut`` (any order)."""
+    out = []
+    cut = sorted(c for c in cut if c[1] > c[0])
+    k = 0
+    for a, b in ranges:
+        while k < len(cut) and cut[k][1] <= a:
+            k += 1
+        j = k
+        while a < b and j < len(cut) and cut[j][0] < b:
+            ca, cb = cut[j]
+            if ca > a:
+                out.append((a, ca))
+            a = max(a, cb)
+            j += 1
+        if a < b:
+            out.append((a, b))
+    return out
+
+
 def _align(x: int, a: int) -> int:
     return x if a <= 1 else (x + a - 1) // a * a
 
@@ -1720,6 +1740,8 @@ class ElfWriter:
         # .symtab) fixes that whole section.  Sorted by start, such a group is a run of items each starting
         # before the furthest end of those before it.
         items = [(a, b, True) for a, b in ranges]
+        if elf.e_shoff and elf.e_shoff < size:
+            items.append((elf.e_shoff, min(elf.e_shoff + self._n_orig * self._shdr.size, size), False))
         for i in range(1, self._n_orig):
             if types[i] != SHT_NOBITS and sizes[i] and offs[i] < size:
                 items.append((offs[i], min(offs[i] + sizes[i], size), bool(flags[i] & SHF_ALLOC)))
@@ -1852,8 +1874,11 @@ class ElfWriter:
                 size = eff[ref]
                 end = off + size
                 if ref < 0:
-                    shoff = self._place(off if elf.e_shoff else None, shsize, 8 if self.is64 else 4, pos, prev_end,
-                                        in_fixed)
+                    if elf.e_shoff and shsize <= size and in_fixed(off, end) is not None:
+                        shoff = off         # (overlapping a segment: it stays, as a section there does)
+                    else:
+                        shoff = self._place(off if elf.e_shoff else None, shsize, 8 if self.is64 else 4, pos,
+                                            prev_end, in_fixed)
                     pos = max(pos, shoff + shsize)
                     prev_end = max(prev_end, end)
                     continue
@@ -1893,6 +1918,8 @@ class ElfWriter:
                     n_out = (end if end < size_in else size_in) - off      # the input's bytes (none for NOBITS)
                 if pos == prev_end and off >= pos and (low is not None or not n_out):
                     cand = off                # in step with the input, nothing fixed in the way: keep the offset
+                elif not n_out and has_segments and in_fixed(off, off + 1) is not None:
+                    cand = off                # an empty section inside a fixed range: its offset is there as it was
                 elif low is not None and pos >= low:
                     a = aligns[ref]           # a relocatable object: nothing fixed after the header
                     if a > 1 and (a & (a - 1) or a > cap):
@@ -1907,8 +1934,9 @@ class ElfWriter:
                     self._check_end(cand + n_out, bound, ref)
                 if n_out:
                     gap = off - prev_end
-                    if gap > 0 and cand == pos + gap and (low is not None and pos >= low or in_fixed(pos, cand) is None):
-                        # the input's padding, as it was
+                    if gap > 0 and cand == pos + gap and (low is not None and pos >= low or pos == prev_end
+                                                          or in_fixed(pos, cand) is None):
+                        # the input's padding, as it was (in step with the input, at its own offsets)
                         if run_end == prev_end and run_out + (run_end - run_in) == pos:
                             run_end = off
                         else:
@@ -1927,10 +1955,12 @@ class ElfWriter:
                             append((run_out, self._input_view(mv, run_in, run_end)))
                             run_end = -1
                         append((cand, body))
-                if cand + n_out > pos:
-                    pos = cand + n_out
-                if end > prev_end:
-                    prev_end = end
+                if size or n_out or not has_segments:
+                    # (in a linked file an empty section takes nothing: the padding around it goes on)
+                    if cand + n_out > pos:
+                        pos = cand + n_out
+                    if end > prev_end:
+                        prev_end = end
             if run_end >= 0:
                 append((run_out, self._input_view(mv, run_in, run_end)))
         beyond.sort()
@@ -1954,8 +1984,8 @@ class ElfWriter:
             allc += chunks[at_table:]
             total = allc[-1][0] + len(allc[-1][1])
         else:
-            chunks.append(table)
             allc = chunks + late
+            allc.append(table)          # (over the input's bytes, where the table lies in a segment's range)
             total = max(map(add, map(itemgetter(0), allc), map(len, map(itemgetter(1), allc))))
         # Bytes past everything the headers describe (a signature, an appended archive, padding) are data: kept,
         # at their offset when the output reaches exactly there, else right after the output (a move, reported).
@@ -1967,7 +1997,7 @@ class ElfWriter:
         if packed is not None:      # (the lean walk found where the sections end)
             covered = self._covered_end(cols, fixed, sh_in, sh_in_size, (prev_end, top))
         else:
-            covered = self._covered_end(cols, fixed, sh_in, sh_in_size)
+            covered = self._covered_end(cols, fixed, sh_in, sh_in_size, linked=has_segments)
         if covered < size_in:
             tail = self._input_view(mv, covered, size_in)
             at = covered if total == covered else total
@@ -1980,6 +2010,8 @@ class ElfWriter:
             for i in range(1, n_orig):
                 if not rm[i] and eff[i] and new_off[i] != offs[i] and offs[i] <= size_in:
                     self.moves.append((i, offs[i], new_off[i], eff[i]))
+        if has_segments:
+            allc[:0] = self._undescribed(cols, fixed, sh_in, sh_in_size, allc, min(total, size_in), mv)
         if patched and total > bound:
             # (the bound counts new contents, not patches: as contents of their own, the layout decides)
             self._materialize_patches()
@@ -2003,6 +2035,22 @@ class ElfWriter:
         self.out_parts = self._parts(allc, total, head, ordered, src, self.out_copies)
         self._src = {}
         return self.out_parts
+
+    def _undescribed(self, cols, fixed, sh_in, sh_in_size, chunks, limit, mv) -> list:
+        """(offset, view) pieces that keep the input's bytes no header describes -- not in a section (removed ones
+        included), the section header table or a fixed range: padding, bytes between sections -- at their own
+        offsets below ``limit``, wherever ``chunks`` put nothing there."""
+        types, offs, sizes = cols[_TYPE], cols[_OFFSET], cols[_SIZE]
+        n = self._n_orig
+        used = [(a, b) for a, b in fixed]
+        if self.elf.e_shoff:
+            used.append((sh_in, sh_in + sh_in_size))
+        used += [(o, o + z) for o, z, t in zip(offs[:n], sizes[:n], types[:n]) if z and t != SHT_NOBITS]
+        taken = [(o, o + len(b)) for o, b in chunks if len(b)]
+        free = _minus([(0, limit)], used)
+        if not free:
+            return []
+        return [(a, self._input_view(mv, a, b)) for a, b in _minus(free, taken)]
 
     def _changes_anything(self) -> bool:
         """Whether a section is removed, added or given new contents (else the output is the input's bytes)."""
@@ -2181,7 +2229,7 @@ class ElfWriter:
         if run_end >= 0:
             append((run_in - run_shift, self._input_view(mv, run_in, run_end)))
 
-    def _covered_end(self, cols, fixed, sh_in, sh_in_size, walked=None) -> int:
+    def _covered_end(self, cols, fixed, sh_in, sh_in_size, walked=None, linked=False) -> int:
         """Where the last byte that a header describes ends in the input: the ELF header, the program header
         table and segments (``fixed``), every section's contents (to the end of the file at most), the section
         header table.  ``walked``: (prev_end, top) of :meth:`_pack_object`, whose walk saw every section but
@@ -2204,6 +2252,10 @@ class ElfWriter:
                     end = max(end, max(ends))
         elif walked is not None:
             end = max(end, walked[0], offs[0] + sizes[0] if n else 0)
+        elif n and linked:
+            # (sections with bytes: an empty one describes none, and bytes after the last byte a header describes
+            # are the file's tail, even where an empty section's offset lies among them)
+            end = max(end, max(compress(map(add, offs, sizes), sizes), default=0))
         elif n:
             end = max(end, max(map(add, offs, sizes)))
         return min(end, size_in)
