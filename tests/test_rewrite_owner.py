@@ -158,3 +158,19 @@ def test_output_onto_an_existing_file_replaces_it_with_a_new_one(tmp_path):
     st = out.stat()
     assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (0, 0, 0o755)
     assert out.read_bytes() == p.read_bytes()
+
+
+def test_in_place_keeps_a_file_capability(tmp_path):
+    """security.capability (what setcap(8) writes: VFS_CAP_REVISION_2, effective, CAP_NET_BIND_SERVICE): the kernel
+    clears it when the owner changes, so it is set on the new file after its owner."""
+    import struct
+    uid, gid = _nobody()
+    p = _program(tmp_path, 0o755, (uid, gid))
+    cap = struct.pack("<5I", 0x02000001, 1 << 10, 0, 0, 0)
+    if not _xattr(p, "security.capability", cap):
+        pytest.skip(f"the file system of {tmp_path} refuses security.capability")
+    rc, _, err = run_objllvm("rewrite", p, "--in-place", "--remove", ".comment")
+    assert rc == 0, err
+    st = p.stat()
+    assert (st.st_uid, st.st_gid) == (uid, gid)
+    assert os.getxattr(p, "security.capability")[:8] == cap[:8]

@@ -14,7 +14,8 @@ extended), SHT_GROUP member lists (a removed member leaves its group; a group le
 
 Layout: the ELF header, the program headers, every segment's bytes, every allocated section and every section
 that overlaps any of these (as a whole: a PT_GNU_RELRO range may end inside .symtab) stay at their file offsets
-(files with program headers).  Relocatable objects have no segments: their sections are
+(files with program headers), and so do the bytes there that no header describes (padding, bytes between
+sections), wherever the output puts nothing else.  Relocatable objects have no segments: their sections are
 packed in their original file order, each at its alignment.  Other sections keep their original order and
 the padding that preceded them; where nothing changed before a section, it keeps its exact offset, so a
 rewrite with no change is byte-identical.  Sections that are not touched (SHF_COMPRESSED ones too) are
