@@ -160,12 +160,23 @@ def test_fsync_fails(target, monkeypatch):
     _intact(target, existed)
 
 
-def test_chmod_fails(target, monkeypatch):
+@pytest.fixture(params=["unnamed", "named"])
+def temporary(request, monkeypatch):
+    """The kind of temporary file atomic_write uses: unnamed (O_TMPFILE, where this file system has it) or the
+    named fallback."""
+    if request.param == "named":
+        monkeypatch.setattr(atomicio, "_unnamed_ok", False)
+    elif not atomicio._unnamed_ok:
+        pytest.skip("no unnamed temporary files (O_TMPFILE) here")
+    return request.param
+
+
+def test_chmod_fails(target, monkeypatch, temporary):
     existed = target.exists()
 
     def bad_chmod(*a, **k):
         raise PermissionError(errno.EPERM, os.strerror(errno.EPERM))
-    monkeypatch.setattr(os, "chmod", bad_chmod)
+    monkeypatch.setattr(os, "fchmod", bad_chmod)
     with pytest.raises(ObjllvmError, match="cannot write"):
         atomicio.atomic_write(target, NEW)
     _intact(target, existed)
@@ -173,13 +184,15 @@ def test_chmod_fails(target, monkeypatch):
 
 @pytest.mark.parametrize("exc", [KeyboardInterrupt(), OSError(errno.EXDEV, os.strerror(errno.EXDEV)),
                                  SystemExit(1)])
-def test_interrupted_before_rename(target, monkeypatch, exc):
+def test_interrupted_before_rename(target, monkeypatch, exc, temporary):
     """The data is written and synced, then the rename never happens."""
     existed = target.exists()
     seen = []
 
-    def bad_replace(src, dst):
-        seen.append(open(src, "rb").read() == NEW)   # the temporary file was complete
+    def bad_replace(src, dst, src_dir_fd=None, dst_dir_fd=None):
+        fd = os.open(src, os.O_RDONLY, dir_fd=src_dir_fd)
+        with os.fdopen(fd, "rb") as f:
+            seen.append(f.read() == NEW)   # the temporary file was complete
         raise exc
     monkeypatch.setattr(os, "replace", bad_replace)
     with pytest.raises((type(exc), ObjllvmError)):
@@ -189,6 +202,8 @@ def test_interrupted_before_rename(target, monkeypatch, exc):
 
 
 def test_no_temporary_file_possible(target, monkeypatch):
+    """The named fallback cannot create its file."""
+    monkeypatch.setattr(atomicio, "_unnamed_ok", False)
     existed = target.exists()
     real = os.open
 
@@ -211,24 +226,25 @@ def _probed(directory) -> None:
 
 
 def test_temporary_file_is_new_private_and_not_followed(target, monkeypatch):
-    """A name that exists (a file, a symbolic link) is never opened: another name is tried; the temporary file
-    is 0o600 until the data is in, then gets the mode asked for."""
+    """The named fallback: a name that exists (a file, a symbolic link) is never opened: another name is tried;
+    the temporary file is 0o600 until the data is in, then gets the mode asked for."""
+    monkeypatch.setattr(atomicio, "_unnamed_ok", False)
     existed = target.exists()
     d = target.parent
     victim = d / "victim"
     victim.write_bytes(b"victim")
-    _probed(d)
     names = iter([b"\x01" * 8, b"\x02" * 8, b"\x03" * 8])
     monkeypatch.setattr(os, "urandom", lambda n: next(names))
     (d / f".objllvm-{'01' * 8}.tmp").write_bytes(b"other")
     os.symlink(victim, d / f".objllvm-{'02' * 8}.tmp")
     modes = []
-    real_chmod = os.chmod
+    real_chmod = os.fchmod
 
-    def chmod(p, mode, **k):
-        modes.append((os.path.basename(p), os.stat(p).st_mode & 0o777, mode))
-        return real_chmod(p, mode, **k)
-    monkeypatch.setattr(os, "chmod", chmod)
+    def chmod(fd, mode):
+        name = os.path.basename(os.readlink(f"/proc/self/fd/{fd}"))
+        modes.append((name, os.fstat(fd).st_mode & 0o777, mode))
+        return real_chmod(fd, mode)
+    monkeypatch.setattr(os, "fchmod", chmod)
     atomicio.atomic_write(target, NEW, mode=0o640)
     assert target.read_bytes() == NEW and target.stat().st_mode & 0o777 == 0o640
     assert modes == [(f".objllvm-{'03' * 8}.tmp", 0o600, 0o640)]
@@ -237,13 +253,15 @@ def test_temporary_file_is_new_private_and_not_followed(target, monkeypatch):
     del existed
 
 
-def test_no_unused_temporary_name(target, monkeypatch):
+def test_no_unused_temporary_name(target, monkeypatch, temporary):
     existed = target.exists()
     _probed(target.parent)
     monkeypatch.setattr(os, "urandom", lambda n: b"\x07" * n)
     clash = target.parent / f".objllvm-{'07' * 8}.tmp"
     clash.write_bytes(b"other")
-    with pytest.raises(ObjllvmError, match="cannot create a temporary file in .*: no unused temporary file name"):
+    # (the named file is refused a name as it is created; the unnamed one, once written, as it is given one)
+    with pytest.raises(ObjllvmError, match="cannot (create a temporary file in .*|write): no unused temporary file "
+                                           "name"):
         atomicio.atomic_write(target, NEW)
     assert clash.read_bytes() == b"other"
     clash.unlink()
