@@ -6,15 +6,16 @@ A failure at any point leaves the target as it was (absent or old) and no tempor
   caller says ``sync=False``) it has no name at all, so even a SIGKILL leaves nothing behind.  It is then
   given a name with ``linkat(AT_FDCWD, "/proc/self/fd/N", dirfd, name, AT_SYMLINK_FOLLOW)`` -- straight to the
   target when it must not be replaced (the link fails if the target exists), else to a fresh temporary name
-  that is renamed over the target at once.  (Python's ``os.link`` calls plain ``link(2)``, which does not follow
-  the descriptor's link and fails with EXDEV, unless a directory descriptor is given: it is.)
+  that is renamed over the target at once (a SIGKILL between that link and the rename leaves the complete file
+  under that temporary name).  (Python's ``os.link`` calls plain ``link(2)``, which does not follow the
+  descriptor's link and fails with EXDEV, unless a directory descriptor is given: it is.)
 * ``owner`` (uid, gid): the new file is given that owner and group before it takes its name, or the write is
   refused (:class:`OwnerError`) and the target is left as it was; ``xattrs_from`` (a file descriptor): the
   extended attributes of that file are copied to the new one, or the write is refused.  ``special_if``
   (uid, gid): the set-user-ID (set-group-ID) bit of ``mode`` is kept only when the new file's owner (group) is
   that one; :func:`atomic_write` returns what it dropped.
 * Elsewhere, or where the file system refuses ``O_TMPFILE`` (or ``/proc`` is not mounted), a named temporary
-  file ``.objllvm-RANDOM.tmp`` is used, as before, and removed on any error.
+  file ``.objllvm-RANDOM.tmp`` is used, and removed on any error (not on SIGKILL).
 * SIGTERM (and SIGHUP) while a file is being written: the temporary file is removed, as for Ctrl-C
   (:func:`signals_raise` turns those signals into :class:`Terminated` in the main thread).
 """
