@@ -715,37 +715,10 @@ class _SectionBytes:
             if len(raw) < hsize:
                 raise DecodeError("truncated compression header (expected 12 bytes)", offset=0, **loc)
             ch_type, ch_size, _al = struct.unpack_from(self.endian + "III", raw, 0)
-        body = raw[hsize:]
+        if ch_type not in (1, 2):
+            raise DecodeError(f"unknown compression type {ch_type} (expected 1 zlib or 2 zstd)", offset=0, **loc)
+        from .compression import decompress
         try:
-            if ch_type == 1:
-                import zlib
-                d = zlib.decompressobj()
-                out = d.decompress(body, ch_size + 1)
-            elif ch_type == 2:
-                try:
-                    import zstandard
-                except ImportError:  # pragma: no cover - declared dependency
-                    raise DecodeError("zstd-compressed section needs the 'zstandard' package", offset=0, **loc)
-                # Read at most ch_size + 1 bytes, 1 MB at a time: a tiny zstd frame can expand to gigabytes.
-                chunks, total = [], 0
-                with zstandard.ZstdDecompressor().stream_reader(body) as zr:
-                    while total <= ch_size:
-                        c = zr.read(min(ch_size + 1 - total, 1 << 20))
-                        if not c:
-                            break
-                        chunks.append(c)
-                        total += len(c)
-                out = b"".join(chunks)
-            else:
-                raise DecodeError(f"unknown compression type {ch_type} (expected 1 zlib or 2 zstd)", offset=0,
-                                  **loc)
-        except DecodeError:
-            raise
-        except Exception as exc:
-            raise DecodeError(f"cannot decompress ({sec.compression}): {exc}", offset=hsize, **loc) from None
-        if len(out) > ch_size:
-            raise DecodeError(f"decompresses to more than ch_size {ch_size} bytes", offset=hsize, **loc)
-        if len(out) != ch_size:
-            raise DecodeError(f"decompressed size {len(out)} does not match ch_size {ch_size}", offset=hsize,
-                              **loc)
-        return out
+            return decompress("zlib" if ch_type == 1 else "zstd", raw[hsize:], ch_size, "ch_size", hsize)
+        except DecodeError as exc:
+            raise exc.located(**loc) from None
