@@ -71,6 +71,8 @@ def decompress(kind: str, body, claimed: int, claim: str = "the claimed size", o
     claims it (``ch_size``).  DecodeError at ``offset`` when the claim is past :func:`limit_for` (nothing
     decompressed), when the stream is corrupt, or when it gives more or fewer bytes than claimed (it is
     stopped one byte past the claim)."""
+    if claimed < 0:
+        raise DecodeError(f"{claim} is negative ({claimed})", offset=offset)
     limit = limit_for(len(body))
     if claimed > limit:
         ratio, ceiling = limits()
