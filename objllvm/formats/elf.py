@@ -313,15 +313,15 @@ class ElfFile(ObjectFile):
             found = {nm for nm in set(col) if self._name_at(nm) in wanted}
             return self._indices_of_offsets(found)
         base, size = self._names_at
-        data = self.data
+        data, at = self._name_table()
         found = set()
         for name in names:
             b = name.encode("utf-8", "surrogateescape")
-            p = data.find(b, base, base + size) if b else -1
+            p = data.find(b, at, at + size) if b else -1
             while p >= 0:
-                if self._strtab_get(base, size, p - base) == name:
-                    found.add(p - base)
-                p = data.find(b, p + 1, base + size)
+                if self._strtab_get(base, size, p - at) == name:
+                    found.add(p - at)
+                p = data.find(b, p + 1, at + size)
         return self._indices_of_offsets(found)
 
     def _indices_of_offsets(self, found: set) -> list:
@@ -336,13 +336,25 @@ class ElfFile(ObjectFile):
         return sorted(out)
 
     # -- helpers -------------------------------------------------------------------------------
+    def _name_table(self) -> tuple:
+        """(bytes holding the section name table, where it starts in them): the file's bytes, or a copy of the
+        table when they are a view (an archive member's: a memoryview has no ``find``)."""
+        t = self.__dict__.get("_name_text")
+        if t is None:
+            base, size = self._names_at
+            t = (self.data[base:base + size].tobytes(), 0) if type(self.data) is memoryview else (self.data, base)
+            self._name_text = t
+        return t
+
     def _strtab_get(self, base: int, size: int, off: int) -> str:
+        """The name at ``off`` of the section name table (at ``base``, ``size`` bytes: ``_names_at``)."""
         if off >= size:
             return "" if off == 0 else f"<bad name offset {off:#x}>"
-        end = self.data.find(b"\0", base + off, base + size)
+        data, at = self._name_table()
+        end = data.find(b"\0", at + off, at + size)
         if end < 0:
-            end = base + size
-        return self.data[base + off:end].decode("utf-8", "surrogateescape")
+            end = at + size
+        return data[at + off:end].decode("utf-8", "surrogateescape")
 
     def _read_phdrs(self):
         self.segments = []
@@ -702,6 +714,8 @@ class _SectionBytes:
         if bad is not None:
             raise bad
         raw = self.data[sec.offset:sec.offset + sec.size]
+        if type(raw) is memoryview:       # (an archive member: a view of the archive's map) the section's bytes
+            raw = raw.tobytes()
         if not sec.flags & SHF_COMPRESSED:
             return raw
         loc = dict(file=self.path, member=self.member, section_index=sec.index, section_name=sec.name)
