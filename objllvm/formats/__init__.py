@@ -27,6 +27,7 @@ def open_data(data: bytes, path: str, member: str | None = None, *, kind: str | 
     if kind == "elf":
         elf = ElfFile(data, path, member)
         yield elf
+        yield from elf.file_errors                  # (section names unknown: the rest is read all the same)
         yield from elf.section_errors.values()      # a broken section header costs that section only
     elif kind == "archive":
         if member is not None:

@@ -25,6 +25,7 @@ _limits: dict = {}
 def set_limits(ratio: int | None = None, ceiling: int | None = None) -> None:
     """Raise (or lower) the bounds for this process and the processes it starts: ``ratio`` of decompressed to
     compressed size, ``ceiling`` in bytes (None: keep the current one)."""
+    limits()
     if ratio is not None:
         if ratio < 1:
             raise ValueError("the decompression ratio must be at least 1")

@@ -138,6 +138,7 @@ class ElfFile(ObjectFile):
         self._groups = None
         self._flag_bytes: dict = {}     # k -> byte k of every section's sh_flags (_flag_byte), read once
         self.section_errors = {}
+        self.file_errors = []
         if self.e_shoff == 0:
             self.e_shnum = 0
             self.e_shstrndx = 0
@@ -165,10 +166,24 @@ class ElfFile(ObjectFile):
         types, flags, offs, sizes = cols[1], cols[2], cols[4], cols[5]
         self._sections = None
         names_off = names_size = 0
+        self.file_errors = []       # what costs every section something (their names): said once, for the file
+        at = 0x3E if self.is64 else 0x32
         if 0 < shstrndx < shnum:
             names_off, names_size = offs[shstrndx], sizes[shstrndx]
-            if names_off + names_size > len(data):
+            if types[shstrndx] == SHT_NOBITS or names_off + names_size > len(data):
+                self.file_errors.append(DecodeError(
+                    f"the section name table [{shstrndx}] ({names_size:#x} bytes at {names_off:#x}) is not in the file "
+                    f"({len(data):#x} bytes): section names unknown", file=path, member=member, offset=at))
                 names_off = names_size = 0
+        elif e_shstrndx == SHN_XINDEX:
+            self.file_errors.append(DecodeError(
+                f"e_shstrndx is SHN_XINDEX and section 0's sh_link (the real index) is {shstrndx}, "
+                f"{'past the section table' if shstrndx else 'no section'} ({shnum} sections): section names "
+                "unknown", file=path, member=member, offset=at))
+        elif shstrndx:
+            self.file_errors.append(DecodeError(
+                f"e_shstrndx {shstrndx} is past the section table ({shnum} sections): section names unknown",
+                file=path, member=member, offset=at))
         self._names_at = (names_off, names_size)
         # A section whose contents run past the end of the file costs that section, not the file: it is kept in
         # ``section_errors`` (index -> DecodeError, in index order), its data() raises that error, and the others
