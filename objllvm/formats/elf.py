@@ -170,10 +170,7 @@ class ElfFile(ObjectFile):
         at = 0x3E if self.is64 else 0x32
         if 0 < shstrndx < shnum:
             names_off, names_size = offs[shstrndx], sizes[shstrndx]
-            if types[shstrndx] == SHT_NOBITS or names_off + names_size > len(data):
-                self.file_errors.append(DecodeError(
-                    f"the section name table [{shstrndx}] ({names_size:#x} bytes at {names_off:#x}) is not in the file "
-                    f"({len(data):#x} bytes): section names unknown", file=path, member=member, offset=at))
+            if names_off + names_size > len(data):    # (that section's own error, below, says so)
                 names_off = names_size = 0
         elif e_shstrndx == SHN_XINDEX:
             self.file_errors.append(DecodeError(
