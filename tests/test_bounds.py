@@ -254,6 +254,18 @@ def test_deplibs_of_a_million_empty_names_costs_a_bounded_multiple(json_flag, tm
     assert peak < 120, f"{peak:.0f} MB"
 
 
+@pytest.mark.parametrize("name,sh_type,last", [
+    (".linker-options", 0x6FFF4C01, f"{MiB - 2:#x}"),     # 2^19 pairs of empty strings
+    (".llvm_addrsig", 0x6FFF4C03, "0        (not trusted)"),   # 2^20 symbol indices 0, no symbol table
+])
+def test_sections_of_a_byte_per_value_cost_a_bounded_multiple(name, sh_type, last, tmp_path):
+    path = tmp_path / "z.o"
+    path.write_bytes(elf([(name, sh_type, 0, bytes(MiB))]))
+    rc, out, err, peak = measured("dump", path)
+    assert rc == 0 and out.rstrip("\n").endswith(last)
+    assert peak < 200, f"{peak:.0f} MB"
+
+
 # -- files that are not objects, or not files ----------------------------------------------------------------
 @pytest.mark.parametrize("cmd", ["dump", "sections"])
 def test_large_non_object_is_refused_from_its_first_bytes(cmd, tmp_path):
