@@ -106,13 +106,14 @@ class Archive:
 
 def _member_bytes(data, path: str, thin: bool, m: Member):
     """A member's bytes: a view of the archive's (no copy: a member of a mapped archive costs only the pages
-    its reader touches), or the member file's own for a thin archive (mapped or read as any input file;
-    a device or FIFO named by the archive is refused, never read)."""
+    its reader touches), or the member file's own for a thin archive (read; a device or FIFO named by the
+    archive is refused, never read)."""
     if thin:
-        from .files import NotRegularFile, map_file
+        from .files import NotRegularFile, open_regular
         target = os.path.join(os.path.dirname(path), m.name)
         try:
-            return map_file(target)
+            with open_regular(target) as f:
+                return f.read()
         except NotRegularFile as exc:
             raise DecodeError(f"thin archive member {m.name!r}: {target}: {exc.message}", file=path,
                               offset=m.offset) from None

@@ -1,6 +1,5 @@
-"""Reading input files: what kind of container a file holds (``sniff``, from its first bytes), its bytes
-(``map_file``: mapped, read, or only its first bytes when it is no object) and the refusal of anything that
-is not a regular file (``open_regular``)."""
+"""Reading input files: what kind of container a file holds (``sniff``, from its first bytes)
+and the refusal of anything that is not a regular file (``open_regular``)."""
 import os
 import stat
 
@@ -40,40 +39,7 @@ def sniff(data: bytes) -> str | None:
     return None
 
 
-def map_file(path: str, f=None):
-    """The bytes of the file at ``path``: a read-only memory map of an ELF file or archive (only the pages
-    that are read cost memory and time), the file's contents otherwise (small files, other containers, files
-    that cannot be mapped: empty files), and only its first bytes when they are no object's (nothing else of
-    it is read: open_data names what they are).  ``f``: the file already open (binary, at its start), left
-    open.
-
-    The map is never closed explicitly: it is closed when the last object referring to it goes (the ELF
-    reader, a section's bytes, a memoryview of it), so no view can outlive it.  OSError when unreadable;
-    NotRegularFile (an ObjllvmError) for a device, a FIFO, a socket or a directory, found without reading
-    or waiting for it."""
-    if f is None:
-        with open_regular(path) as f:
-            return map_file(path, f)
-    try:
-        size = os.fstat(f.fileno()).st_size
-        head = f.read(SNIFF_BYTES)
-        kind = sniff(head)
-        if kind is None:
-            return head
-        if size >= _MAP_AT_LEAST and kind in ("elf", "archive"):
-            import mmap         # (here: a small file is read, and mmap's import is 0.3 ms of its run)
-            try:        # (Python >= 3.13: the map holds no file descriptor of its own)
-                return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ, trackfd=False)
-            except TypeError:
-                return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError, OverflowError):
-        pass
-    f.seek(0)
-    return f.read()
-
-
 SNIFF_BYTES = 64               # the first bytes read to tell an object from anything else (sniff needs 32)
-_MAP_AT_LEAST = 1 << 16        # smaller files are read: a map costs more than it saves there
 
 
 class NotRegularFile(ObjllvmError):
