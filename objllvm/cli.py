@@ -451,6 +451,13 @@ def main(argv=None) -> int:
         for p in missing:
             report_error(f"{args.command}: {p}: no such file or directory")
         return 2
+    ratio, ceiling = getattr(args, "max_decompressed_ratio", None), getattr(args, "max_decompressed", None)
+    if ratio is not None or ceiling is not None:
+        if ratio is not None and ratio < 1:
+            report_error(f"{args.command}: --max-decompressed-ratio must be at least 1")
+            return 2
+        from .formats.compression import set_limits
+        set_limits(ratio, ceiling)
     if sys.stdout is None:               # started with standard output closed (`objllvm dump x >&-`)
         report_error("cannot write the output: standard output is closed")
         return 1

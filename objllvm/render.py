@@ -626,7 +626,7 @@ class _TextWriter:
                     return False
                 w = max(len(f"{lo:#x}"), len(f"{hi:#x}")) if k == "x" else max(len(str(lo)), len(str(hi)))
                 fmt = "%#-{}x" if k == "x" else "%-{}d"
-                args.append(map(add, col, repeat(b)) if b else col)
+                args.append((col, b, False))
             else:
                 if k == "c":
                     lab = labels[i]
@@ -641,7 +641,7 @@ class _TextWriter:
                     fmt = None
                 else:
                     fmt = "%-{}s"
-                    args.append([v.encode("ascii") for v in col])
+                    args.append((col, 0, True))
             w = max(w, len(h) + 2)
             widths.append(w)
             parts.append(fmt and (fmt.replace("{}", "") if i == last else fmt.format(w)).encode("ascii"))
@@ -650,7 +650,7 @@ class _TextWriter:
         head = "  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip()
         self.text((f"{title}\n" if title else "") + head + "\n" + "  ".join("-" * w for w in widths) + "\n")
         if not coded:
-            self.tmpl.append((b"  ".join(parts) + b"\n") * n)
+            row = b"  ".join(parts) + b"\n"
         else:
             order = sorted(coded)
 
@@ -665,19 +665,29 @@ class _TextWriter:
                 return b"  ".join(ps) + b"\n"
             if len(order) == 1:
                 templates = {v: template((v,)) for v in coded[order[0]]}
-                self.tmpl.append(b"".join(map(templates.__getitem__, cols[order[0]])))
             else:
                 templates = _Templates(template)
-                self.tmpl.append(b"".join(map(templates.__getitem__, zip(*(cols[i] for i in order)))))
-        if strip:
-            import re
-            rows = self.tmpl.pop() % tuple(chain.from_iterable(zip(*args)))
-            self.tmpl.append(re.sub(rb" +\n", b"\n", rows).replace(b"%", b"%%"))
-        else:
-            self.args.extend(chain.from_iterable(zip(*args)) if len(args) > 1 else args[0] if args else ())
-        self.rows += n
-        if self.rows >= _BATCH_ROWS:
-            self.flush()
+        # The rows a batch at a time: what a row costs while it is formatted (its template, its arguments;
+        # bytes.join takes 80 bytes per piece) is taken for _BATCH_ROWS rows, not for the whole table.
+        for a in range(0, n, _BATCH_ROWS):
+            e = min(n, a + _BATCH_ROWS)
+            if not coded:
+                self.tmpl.append(row * (e - a))
+            elif len(order) == 1:
+                self.tmpl.append(b"".join(map(templates.__getitem__, cols[order[0]][a:e])))
+            else:
+                self.tmpl.append(b"".join(map(templates.__getitem__, zip(*(cols[i][a:e] for i in order)))))
+            part = [[v.encode("ascii") for v in col[a:e]] if enc else
+                    map(add, col[a:e], repeat(b)) if b else col[a:e] for col, b, enc in args]
+            if strip:
+                import re
+                rows = self.tmpl.pop() % tuple(chain.from_iterable(zip(*part)))
+                self.tmpl.append(re.sub(rb" +\n", b"\n", rows).replace(b"%", b"%%"))
+            else:
+                self.args.extend(chain.from_iterable(zip(*part)) if len(part) > 1 else part[0] if part else ())
+            self.rows += e - a
+            if self.rows >= _BATCH_ROWS:
+                self.flush()
         return True
 
 

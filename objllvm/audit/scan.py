@@ -139,15 +139,19 @@ def _walk_dir(top, st, seen_dirs, seen_files, on_error):
 def scan_file(path: str):
     """(status, objects, requests) for one file.  status: 'object' (an object or archive was read),
     'skipped' (not an object: first bytes) or 'unreadable'."""
+    from ..formats import map_file, open_regular
     try:
-        with open(path, "rb") as f:
+        with open_regular(path) as f:
             head = f.read(HEAD)
             kind = sniff(head)
             if kind is None:
                 return "skipped", 0, []
-            data = head + f.read()
+            f.seek(0)
+            data = map_file(path, f)       # mapped (ELF, archives): only the pages read cost memory
     except OSError as exc:
         return "unreadable", 0, [(UNREADABLE, path, None, None, "", f"cannot read: {exc.strerror}", None, 0, "")]
+    except ObjllvmError as exc:        # not a regular file (walk gives only regular files; named ones too)
+        return "unreadable", 0, [(UNREADABLE, path, None, None, "", exc.message, None, 0, "")]
     out = []
     nobj = 0
     try:
@@ -159,6 +163,8 @@ def scan_file(path: str):
                     mkind = sniff(mdata[:HEAD])
                     if mkind is None or mkind == "archive":
                         continue        # e.g. an .rlib's lib.rmeta: not an object
+                    if mkind != "elf" and type(mdata) is memoryview:
+                        mdata = mdata.tobytes()     # (a view of the archive: the other containers read bytes)
                     nobj += _scan_data(mdata, path, m.name, mkind, out)
                 except ObjllvmError as exc:
                     exc.located(file=path, member=m.name)

@@ -9,6 +9,16 @@ def add_json_flag(p):
                    help=f"print JSON instead of tables (its JSON Schema: objllvm schema {name})")
 
 
+def add_limit_flags(p):
+    """The bounds of decompression (objllvm.formats.compression; cli.main applies them)."""
+    from ..formats.compression import DEFAULT_CEILING, DEFAULT_RATIO, parse_size
+    p.add_argument("--max-decompressed-ratio", type=int, metavar="N",
+                   help=f"decompress a section or offload image to at most N times its compressed size "
+                        f"(default: {DEFAULT_RATIO})")
+    p.add_argument("--max-decompressed", type=parse_size, metavar="SIZE",
+                   help=f"and never to more than SIZE bytes (K, M, G suffixes; default: {DEFAULT_CEILING >> 30}G)")
+
+
 def report_errors(errors) -> int:
     """Print each error as one line; return the exit status (1 if any)."""
     n = 0

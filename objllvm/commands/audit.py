@@ -8,10 +8,11 @@ INPUTS = ("paths",)  # paths read: one that does not exist is a usage error (cli
 
 
 def add_arguments(p):
-    from ._common import add_json_flag
+    from ._common import add_json_flag, add_limit_flags
     p.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (directories are walked)")
     p.add_argument("--policy", metavar="FILE", help="TOML policy, applied on top of the default policy (--print-default-policy shows it, with every key explained)")
     add_json_flag(p)
+    add_limit_flags(p)
     p.add_argument("--sarif", metavar="OUT", help="also write the findings as SARIF 2.1.0 to OUT")
     p.add_argument("--fail-on", choices=("error", "warning", "note", "never"), default="error",
                    help="exit status 1 when a finding reaches this severity (default: error)")

@@ -6,12 +6,13 @@ INPUTS = ("files",)  # paths read: one that does not exist is a usage error (cli
 
 def add_arguments(p):
     from ..sections import registry
-    from ._common import add_json_flag
+    from ._common import add_json_flag, add_limit_flags
     p.add_argument("files", nargs="+", metavar="FILE")
     kinds = registry.kinds()                      # (from the index: no codec imported)
     p.add_argument("--section", "-s", action="append", metavar="KIND", choices=kinds,
                    help=f"only sections of this kind (repeatable): {', '.join(kinds)}")
     add_json_flag(p)
+    add_limit_flags(p)
     registry.add_codec_arguments(p)               # the codecs' own options (from the index: none imported)
 
 

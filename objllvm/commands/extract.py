@@ -5,7 +5,7 @@ INPUTS = ("files",)  # paths read: one that does not exist is a usage error (cli
 
 
 def add_arguments(p):
-    from ._common import add_json_flag
+    from ._common import add_json_flag, add_limit_flags
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument("-o", "--output-dir", required=True, metavar="DIR", help="directory for the files and "
                    "manifest.json (created if missing; its JSON Schema: objllvm schema extract)")
@@ -13,6 +13,7 @@ def add_arguments(p):
     p.add_argument("--coverage", action="store_true", help="also write each object's coverage mapping and names as "
                    "a .covmapping file llvm-cov reads in place of the binary, and its profile names as text")
     add_json_flag(p)
+    add_limit_flags(p)
 
 
 def run(args) -> int:

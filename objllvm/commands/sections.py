@@ -5,10 +5,11 @@ INPUTS = ("files",)  # paths read: one that does not exist is a usage error (cli
 
 
 def add_arguments(p):
-    from ._common import add_json_flag
+    from ._common import add_json_flag, add_limit_flags
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument("--all", action="store_true", help="list every section, not only the LLVM ones")
     add_json_flag(p)
+    add_limit_flags(p)
 
 
 def run(args) -> int:

@@ -22,7 +22,8 @@ class Member:
         self._source = archive._source
         self._data = data
 
-    def data(self) -> bytes:
+    def data(self):
+        """The member's bytes (a memoryview of the archive's; see _member_bytes)."""
         if self._data is None:
             self._data = _member_bytes(*self._source, self)
         return self._data
@@ -103,13 +104,20 @@ class Archive:
             pos += pos & 1
 
 
-def _member_bytes(data, path: str, thin: bool, m: Member) -> bytes:
+def _member_bytes(data, path: str, thin: bool, m: Member):
+    """A member's bytes: a view of the archive's (no copy: a member of a mapped archive costs only the pages
+    its reader touches), or the member file's own for a thin archive (read; a device or FIFO named by the
+    archive is refused, never read)."""
     if thin:
+        from .files import NotRegularFile, open_regular
         target = os.path.join(os.path.dirname(path), m.name)
         try:
-            with open(target, "rb") as f:
+            with open_regular(target) as f:
                 return f.read()
+        except NotRegularFile as exc:
+            raise DecodeError(f"thin archive member {m.name!r}: {target}: {exc.message}", file=path,
+                              offset=m.offset) from None
         except (OSError, ValueError) as exc:   # ValueError: a NUL byte in the member name
             raise DecodeError(f"thin archive member {m.name!r}: cannot read {target}: "
                               f"{getattr(exc, 'strerror', None) or exc}", file=path, offset=m.offset) from None
-    return data[m.data_offset:m.data_offset + m.size]
+    return memoryview(data)[m.data_offset:m.data_offset + m.size]

@@ -138,6 +138,7 @@ class ElfFile(ObjectFile):
         self._groups = None
         self._flag_bytes: dict = {}     # k -> byte k of every section's sh_flags (_flag_byte), read once
         self.section_errors = {}
+        self.file_errors = []
         if self.e_shoff == 0:
             self.e_shnum = 0
             self.e_shstrndx = 0
@@ -165,10 +166,21 @@ class ElfFile(ObjectFile):
         types, flags, offs, sizes = cols[1], cols[2], cols[4], cols[5]
         self._sections = None
         names_off = names_size = 0
+        self.file_errors = []       # what costs every section something (their names): said once, for the file
+        at = 0x3E if self.is64 else 0x32
         if 0 < shstrndx < shnum:
             names_off, names_size = offs[shstrndx], sizes[shstrndx]
-            if names_off + names_size > len(data):
+            if names_off + names_size > len(data):    # (that section's own error, below, says so)
                 names_off = names_size = 0
+        elif e_shstrndx == SHN_XINDEX:
+            self.file_errors.append(DecodeError(
+                f"e_shstrndx is SHN_XINDEX and section 0's sh_link (the real index) is {shstrndx}, "
+                f"{'past the section table' if shstrndx else 'no section'} ({shnum} sections): section names "
+                "unknown", file=path, member=member, offset=at))
+        elif shstrndx:
+            self.file_errors.append(DecodeError(
+                f"e_shstrndx {shstrndx} is past the section table ({shnum} sections): section names unknown",
+                file=path, member=member, offset=at))
         self._names_at = (names_off, names_size)
         # A section whose contents run past the end of the file costs that section, not the file: it is kept in
         # ``section_errors`` (index -> DecodeError, in index order), its data() raises that error, and the others
@@ -313,15 +325,15 @@ class ElfFile(ObjectFile):
             found = {nm for nm in set(col) if self._name_at(nm) in wanted}
             return self._indices_of_offsets(found)
         base, size = self._names_at
-        data = self.data
+        data, at = self._name_table()
         found = set()
         for name in names:
             b = name.encode("utf-8", "surrogateescape")
-            p = data.find(b, base, base + size) if b else -1
+            p = data.find(b, at, at + size) if b else -1
             while p >= 0:
-                if self._strtab_get(base, size, p - base) == name:
-                    found.add(p - base)
-                p = data.find(b, p + 1, base + size)
+                if self._strtab_get(base, size, p - at) == name:
+                    found.add(p - at)
+                p = data.find(b, p + 1, at + size)
         return self._indices_of_offsets(found)
 
     def _indices_of_offsets(self, found: set) -> list:
@@ -336,13 +348,25 @@ class ElfFile(ObjectFile):
         return sorted(out)
 
     # -- helpers -------------------------------------------------------------------------------
+    def _name_table(self) -> tuple:
+        """(bytes holding the section name table, where it starts in them): the file's bytes, or a copy of the
+        table when they are a view (an archive member's: a memoryview has no ``find``)."""
+        t = self.__dict__.get("_name_text")
+        if t is None:
+            base, size = self._names_at
+            t = (self.data[base:base + size].tobytes(), 0) if type(self.data) is memoryview else (self.data, base)
+            self._name_text = t
+        return t
+
     def _strtab_get(self, base: int, size: int, off: int) -> str:
+        """The name at ``off`` of the section name table (at ``base``, ``size`` bytes: ``_names_at``)."""
         if off >= size:
             return "" if off == 0 else f"<bad name offset {off:#x}>"
-        end = self.data.find(b"\0", base + off, base + size)
+        data, at = self._name_table()
+        end = data.find(b"\0", at + off, at + size)
         if end < 0:
-            end = base + size
-        return self.data[base + off:end].decode("utf-8", "surrogateescape")
+            end = at + size
+        return data[at + off:end].decode("utf-8", "surrogateescape")
 
     def _read_phdrs(self):
         self.segments = []
@@ -702,6 +726,8 @@ class _SectionBytes:
         if bad is not None:
             raise bad
         raw = self.data[sec.offset:sec.offset + sec.size]
+        if type(raw) is memoryview:       # (an archive member: a view of the archive's map) the section's bytes
+            raw = raw.tobytes()
         if not sec.flags & SHF_COMPRESSED:
             return raw
         loc = dict(file=self.path, member=self.member, section_index=sec.index, section_name=sec.name)
@@ -715,37 +741,10 @@ class _SectionBytes:
             if len(raw) < hsize:
                 raise DecodeError("truncated compression header (expected 12 bytes)", offset=0, **loc)
             ch_type, ch_size, _al = struct.unpack_from(self.endian + "III", raw, 0)
-        body = raw[hsize:]
+        if ch_type not in (1, 2):
+            raise DecodeError(f"unknown compression type {ch_type} (expected 1 zlib or 2 zstd)", offset=0, **loc)
+        from .compression import decompress
         try:
-            if ch_type == 1:
-                import zlib
-                d = zlib.decompressobj()
-                out = d.decompress(body, ch_size + 1)
-            elif ch_type == 2:
-                try:
-                    import zstandard
-                except ImportError:  # pragma: no cover - declared dependency
-                    raise DecodeError("zstd-compressed section needs the 'zstandard' package", offset=0, **loc)
-                # Read at most ch_size + 1 bytes, 1 MB at a time: a tiny zstd frame can expand to gigabytes.
-                chunks, total = [], 0
-                with zstandard.ZstdDecompressor().stream_reader(body) as zr:
-                    while total <= ch_size:
-                        c = zr.read(min(ch_size + 1 - total, 1 << 20))
-                        if not c:
-                            break
-                        chunks.append(c)
-                        total += len(c)
-                out = b"".join(chunks)
-            else:
-                raise DecodeError(f"unknown compression type {ch_type} (expected 1 zlib or 2 zstd)", offset=0,
-                                  **loc)
-        except DecodeError:
-            raise
-        except Exception as exc:
-            raise DecodeError(f"cannot decompress ({sec.compression}): {exc}", offset=hsize, **loc) from None
-        if len(out) > ch_size:
-            raise DecodeError(f"decompresses to more than ch_size {ch_size} bytes", offset=hsize, **loc)
-        if len(out) != ch_size:
-            raise DecodeError(f"decompressed size {len(out)} does not match ch_size {ch_size}", offset=hsize,
-                              **loc)
-        return out
+            return decompress("zlib" if ch_type == 1 else "zstd", raw[hsize:], ch_size, "ch_size", hsize)
+        except DecodeError as exc:
+            raise exc.located(**loc) from None

@@ -406,7 +406,8 @@ class ElfWriter:
         if not isinstance(elf, ElfFile):
             raise ObjllvmError("only ELF files can be rewritten", file=getattr(elf, "path", None))
         self.elf = elf
-        self.data = elf.data
+        # (an archive member's bytes are a view of the archive's: the writer slices them as bytes)
+        self.data = elf.data.tobytes() if type(elf.data) is memoryview else elf.data
         self.path = elf.path
         e = elf.endian
         self.is64 = elf.is64

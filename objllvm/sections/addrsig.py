@@ -7,8 +7,8 @@ on the section (whose bytes are a placeholder, kept as they are).
 from .._model import dataclass, field
 from ..binary import Reader, uleb_encode
 from ..errors import DecodeError
-from ..render import Text
-from .registry import Codec, Table, register
+from ..render import ColumnTable, Text
+from .registry import Codec, register
 from .support.symbols import UNKNOWN_NAME, SymbolNamer, SymbolRef
 
 
@@ -133,8 +133,10 @@ class AddrsigCodec(Codec):
         return AddressSignificance(out, placeholder=bytes.fromhex(d.get("placeholder", "")) or bytes(ctx.section.size))
 
     def tables(self, model, options):
+        syms = model.symbols            # by columns: no row objects (a section of zeros is a symbol a byte)
+        indices = [s.index for s in syms]
         if model.stale is not None:
             return [Text(model.stale),
-                    Table(["index", "symbol"], [[s.index, "(not trusted)"] for s in model.symbols])]
-        return [Table(["index", "symbol"], [[s.index, s.name if s.name is not None else UNKNOWN_NAME]
-                                            for s in model.symbols])]
+                    ColumnTable(["index", "symbol"], [indices, ["(not trusted)"] * len(syms)], "ds")]
+        names = [UNKNOWN_NAME if s.name is None else s.name for s in syms]
+        return [ColumnTable(["index", "symbol"], [indices, names], "ds")]

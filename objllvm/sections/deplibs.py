@@ -1,6 +1,7 @@
 """SHT_LLVM_DEPENDENT_LIBRARIES (``.deplibs``): libraries the object asks the linker for."""
 from .._model import dataclass, field
-from .registry import Codec, Table, register
+from ..render import ColumnTable
+from .registry import Codec, register
 from .support.strings import join_nul_strings, split_nul_strings
 
 
@@ -32,6 +33,6 @@ class DeplibsCodec(Codec):
         return DependentLibraries([str(x) for x in d["libraries"]])
 
     def tables(self, model, options):
-        offs = model.offsets if len(model.offsets) == len(model.libraries) else [None] * len(model.libraries)
-        return [Table(["offset", "library"],
-                      [[f"{o:#x}" if o is not None else "", lib] for o, lib in zip(offs, model.libraries)])]
+        if len(model.offsets) == len(model.libraries):      # by columns: no row objects (a section of NULs
+            return [ColumnTable(["offset", "library"], [model.offsets, model.libraries], "xs")]   # is 1 row a byte)
+        return [ColumnTable(["offset", "library"], [[""] * len(model.libraries), model.libraries], "ss")]

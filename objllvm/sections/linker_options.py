@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from .._model import dataclass, field
 from ..errors import DecodeError
-from .registry import Codec, Table, register
+from ..render import ColumnTable
+from .registry import Codec, register
 from .support.strings import join_nul_strings, split_nul_strings
 
 
@@ -46,4 +47,6 @@ class LinkerOptionsCodec(Codec):
         return LinkerOptions([LinkerOption(str(o["key"]), str(o["value"])) for o in d["options"]])
 
     def tables(self, model, options):
-        return [Table(["offset", "key", "value"], [[f"{o.offset:#x}", o.key, o.value] for o in model.options])]
+        opts = model.options            # by columns: no row objects (a section of NULs is a pair every 2 bytes)
+        return [ColumnTable(["offset", "key", "value"], [[o.offset for o in opts], [o.key for o in opts],
+                                                         [o.value for o in opts]], "xss")]

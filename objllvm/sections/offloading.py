@@ -142,14 +142,9 @@ def _identify_compression(body: bytes) -> str:
 
 
 def _decompress(kind: str, body: bytes, expected: int) -> bytes:
-    if kind == "zstd":
-        import zstandard
-        out = zstandard.ZstdDecompressor().decompressobj().decompress(body)
-    else:
-        import zlib
-        d = zlib.decompressobj()
-        out = d.decompress(body, expected + 1)
-    return out
+    """The ``expected`` bytes of a compressed blob, bounded (objllvm.formats.compression)."""
+    from ..formats.compression import decompress
+    return decompress(kind, body, expected, "the inflated size less the header")
 
 
 def _parse_entries(blob: bytes, version: int, entries_offset: int, count: int, base: int, identify) -> list:
@@ -273,9 +268,9 @@ def parse_offloading(data, *, base_offset: int = 0, identify=None) -> Offloading
                 if b.compression != "unknown":
                     try:
                         body = _decompress(b.compression, b.compressed, inflated - eoff)
-                    except Exception as exc:   # a corrupt stream: keep it as compressed bytes
+                    except DecodeError as exc:   # a corrupt stream or a refused claim: kept compressed
                         body = None
-                        b.error = f"cannot decompress ({b.compression}): {exc}"
+                        b.error = exc.message
                     if body is not None:
                         if eoff + len(body) != inflated:
                             b.error = (f"decompressed size {eoff + len(body)} does not match the inflated size "
@@ -417,7 +412,12 @@ class OffloadingCodec(Codec):
         return obj.format in self.formats and section.name in self.names
 
     def decode(self, data, ctx):
-        return parse_offloading(data, identify=_identify)
+        model = parse_offloading(data, identify=_identify)
+        for b in model.blobs:      # an image that cannot be opened is a value lost: said, not only shown
+            if b.error or b.compression == "unknown":
+                ctx.warn(f"compressed blob: {b.error or 'unknown compression (expected zstd or zlib)'}: its "
+                         "entries are not shown", offset=b.offset)
+        return model
 
     def encode(self, model, ctx):
         return encode_offloading(model)
