@@ -133,7 +133,10 @@ class Heading:
 
 @dataclass
 class Text:
+    """Text of one or more lines (its newlines and tabs are written; ``one_line``: escaped too, for a message
+    that is one line whatever it quotes from a file)."""
     text: str
+    one_line: bool = False
 
 
 def render_text(items, out=None, *, engine: str = "fast") -> None:
@@ -171,7 +174,7 @@ def render_text(items, out=None, *, engine: str = "fast") -> None:
                 w.text("\n")
             w.text(("" if it.level <= 1 else "  " * (it.level - 1)) + terminal_text(it.text) + "\n")
         elif t is Text:
-            w.text(terminal_text(it.text, "\n\t") + "\n")
+            w.text(terminal_text(it.text, "" if it.one_line else "\n\t") + "\n")
         elif t is Table:
             if engine != "fast" or not w.column_table(_columns_of(it)):
                 w.tabulate(it.title, it.headers, it.rows)

@@ -199,6 +199,9 @@ def test_every_table_path_escapes(engine):
     for tag in ("h ", "T ", "C ", "G ", "F "):
         assert f"{tag}f\\x1b]0;t\\x07\\xff\\x0a" in text, tag
     assert "t1 f\\x1b]0;t\\x07\\xff\nt2" in text          # a Text keeps its newlines
+    out = io.StringIO()
+    render.render_text([render.Text("error at offset 0x0: name " + bad, one_line=True)], out, engine=engine)
+    assert out.getvalue() == "error at offset 0x0: name f\\x1b]0;t\\x07\\xff\\x0a\n"     # a message: one line
 
 
 def test_json_bytes_escaped_keeps_pairs_and_backslashes():
