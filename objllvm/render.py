@@ -225,8 +225,8 @@ def batches(ends, cap, first=None):
 NUMPY_ROWS = 500_000
 _NUMPY_BATCH = 1 << 14
 _NONE = type(None)
-_BYTE_VALUES = bytes(range(256))
-_PRINTABLE_ASCII_NL = bytes(range(0x20, 0x7f)) + b"\n"     # deleted by translate: what is left is not     # b.translate(None, _BYTE_VALUES[:n]) is empty when every byte of b is below n
+_BYTE_VALUES = bytes(range(256))     # b.translate(None, _BYTE_VALUES[:n]) is empty when every byte of b is below n
+_PRINTABLE_ASCII_NL = bytes(range(0x20, 0x7f)) + b"\n"    # b.translate(None, this): the bytes that are not these
 
 
 def _plain(s) -> bool:
