@@ -27,7 +27,7 @@ def _sweep_module():
 def test_short_sweep_holds_every_invariant():
     sweep = _sweep_module()
     tallies, info = sweep.sweep(real=0, corpus=8, mutants=300, kills=0, owners=4, bombs=True, bomb_mib=64, seed=SEED,
-                                jobs=min(2, os.cpu_count() or 1), timeout=20, timeout_small=10, quiet=True)
+                                jobs=min(2, os.cpu_count() or 1), timeout=30, timeout_small=30, quiet=True)
     by = {t.name: t for t in tallies}
     assert by["mutants"].runs == 300 * len(sweep.COMMANDS) and by["corpus files"].files == 8
     assert by["compression bombs"].files >= 4
