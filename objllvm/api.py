@@ -257,10 +257,10 @@ def dump_to_text(items: "Iterable[DumpItem]", options: "Options | None" = None) 
                 out.extend(d.codec.tables(d.model, dict(options)))
             for w in d.warnings:
                 at = f" at offset {w.offset:#x}" if w.offset is not None else ""
-                out.append(Text(f"warning{at}: {w.message}"))
+                out.append(Text(f"warning{at}: {w.message}", one_line=True))
             if d.error is not None:
                 at = f" at offset {d.error.offset:#x}" if d.error.offset is not None else ""
-                out.append(Text(f"error{at}: {d.error.message}"))
+                out.append(Text(f"error{at}: {d.error.message}", one_line=True))
             elif d.status == "undecoded":
                 out.append(Text(d.note or "known LLVM section type, not decoded"))
             elif d.status == "unknown":

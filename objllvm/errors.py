@@ -70,10 +70,33 @@ class UsageError(ObjllvmError):
     """Bad command-line usage or API arguments (exit status 2)."""
 
 
+def _escape_char(c: str) -> str:
+    o = ord(c)
+    if 0xDC80 <= o <= 0xDCFF:          # a byte that was not UTF-8 (decoded with surrogateescape): that byte
+        return f"\\x{o - 0xDC00:02x}"
+    if o < 0x100:
+        return f"\\x{o:02x}"
+    return f"\\u{o:04x}" if o < 0x10000 else f"\\U{o:08x}"
+
+
+def terminal_text(s: str, keep: str = "") -> str:
+    """``s`` safe to write to a terminal: every character Python does not count as printable (C0 controls,
+    DEL, C1 controls, bidirectional overrides and other format characters, line and paragraph separators,
+    unassigned code points, lone surrogates) written as an escape -- ``\\x1b``, ``\\u202e`` -- and a byte
+    that was not UTF-8 as ``\\xff``; the characters of ``keep`` (``"\\n"`` for text of several lines) stay.
+    Backslashes are written as they are.  Printable text is returned as it is."""
+    if s.isprintable():
+        return s
+    return "".join(c if c.isprintable() or c in keep else _escape_char(c) for c in s)
+
+
 def report_error(message: str, err: "TextIO | None" = None) -> None:
-    """One line on standard error, the only way commands report problems."""
-    (err or sys.stderr).write(f"objllvm: error: {message}\n")
+    """One line on standard error, the only way commands report problems.  Anything in ``message`` that a
+    terminal would act on (an escape sequence, a newline that would start a second ``objllvm: error:`` line)
+    is escaped: the line is one line, whatever names the file holds."""
+    (err or sys.stderr).write(f"objllvm: error: {terminal_text(message)}\n")
 
 
 def report_warning(message: str, err: "TextIO | None" = None) -> None:
-    (err or sys.stderr).write(f"objllvm: warning: {message}\n")
+    """As :func:`report_error`, for a warning."""
+    (err or sys.stderr).write(f"objllvm: warning: {terminal_text(message)}\n")

@@ -13,6 +13,7 @@ from _operator import add
 
 from ._model import dataclass
 from .errors import report_error, report_warning  # noqa: F401  (commands print problems through these)
+from .errors import terminal_text
 
 
 @dataclass
@@ -132,7 +133,10 @@ class Heading:
 
 @dataclass
 class Text:
+    """Text of one or more lines (its newlines and tabs are written; ``one_line``: escaped too, for a message
+    that is one line whatever it quotes from a file)."""
     text: str
+    one_line: bool = False
 
 
 def render_text(items, out=None, *, engine: str = "fast") -> None:
@@ -141,7 +145,12 @@ def render_text(items, out=None, *, engine: str = "fast") -> None:
     (every column left-aligned, two blanks between columns, no blanks at a line's end).
     ``engine="tabulate"``: tabulate lays out every table (the reference the fast layout is tested
     against); else it lays out only what the fast layout does not do exactly: text with non-ASCII
-    or non-printing characters or blanks at either end, cells other than int, str and None."""
+    or non-printing characters or blanks at either end, cells other than int, str and None.
+
+    Text from a file never reaches the terminal as it is: every character that is not printable (control
+    characters, escape sequences, bidirectional overrides, bytes that were not UTF-8) in a heading, a
+    title, a header or a cell is written as an escape (``errors.terminal_text``: ``\\x1b``, ``\\u202e``,
+    ``\\xff``); a ``Text`` keeps its newlines and tabs."""
     out = out or sys.stdout
     w = _TextWriter(out)
     first = True
@@ -163,9 +172,9 @@ def render_text(items, out=None, *, engine: str = "fast") -> None:
         elif t is Heading:
             if not first and it.level <= 1:
                 w.text("\n")
-            w.text(("" if it.level <= 1 else "  " * (it.level - 1)) + it.text + "\n")
+            w.text(("" if it.level <= 1 else "  " * (it.level - 1)) + terminal_text(it.text) + "\n")
         elif t is Text:
-            w.text(it.text + "\n")
+            w.text(terminal_text(it.text, "" if it.one_line else "\n\t") + "\n")
         elif t is Table:
             if engine != "fast" or not w.column_table(_columns_of(it)):
                 w.tabulate(it.title, it.headers, it.rows)
@@ -217,6 +226,7 @@ NUMPY_ROWS = 500_000
 _NUMPY_BATCH = 1 << 14
 _NONE = type(None)
 _BYTE_VALUES = bytes(range(256))     # b.translate(None, _BYTE_VALUES[:n]) is empty when every byte of b is below n
+_PRINTABLE_ASCII_NL = bytes(range(0x20, 0x7f)) + b"\n"    # b.translate(None, this): the bytes that are not these
 
 
 def _plain(s) -> bool:
@@ -283,11 +293,29 @@ class _TextWriter:
         else:
             self.out.write(data.decode(self.encoding, self.errors))
 
+    def titles(self, titles, i, j) -> list:
+        """The titles of tables i to j as bytes, each with its newline (b"" for none), escaped as
+        terminal_text escapes them.  Titles that give themselves as bytes (an ``encoded`` method) are
+        taken as they are when they hold only printable ASCII."""
+        enc = getattr(titles, "encoded", None)
+        if enc is not None:
+            try:
+                tb = enc(i, j, self.encoding, self.errors)
+            except UnicodeError:       # (a byte that was not UTF-8 in a name: escaped below)
+                tb = None
+            if tb is not None:
+                joined = b"".join(tb)
+                if joined.isascii() and not joined.translate(None, _PRINTABLE_ASCII_NL):
+                    return tb
+        return [(terminal_text(t) + "\n").encode(self.encoding, self.errors) if t else b"" for t in titles[i:j]]
+
     def tabulate(self, title, headers, rows) -> None:
         if title:
-            self.text(f"{title}\n")
+            self.text(f"{terminal_text(title)}\n")
         if rows:
             from tabulate import tabulate
+            rows = [[terminal_text(v) if type(v) is str else v for v in r] for r in rows]
+            headers = [terminal_text(h) if type(h) is str else h for h in headers]
             self.text(tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True) + "\n")
         else:
             self.text("(none)\n")
@@ -370,12 +398,7 @@ class _TextWriter:
             for key in set(keys) - frames.keys():
                 head = "  ".join(x.ljust(y) for x, y in zip(headers, key)).rstrip()
                 frames[key] = (head + "\n" + "  ".join("-" * y for y in key) + "\n").encode("ascii")
-            titles = g.titles
-            enc = getattr(titles, "encoded", None)
-            if enc is not None:        # the titles as bytes, each with its newline
-                tb = enc(i, j, self.encoding, self.errors)
-            else:
-                tb = [(t + "\n").encode(self.encoding, self.errors) if t else b"" for t in titles[i:j]]
+            tb = self.titles(g.titles, i, j)
             mv = memoryview(text)
             slices = map(mv.__getitem__, map(slice, [0] + cut[:-1], cut))
             pieces = chain.from_iterable(zip(tb, map(frames.__getitem__, keys), slices))
@@ -395,7 +418,6 @@ class _TextWriter:
         flat = chain.from_iterable
         frames, rowsets = {}, {}
         titles = g.titles
-        enc = getattr(titles, "encoded", None)
         last = len(cols) - 1
         for i, j in batches(ends, _BATCH_ROWS):
             widths, args = [], []
@@ -412,10 +434,7 @@ class _TextWriter:
                 else:
                     args.append(flat(part))
                 widths.append(list(map(max, map(len, map(hex if k == "x" else str, his)), repeat(hmin))))
-            if enc is not None:
-                tb = enc(i, j, self.encoding, self.errors)
-            else:
-                tb = [(t + "\n").encode(self.encoding, self.errors) if t else b"" for t in titles[i:j]]
+            tb = self.titles(titles, i, j)
             tmpl = []
             for t, key, codes in zip(tb, zip(*widths), cols[-1][i:j]):
                 fr = frames.get(key)
@@ -456,7 +475,6 @@ class _TextWriter:
         hw = [len(h) + 2 for h in headers]
         ends = list(acc(counts))
         titles = g.titles
-        enc = getattr(titles, "encoded", None)
         frames, rowsets, pieces = {}, {}, {}
         self.flush()
         for i, j in batches(ends, _BATCH_ROWS):
@@ -504,10 +522,7 @@ class _TextWriter:
                 full = b"  ".join(parts) + b"  "
                 short = b"  ".join(parts[:-1] + [b"%#x" if kinds[last - 1] == "x" else b"%d"])
                 rowsets[key] = tuple(full + s + b"\n" if s else short + b"\n" for s in lab_esc)
-            if enc is not None:
-                tb = enc(i, j, self.encoding, self.errors)
-            else:
-                tb = [(t + "\n").encode(self.encoding, self.errors) if t else b"" for t in titles[i:j]]
+            tb = self.titles(titles, i, j)
             if len(set(keys)) == 1:
                 data = self._piece_rows(cols, kinds, keys[0], bounds, lab, pieces, firsts,
                                         list(map(bytes.__add__, tb, repeat(frames[keys[0]]))), ends[-1])
@@ -610,7 +625,7 @@ class _TextWriter:
         n = len(cols[0]) if cols else 0
         if not n:
             if title:
-                self.text(f"{title}\n")
+                self.text(f"{terminal_text(title)}\n")
             self.text("(none)\n")
             return True
         if len(headers) != len(cols) or not all(map(_plain, headers)):
@@ -648,7 +663,7 @@ class _TextWriter:
         # An empty last cell after one that can be empty: the blanks at the lines' ends are cut afterwards.
         strip = last in coded and "" in coded[last].values() and (last == 0 or kinds[last - 1] not in "dx")
         head = "  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip()
-        self.text((f"{title}\n" if title else "") + head + "\n" + "  ".join("-" * w for w in widths) + "\n")
+        self.text((f"{terminal_text(title)}\n" if title else "") + head + "\n" + "  ".join("-" * w for w in widths) + "\n")
         if not coded:
             row = b"  ".join(parts) + b"\n"
         else:
@@ -693,12 +708,40 @@ class _TextWriter:
 
 def json_quoter():
     """json's function that quotes a str as ASCII JSON text (its C one, without json's imports; imported
-    when first asked for: text output does not need it)."""
+    when first asked for: text output does not need it), with each byte that was not UTF-8 written as
+    :func:`json_bytes_escaped` writes it."""
     try:
         from _json import encode_basestring_ascii
     except ImportError:                                              # pragma: no cover - not CPython
         from json.encoder import encode_basestring_ascii
-    return encode_basestring_ascii
+
+    def quote(s: str) -> str:
+        t = encode_basestring_ascii(s)
+        return json_bytes_escaped(t) if "\\udc" in t else t
+    return quote
+
+
+_UNDECODABLE = []
+
+
+def json_bytes_escaped(text):
+    """JSON text (str or ASCII bytes, as json writes it: non-ASCII escaped) with each lone surrogate
+    U+DC80..U+DCFF -- a byte that was not UTF-8, decoded with surrogateescape -- written as the four
+    characters ``\\xNN`` of that byte (JSON ``"\\\\xff"``).  Strict parsers (orjson, RFC 8259's "valid
+    Unicode") reject a lone surrogate; docs/schemas.md says how names with such bytes are carried.  The
+    text's escaped backslashes and surrogate pairs (characters beyond U+FFFF) are left as they are."""
+    if not _UNDECODABLE:
+        import re
+        pat = r"\\\\|\\ud[89ab][0-9a-f]{2}\\udc[0-9a-f]{2}|\\udc([89a-f][0-9a-f])"
+        _UNDECODABLE.append(re.compile(pat))
+        _UNDECODABLE.append(re.compile(pat.encode("ascii")))
+    if isinstance(text, str):
+        if "\\udc" not in text:
+            return text
+        return _UNDECODABLE[0].sub(lambda m: "\\\\x" + m[1] if m[1] else m[0], text)
+    if b"\\udc" not in text:
+        return text
+    return _UNDECODABLE[1].sub(lambda m: b"\\\\x" + m[1] if m[1] else m[0], text)
 
 
 def _plain_text(s: str) -> bool:
@@ -714,7 +757,12 @@ def json_text(s: str) -> str:
         return '"' + s + '"'
     if "\0" in s and _plain_text(s.replace("\0", "")):
         return '"' + s.replace("\0", "\\u0000") + '"'
-    return json_quoter()(s)
+    if not _QUOTER:
+        _QUOTER.append(json_quoter())
+    return _QUOTER[0](s)
+
+
+_QUOTER: list = []
 
 
 def json_layout(indent, depth: int):
@@ -1038,7 +1086,7 @@ def _with_raw(data, out, indent: bool) -> bool:
     import json
     if b is None:
         raws.clear()
-        b = json.dumps(data, separators=(",", ":"), default=placeholder).encode("ascii")
+        b = json_bytes_escaped(json.dumps(data, separators=(",", ":"), default=placeholder).encode("ascii"))
     marks = [json.dumps(f"{tag}{i}\0").encode("ascii") for i in range(len(raws))]
     size = len(b) + sum(_raw_text_size(r.text) for r in raws) - sum(map(len, marks))
     if indent and size <= BIG_JSON:
@@ -1109,6 +1157,7 @@ def render_json(data, out=None, *, indent: bool = True, raw: bool = False) -> No
         text = json.dumps(data, separators=(",", ":"), default=default)
         if indent and len(text) <= BIG_JSON:
             text = json.dumps(data, indent=2, default=default)
+        text = json_bytes_escaped(text)
     out.write(text)
     out.write("\n")
 

@@ -80,9 +80,10 @@ def check_json_doc(doc, name: str | None = None):
     return doc
 
 
-def corpus_files(exclude=("src", "malformed", "docs", "lit")):
+def corpus_files(exclude=("src", "malformed", "docs", "lit", "terminal")):
     """Every committed object under testdata/ (not sources, not the malformed corpus, not the documentation's
-    perf.data, not the lit inputs: LLVM's malformed cases, tests/test_lit_readobj.py)."""
+    perf.data, not the lit inputs: LLVM's malformed cases, tests/test_lit_readobj.py, not the names hostile to
+    terminals: tests/test_terminal.py)."""
     out = []
     for p in sorted(TESTDATA.rglob("*")):
         rel = p.relative_to(TESTDATA)

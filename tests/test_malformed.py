@@ -31,9 +31,10 @@ def _expected(m, path, key="errors"):
 
 
 def _lines(m, path):
-    """The stderr lines of ``objllvm dump`` on one file: warnings and errors (each section's warnings first)."""
-    return [f"objllvm: warning: {e}" for e in _expected(m, path, "warnings")] + \
-        [f"objllvm: error: {e}" for e in _expected(m, path)]
+    """The stderr lines of ``objllvm dump`` on one file: warnings and errors (each section's warnings first).
+    A NUL from the file (a member name) is written as ``\\x00`` (docs/errors.md: names are escaped)."""
+    return [f"objllvm: warning: {e}".replace("\0", "\\x00") for e in _expected(m, path, "warnings")] + \
+        [f"objllvm: error: {e}".replace("\0", "\\x00") for e in _expected(m, path)]
 
 
 def _errors(path):

@@ -46,9 +46,23 @@ def payload_kind(section, obj) -> str | None:
     return None
 
 
+# A payload's file name is at most this many characters (ASCII: as many bytes), the extension and a "-N" for
+# uniqueness included: well under the 255 bytes most file systems allow (NAME_MAX).
+NAME_MAX = 200
+
+
 def _safe(s: str) -> str:
     out = "".join(c if (c.isalnum() and c.isascii()) or c in "._+-" else "_" for c in s).strip("._")
     return out or "x"
+
+
+def _short(stem: str, room: int) -> str:
+    """``stem`` when it has at most ``room`` characters, else its start and a hash of the whole of it (so two
+    long stems that begin alike still give two names): the same stem always gives the same name."""
+    if len(stem) <= room:
+        return stem
+    from hashlib import sha256
+    return stem[:room - 17] + "-" + sha256(stem.encode("ascii")).hexdigest()[:16]
 
 
 def _stem_of(path: str) -> str:
@@ -195,7 +209,7 @@ def collect_payloads(paths, skipped: list | None = None, coverage: bool = False)
                                     "section_index": pl.section_index, "reason": "empty: nothing to write"})
     used = {MANIFEST}
     for pl in payloads:
-        stem = _safe(pl.stem)
+        stem = _short(_safe(pl.stem), NAME_MAX - len(pl.ext) - 8)      # (8: room for "-N")
         name = stem + pl.ext
         n = 2
         while name in used:
@@ -255,12 +269,22 @@ def _earlier_manifest(path: str):
     return [p for p in doc["payloads"] if isinstance(p, dict) and isinstance(p.get("path"), str)]
 
 
+def _own_name(path: str) -> bool:
+    """``path`` (an earlier manifest's entry) names a file directly inside the output directory, as every name
+    extract writes does: no directory part, not ``.``/``..``, not the manifest itself.  Any other entry (one
+    edited to read ``../../etc/passwd``) is dropped from the merged manifest, never followed."""
+    return (bool(path) and "/" not in path and "\\" not in path and "\0" not in path
+            and path not in (".", "..", MANIFEST))
+
+
 def extract(paths, outdir: str, *, force: bool = False, coverage: bool = False) -> tuple:
     """Write every payload of ``paths`` to its own file in ``outdir`` plus ``manifest.json``.
 
     All target names are checked first: without ``force`` nothing is written when any exists (a manifest of
     an earlier extract there is refused by name; with ``force`` the two manifests are merged: the earlier
-    entries whose files this run does not replace and which are still there stay listed).  Each file is
+    entries whose files this run does not replace and which are still there stay listed; an entry that does not
+    name a file directly in ``outdir`` is dropped).  A name longer than ``NAME_MAX`` is shortened, with a hash
+    of the whole name to keep it unique.  Each file is
     written atomically; if a write fails, the files this call created are removed again.  A run that found
     nothing to write and had errors writes nothing, not even a manifest (``doc["written"]`` is False).
     Empty payloads are listed under ``skipped``, never written as empty files.  Returns (manifest dict,
@@ -283,7 +307,8 @@ def extract(paths, outdir: str, *, force: bool = False, coverage: bool = False) 
                            f"nothing written")
     if earlier:
         new = {pl.name for pl in payloads}
-        kept = [p for p in earlier if p["path"] not in new and os.path.lexists(os.path.join(outdir, p["path"]))]
+        kept = [p for p in earlier if p["path"] not in new and _own_name(p["path"])
+                and os.path.lexists(os.path.join(outdir, p["path"]))]
         doc["payloads"] = kept + doc["payloads"]
         doc["merged"] = len(kept)
     targets = [os.path.join(outdir, pl.name) for pl in payloads] + [mpath]
