@@ -1,0 +1,22 @@
+# LLVM 23 layouts (no LLVM 23 tool is installable here): scripts/llvm23-layouts rewrites what LLVM 22 wrote
+# into LLVM 23's layout with obj2yaml-22 / yaml2obj-22 (see its docstring for the facts and their sources).
+# Also recorded: llvm-readobj-22's view of the ELF maps and of the COFF objects' symbols, for the tests.
+set -euo pipefail
+out="$TD/llvm23"
+mkdir -p "$out"
+L="$ROOT/scripts/llvm23-layouts"
+# raw-profile version 11 __llvm_prf_data (from the version-10 objects of scripts/testdata.d/46-profile.sh)
+"$L" profile-v11 "$TD/profile/prog-clang22.o" "$out/profile-v11.o"
+"$L" profile-v11 "$TD/profile/prog-i386.o" "$out/profile-v11-i386.o"
+"$L" profile-v11 "$TD/profile/vt-irpgo.o" "$out/profile-v11-irpgo.o" --raw-version 11
+# BB address maps in x86 COFF objects, with and without -ffunction-sections (associative COMDAT maps / one map)
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+for v in comdat text; do
+  fs=""; [ $v = comdat ] && fs="-ffunction-sections"
+  clang-22 -O1 -fno-inline $fs -c --target=x86_64-pc-windows-msvc "$SRC/llvm23/bbmap.c" -o "$tmp/$v.obj"
+  clang-22 -O1 -fno-inline $fs -fbasic-block-address-map -c --target=x86_64-linux-gnu "$SRC/llvm23/bbmap.c" \
+    -o "$out/bbmap-$v.o"
+  "$L" coff-bb-addr-map "$out/bbmap-$v.o" "$tmp/$v.obj" "$out/bbmap-$v.obj"
+  (cd "$out" && llvm-readobj-22 --elf-output-style=JSON --bb-addr-map "bbmap-$v.o" > "bbmap-$v.readobj.json")
+  (cd "$out" && llvm-readobj-22 --symbols --sections "bbmap-$v.obj" > "bbmap-$v.obj.readobj.txt")
+done
