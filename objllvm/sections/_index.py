@@ -7,7 +7,7 @@ edit.  tests/test_codec_index.py fails when it no longer matches what the codec 
 # add_arguments calls as (0: the parser / n: the n-th group, method, args, kwargs); True: import it to ask)
 KINDS = {
     'addrsig': ('addrsig', (0x6fff4c03,), ('.llvm_addrsig', '__DATA,__llvm_addrsig'), ('elf', 'coff', 'macho'), 0, False, None),
-    'bb-addr-map': ('bb_addr_map', (0x6fff4c08, 0x6fff4c0a), ('.llvm_bb_addr_map',), ('elf',), 0, False, (
+    'bb-addr-map': ('bb_addr_map', (0x6fff4c08, 0x6fff4c0a), ('.llvm_bb_addr_map',), ('elf', 'coff'), 0, False, (
         (0, 'add_argument', ('--pretty-pgo',), {'action': 'store_true', 'help': 'bb-addr-map: show block frequencies relative to the entry block and branch probabilities as percentages'}),)),
     'bitcode': ('bitcode', (0x6fff4c0c,), ('.llvmbc', '.llvm.lto', '__LLVM,__bitcode', '<bitcode>'), ('elf', 'coff', 'macho', 'bitcode'), 0, False, (
         (0, 'add_argument', ('--bitcode-symbols',), {'choices': ('defined', 'all', 'none'), 'default': 'defined', 'help': 'bitcode: which global symbols to list (default: the defined ones)'}),)),
