@@ -264,3 +264,75 @@ def _walk_functions(doc):
         for v in doc:
             out += _walk_functions(v)
     return out
+
+
+# -- call-graph sections: llvm-readobj --call-graph-info's lit inputs (LLVM 23) -----------------------------------
+# testdata/src/llvm23/call-graph-info.yaml holds the YAML documents of call-graph-info.test (9f1a4ace) and
+# call-graph-info-warn-invalid-flags.test (cc804fd9); the expected values are those tests' LLVM_* CHECK lines.
+TID_A, TID_B = 0x3ECBEEF531F74424, 0x308E4B8159BC8654
+CG_EXPECTED = {
+    1: [("foo", 0x1790, True, TID_A, [], []), ("bar", 0x17A0, True, TID_A, [], []),
+        ("baz", 0x17B0, True, TID_B, [], []),
+        ("main", 0x17C0, True, 0xFA6809609A76AFCA, [("foo", 0x1790), ("bar", 0x17A0), ("baz", 0x17B0)],
+         [TID_A, TID_B])],
+    2: [("foo", None, True, 0xF85C699BB8EF20A2, [], []), ("bar", None, True, 0xF85C699BB8EF20A2, [], []),
+        ("baz", None, True, TID_B, [], []),
+        ("caller", None, True, 0xA9494DEF81A01DC, [("foo", None), ("bar", None), ("baz", None)],
+         [0xF85C699BB8EF20A2, TID_B])],
+    3: [("foo", None, False, 0x123456789ABCDEF0, [], [])],
+}
+
+
+def _cg_address(a, linked):
+    """(name, address) as llvm-readobj --call-graph-info gives them: a linked file's address and the function
+    there; an object's relocation target (symbol + addend: the Thumb entry's stored 1 is no part of it)."""
+    if linked:
+        return (a.symbol, a.value)
+    assert a.addend == 0
+    return (a.symbol, None)
+
+
+@pytest.mark.parametrize("doc", [1, 2, 3])
+def test_call_graph_info_lit_inputs(doc):
+    secs = _sections(D / f"call-graph-info-{doc}.o", "call-graph")
+    assert len(secs) == 1
+    obj, _s, d = secs[0]
+    assert d.status == "decoded" and not d.warnings
+    linked = not obj.is_relocatable
+    got = []
+    for f in d.model.functions:
+        name, addr = _cg_address(f.function, linked)
+        got.append((name, addr, f.is_indirect_target, f.type_id,
+                    [_cg_address(c, linked) for c in f.direct_callees], list(f.indirect_type_ids)))
+        assert f.version == 0
+    assert got == CG_EXPECTED[doc]
+
+
+def test_call_graph_undefined_flag_bits_are_warned_about():
+    """call-graph-info-warn-invalid-flags.test: flags 0x08; LLVM warns "Expected [0-7] but found [8]".  The
+    warning is located at the flags byte; the record (cut after its flags) is then an error at its offset."""
+    obj, s, d = _sections(D / "call-graph-info-4.o", "call-graph")[0]
+    assert [w.offset for w in d.warnings] == [1]
+    assert "flags 0x8 have bits LLVM does not define" in str(d.warnings[0]) and "call-graph-info-4.o" in str(d.warnings[0])
+    assert d.status == "error" and d.error.offset == 2
+    rc, out, err = run_objllvm("dump", "--section", "call-graph", D / "call-graph-info-4.o")
+    assert rc != 0 and "flags 0x8" in err
+
+
+def test_call_graph_undefined_flag_bits_on_a_whole_record(tmp_path):
+    """A whole record whose flags carry an undefined bit besides defined ones: warned, read by the defined bits,
+    and written back with the flags as they were."""
+    from objllvm.sections.registry import find_codec
+    path = TESTDATA / "llvm22" / "callgraph.o"
+    data = bytearray(path.read_bytes())
+    obj = open_object(str(path))
+    s = next(s for s in obj.sections if s.name == ".llvm.callgraph")
+    data[s.offset + 1] |= 0x40
+    bad = next(open_data(bytes(data), "cg.o"))
+    sec = next(x for x in bad.sections if x.index == s.index)
+    d = decode_section(bad, sec)
+    assert d.status == "decoded" and [w.offset for w in d.warnings] == [1]
+    assert d.model.functions[0].flags & 0x40
+    good = decode_section(obj, s)
+    assert [f.type_id for f in d.model.functions] == [f.type_id for f in good.model.functions]
+    assert find_codec(sec, bad).encode(d.model, SectionContext.for_section(bad, sec)) == bytes(sec.data())
