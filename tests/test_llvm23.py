@@ -336,3 +336,75 @@ def test_call_graph_undefined_flag_bits_on_a_whole_record(tmp_path):
     good = decode_section(obj, s)
     assert [f.type_id for f in d.model.functions] == [f.type_id for f in good.model.functions]
     assert find_codec(sec, bad).encode(d.model, SectionContext.for_section(bad, sec)) == bytes(sec.data())
+
+
+# -- OffloadBinary: nested images, a version newer than 3, COFF (llvm-objdump --offloading's LLVM 23 lit inputs) --
+# testdata/src/llvm23/offload-*.yaml: the !Offload documents of llvm/test/tools/llvm-objdump/Offloading/
+# (nested-offload-binary.test 0d5ced82, Inputs/inner.yaml 594c6ce3, nested-offload-binary-fails.test 8fd476b8,
+# coff.test 85144d88, Inputs/binary.yaml fe26ceab), built by yaml2obj-22.  Expected: those tests' CHECK lines.
+def _image_rows(model, prefix=""):
+    from objllvm.sections import offloading as off
+    out = []
+    for i, e in enumerate(model.entries):
+        out.append((f"{prefix}{i}", off.OBJDUMP_KIND.get(e.image_kind, "<none>"), e.arch, e.triple,
+                    off.offload_kind_name(e.offload_kind), len(e.nested.entries) if e.nested is not None else None))
+        if e.nested is not None:
+            out += _image_rows(e.nested, f"{prefix}{i}.")
+    return out
+
+
+def test_nested_offload_binaries_as_llvm_objdump_shows_them():
+    (obj, s, d), = _sections(D / "offload-nested.o", "offloading")
+    assert d.status == "decoded" and not d.warnings
+    inner = [("llvm ir", "arch1", "x-y-z", "openmp", None), ("llvm ir", "arch2", "x-y-z", "openmp", None)]
+    want = []
+    for i, triple in enumerate(("x-y-z", "a-b-c")):
+        want.append((f"{i}", "elf", "none", triple, "openmp", 2))
+        want += [(f"{i}.{j}",) + row for j, row in enumerate(inner)]
+    assert _image_rows(d.model) == want
+    from objllvm.sections.registry import find_codec
+    assert find_codec(s, obj).encode(d.model, SectionContext.for_section(obj, s)) == bytes(s.data())
+    rc, out, err = run_objllvm("dump", "--section", "offloading", D / "offload-nested.o")
+    assert rc == 0 and "OFFLOADING IMAGE [1.1]" in out and "nested images  2" in out
+    rc, out, err = run_objllvm("dump", "--json", "--section", "offloading", D / "offload-nested.o")
+    e0 = json.loads(out)["files"][0]["sections"][0]["content"]["blobs"][0]["entries"][0]
+    assert [x["arch"] for x in e0["nested"]["blobs"][0]["entries"] + e0["nested"]["blobs"][1]["entries"]] == \
+        ["arch1", "arch2"]
+
+
+def test_nested_offload_binary_that_fails_is_a_warning_and_the_image_stays():
+    """LLVM: the outer image, then "failed to extract nested OffloadBinary"."""
+    (obj, s, d), = _sections(D / "offload-nested-fails.o", "offloading")
+    assert d.status == "decoded" and len(d.model.entries) == 1
+    e = d.model.entries[0]
+    assert e.image == b"\x10\xff\x10\xad" and e.nested is None and e.nested_error
+    assert [w.offset for w in d.warnings] == [e.image_offset]
+    assert "failed to extract nested OffloadBinary" in str(d.warnings[0])
+
+
+def test_offloading_in_coff_agrees_with_llvm_objdump():
+    # (two sections: the empty one of the YAML, the one llvm-objcopy added; LLVM reads every one by its name)
+    rows = [r[1:5] for _o, _s, d in _sections(D / "offload-coff.obj", "offloading") for r in _image_rows(d.model)]
+    want = [("llvm ir", "gfx908", "amdgcn-amd-amdhsa", "openmp"), ("llvm ir", "gfx90a", "amdgcn-amd-amdhsa", "openmp"),
+            ("cubin", "sm_52", "nvptx64-nvidia-cuda", "openmp"), ("<none>", "sm_70", "nvptx64-nvidia-cuda", "none")]
+    assert rows == want                                        # coff.test's CHECK lines
+    text = (D / "offload-coff.objdump.txt").read_text()        # llvm-objdump-22 on the same file
+    got = re.findall(r"kind +(.*)\narch +(.*)\ntriple +(.*)\nproducer +(.*)", text)
+    assert [tuple(x) for x in got] == want
+
+
+def test_offload_binary_newer_version_is_read_with_a_warning():
+    """OffloadBinary.h (LLVM main, PR #222774): Version = 3, the header 40 bytes.  A version-4 blob: a warning
+    naming 4 and 3, the images read with version 3's layout, the bytes kept."""
+    from objllvm.sections import offloading as off
+    blob = bytearray(off.write_offload_binary([{"image": b"\x7fELF" + bytes(12), "image_kind": 1, "offload_kind": 1,
+                                                "strings": [("triple", "x86_64-pc-linux-gnu"), ("arch", "generic")]}],
+                                              version=3))
+    blob[4] = 4
+    ctx = SectionContext()
+    codec = off.OffloadingCodec()
+    m = codec.decode(bytes(blob), ctx)
+    assert [w.offset for w in ctx.warnings] == [4]
+    assert "OffloadBinary version 4" in str(ctx.warnings[0]) and "version 3's layout" in str(ctx.warnings[0])
+    assert m.entries[0].triple == "x86_64-pc-linux-gnu" and m.blobs[0].version == 4
+    assert codec.encode(m, ctx) == bytes(blob)

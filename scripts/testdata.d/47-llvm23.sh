@@ -24,3 +24,19 @@ done
 for n in 1 2 3 4; do
   yaml2obj-22 --docnum=$n "$SRC/llvm23/call-graph-info.yaml" -o "$out/call-graph-info-$n.o"
 done
+# llvm-objdump --offloading's lit inputs (LLVM 23): nested OffloadBinaries, a nested one that does not decode,
+# the COFF object (llvm-objdump-22 reads the COFF one; the nesting it does not show)
+yaml2obj-22 "$SRC/llvm23/offload-inner.yaml" -o "$tmp/inner.bin"
+sed "s/INNER_IMAGE/$(od -An -v -tx1 "$tmp/inner.bin" | tr -d ' \n')/" "$SRC/llvm23/offload-nested.yaml" \
+  | yaml2obj-22 - -o "$tmp/nested.bin"
+yaml2obj-22 "$SRC/llvm23/offload-nested-fails.yaml" -o "$tmp/nested-fails.bin"
+# (objllvm reads OffloadBinaries in object files: each goes into an ELF object's SHT_LLVM_OFFLOADING section)
+for n in nested nested-fails; do
+  printf -- '--- !ELF\nFileHeader: {Class: ELFCLASS64, Data: ELFDATA2LSB, Type: ET_REL, Machine: EM_X86_64}\n%s\n%s\n' \
+    'Sections:' "  - {Name: .llvm.offloading, Type: SHT_LLVM_OFFLOADING, Flags: [SHF_EXCLUDE], AddressAlign: 8, Content: $(od -An -v -tx1 "$tmp/$n.bin" | tr -d ' \n')}" \
+    | yaml2obj-22 - -o "$out/offload-$n.o"
+done
+yaml2obj-22 "$SRC/llvm23/offload-binary.yaml" -o "$tmp/binary.bin"
+yaml2obj-22 "$SRC/llvm23/offload-coff.yaml" -o "$out/offload-coff.obj"
+llvm-objcopy-22 --add-section ".llvm.offloading=$tmp/binary.bin" "$out/offload-coff.obj"
+(cd "$out" && llvm-objdump-22 --offloading offload-coff.obj > offload-coff.objdump.txt)
