@@ -408,3 +408,14 @@ def test_offload_binary_newer_version_is_read_with_a_warning():
     assert "OffloadBinary version 4" in str(ctx.warnings[0]) and "version 3's layout" in str(ctx.warnings[0])
     assert m.entries[0].triple == "x86_64-pc-linux-gnu" and m.blobs[0].version == 4
     assert codec.encode(m, ctx) == bytes(blob)
+
+
+def test_coff_bb_map_draws_its_cfg():
+    """cfg reads a COFF object's maps as an ELF object's: the function's blocks, at its address."""
+    rc, out, err = run_objllvm("cfg", "--function", "helper", "-o", "-", D / "bbmap-comdat.obj")
+    assert rc == 0, err
+    blocks = re.findall(r'b(\d+) \[label="#\d+\\n(0x[0-9a-f]+)-(0x[0-9a-f]+)', out)
+    want = _readobj_functions(D / "bbmap-comdat.readobj.json")["helper"]
+    assert [(int(b), int(s, 16), int(e, 16) - int(s, 16)) for b, s, e in blocks] == [w[:3] for w in want]
+    rc, out, err = run_objllvm("cfg", "--function", "entry", "-o", "-", D / "bbmap-text.obj")
+    assert rc == 0 and "entry @ 0x20" in out
