@@ -419,3 +419,39 @@ def test_coff_bb_map_draws_its_cfg():
     assert [(int(b), int(s, 16), int(e, 16) - int(s, 16)) for b, s, e in blocks] == [w[:3] for w in want]
     rc, out, err = run_objllvm("cfg", "--function", "entry", "-o", "-", D / "bbmap-text.obj")
     assert rc == 0 and "entry @ 0x20" in out
+
+
+# -- .debug_llvm_dyndbg (LLVM main: SHT_LLVM_DYNDBG_ELF, PRs #208803, #214188) ----------------------------------
+def test_dyndbg_inner_object_is_read():
+    """The embedded object's functions are what llvm-nm-22 lists in it; the section re-encodes byte for byte."""
+    (obj, s, d), = _sections(D / "dyndbg.o", "dyndbg-elf")
+    assert d.status == "decoded" and not d.warnings
+    m = d.model
+    assert (m.format_name, m.file_type, m.machine) == ("elf64-little-x86-64", "ET_REL", "x86-64")
+    nm = [ln.split() for ln in (D / "dyndbg-inner.nm.txt").read_text().splitlines()]
+    want = sorted((name, int(v, 16), int(z, 16)) for v, z, t, name in nm if t.lower() == "t")
+    assert sorted((n, v, z) for n, _i, v, z in m.functions) == want
+    assert any(x.name == ".text" for x in m.sections)
+    from objllvm.sections.registry import find_codec
+    assert find_codec(s, obj).encode(m, SectionContext.for_section(obj, s)) == bytes(s.data())
+
+
+@pytest.mark.parametrize("cut,where", [(4, None), (40, None), (None, 0)])
+def test_dyndbg_bad_image_is_located_and_listed(cut, where):
+    """A cut image or one that is not ELF: a located error, the section still listed, exit non-zero."""
+    path = D / "dyndbg.o"
+    obj = open_object(str(path))
+    s = next(x for x in obj.sections if x.name == ".debug_llvm_dyndbg")
+    data = bytearray(path.read_bytes())
+    if cut is None:
+        data[s.offset:s.offset + 4] = b"JUNK"
+        bad = next(open_data(bytes(data), "bad.o"))
+    else:
+        # the section header's sh_size (u64 at 32 in the 64-byte header at e_shoff + 64 * index) made smaller
+        hdr = struct.unpack_from("<Q", data, 0x28)[0] + 64 * s.index
+        struct.pack_into("<Q", data, hdr + 32, cut)
+        bad = next(open_data(bytes(data), "bad.o"))
+    d = decode_section(bad, next(x for x in bad.sections if x.index == s.index))
+    assert d.status == "error" and d.error.offset is not None
+    if where is not None:
+        assert d.error.offset == where and "not an ELF image" in str(d.error)

@@ -40,3 +40,11 @@ yaml2obj-22 "$SRC/llvm23/offload-binary.yaml" -o "$tmp/binary.bin"
 yaml2obj-22 "$SRC/llvm23/offload-coff.yaml" -o "$out/offload-coff.obj"
 llvm-objcopy-22 --add-section ".llvm.offloading=$tmp/binary.bin" "$out/offload-coff.obj"
 (cd "$out" && llvm-objdump-22 --offloading offload-coff.obj > offload-coff.objdump.txt)
+# dynamic debugging (LLVM main): the -O0 object of a source embedded in its -O2 object as .debug_llvm_dyndbg of
+# type SHT_LLVM_DYNDBG_ELF (PR #208803), the way clang -fdynamic-debugging lays it out (PR #216307); the inner
+# object's defined symbols as llvm-nm-22 lists them
+clang-22 -O0 -c "$SRC/llvm23/bbmap.c" -o "$tmp/inner.o"
+clang-22 -O2 -c "$SRC/llvm23/bbmap.c" -o "$out/dyndbg.o"
+llvm-objcopy-22 --add-section ".debug_llvm_dyndbg=$tmp/inner.o" \
+  --set-section-type=.debug_llvm_dyndbg=0x6fff4c10 "$out/dyndbg.o"
+llvm-nm-22 -S --defined-only "$tmp/inner.o" > "$out/dyndbg-inner.nm.txt"
