@@ -61,7 +61,8 @@ def test_v11_record_layout_is_llvm23s():
 
 
 @pytest.mark.parametrize("v10,v11", [("prog-clang22.o", "profile-v11.o"), ("prog-i386.o", "profile-v11-i386.o"),
-                                     ("vt-irpgo.o", "profile-v11-irpgo.o")])
+                                     ("vt-irpgo.o", "profile-v11-irpgo.o"),
+                                     ("prog-clang22-coff.obj", "profile-v11-coff.obj")])
 def test_v11_objects_read_as_their_v10_originals(v10, v11):
     """Every record of the version-11 object is its LLVM 22 original's, read through the new layout: name,
     hashes, counters and bitmap found through the moved relocations, function, value sites; the new fields
@@ -455,3 +456,35 @@ def test_dyndbg_bad_image_is_located_and_listed(cut, where):
     assert d.status == "error" and d.error.offset is not None
     if where is not None:
         assert d.error.offset == where and "not an ELF image" in str(d.error)
+
+
+# -- where the counters are: every record's counters, together, fill the counters sections exactly ------------
+@pytest.mark.parametrize("path", [P / "prog-clang22.o", P / "prog-clang19.o", P / "prog-i386.o",
+                                  P / "prog-clang22-coff.obj", P / "prog-clang19-coff.obj",
+                                  P / "prog-clang22-macho.o", D / "profile-v11.o", D / "profile-v11-i386.o",
+                                  D / "profile-v11-coff.obj"], ids=lambda p: p.name)
+def test_counters_of_the_records_fill_the_counters_sections(path):
+    """Each function's counters are its own run of the counters section(s): located through the relocations
+    (a COFF IMAGE_REL_AMD64_REL32 counts from the end of its 4 bytes), the runs neither overlap nor leave a gap."""
+    obj = open_object(str(path))
+    sizes = {s.index: s.size for s in obj.sections}
+    runs = {}
+    for _o, _s, d in _data_sections(path):
+        for r in d.model.records:
+            assert r.counters is not None, r.name
+            runs.setdefault(r.counters.section_index, []).append((r.counters.offset, r.num_counters * 8))
+    assert runs
+    for index, rs in runs.items():
+        at = 0
+        for off, n in sorted(rs):
+            assert off == at, (index, sorted(rs))
+            at += n
+        assert at == sizes[index]
+    # the MC/DC bitmaps: inside their section, one run per function, no two overlapping
+    bits = sorted((r.bitmap.section_index, r.bitmap.offset, r.num_bitmap_bytes)
+                  for _o, _s, d in _data_sections(path) for r in d.model.records if r.num_bitmap_bytes)
+    assert bits and all(r.bitmap is not None for _o, _s, d in _data_sections(path) for r in d.model.records
+                        if r.num_bitmap_bytes)
+    for (i1, o1, n1), (i2, o2, n2) in zip(bits, bits[1:]):
+        assert i1 != i2 or o1 + n1 <= o2
+    assert all(o + n <= sizes[i] for i, o, n in bits)

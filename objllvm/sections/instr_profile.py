@@ -39,6 +39,7 @@ RAW_VERSION = 10                 # the layout LLVM 19 and 22 write
 LAYOUTS = (10, 11)               # the record layouts read; 11 is LLVM 23's (PR #190708)
 NEWEST = LAYOUTS[-1]
 _WHO = {10: "the one LLVM 19 and 22 write", 11: "LLVM 23's"}
+COFF_REL32 = {"x86-64": 0x0004, "i386": 0x0014}   # IMAGE_REL_AMD64_REL32, IMAGE_REL_I386_REL32
 
 
 @dataclass(frozen=True)
@@ -255,26 +256,49 @@ def decode_data(data, ctx) -> ProfileData:
     nb_off = lay.bitmap_count
     ptr_fields = {lay.field(name): name for name in lay.pointers}
     relocs = {}
+    pairs = {}          # Mach-O: SUBTRACTOR then UNSIGNED at one place (the field is A - B + the stored word)
+    macho = ctx.format == "macho"
     for rel in rel_list:
         within = rel.offset % size
         if within not in ptr_fields:
             raise _layout_error(f"a relocation at offset {rel.offset:#x} is not on a pointer field of a "
                                 f"{size}-byte record", rel.offset, out, lay.version)
         relocs.setdefault(rel.offset, rel)
+        if macho:
+            pairs.setdefault(rel.offset, []).append(rel)
     cnts = [s for s in obj.sections if section_role(s, obj) == "cnts"] if obj is not None else []
     ucnts = [s for s in obj.sections if section_role(s, obj) == "ucnts"] if obj is not None else []
     bits = [s for s in obj.sections if section_role(s, obj) == "bits"] if obj is not None else []
     linked = not ctx.is_relocatable
     base_addr = ctx.section.addr if ctx.section is not None else 0
     v11 = lay.version >= 11
+    coff_rel32 = COFF_REL32.get(ctx.machine) if ctx.format == "coff" else None
 
     def locate(rec_off, field_off, raw, candidates, what, count, unit):
         rel = relocs.get(rec_off + field_off)
+        pair = pairs.get(rec_off + field_off) if macho else None
+        if pair is not None and len(pair) == 2:
+            b, a = pair[0].symbol, pair[1].symbol
+            if a is None or b is None:
+                return None
+            # symbol values are addresses in a Mach-O object: the field is A - B + raw, relative to the record
+            target = a.value - b.value + _signed(raw, ptr) + base_addr + rec_off
+            for s in candidates:
+                if s.addr <= target <= s.addr + s.size:
+                    return Location(s.index, s.name, target - s.addr, "relocation")
+            return None
         if rel is not None:
             sym = rel.symbol
             if sym is None:
                 return None
-            addend = rel.addend if rel.addend is not None else _signed(raw, ptr)
+            if rel.addend is not None:
+                addend = rel.addend
+            elif coff_rel32 and rel.type == coff_rel32:
+                # a 32-bit relative relocation: its addend is the field's low 4 bytes, and it counts from the
+                # end of those 4 bytes, not from the field
+                addend = _signed(raw & 0xFFFFFFFF, 4) - 4
+            else:
+                addend = _signed(raw, ptr)
             sec = sections.get(sym.shndx)
             if sec is None:
                 return None

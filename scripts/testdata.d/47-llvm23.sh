@@ -8,6 +8,7 @@ L="$ROOT/scripts/llvm23-layouts"
 # raw-profile version 11 __llvm_prf_data (from the version-10 objects of scripts/testdata.d/46-profile.sh)
 "$L" profile-v11 "$TD/profile/prog-clang22.o" "$out/profile-v11.o"
 "$L" profile-v11 "$TD/profile/prog-i386.o" "$out/profile-v11-i386.o"
+"$L" profile-v11 "$TD/profile/prog-clang22-coff.obj" "$out/profile-v11-coff.obj"
 "$L" profile-v11 "$TD/profile/vt-irpgo.o" "$out/profile-v11-irpgo.o" --raw-version 11
 # BB address maps in x86 COFF objects, with and without -ffunction-sections (associative COMDAT maps / one map)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
