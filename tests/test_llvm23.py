@@ -268,8 +268,8 @@ def _walk_functions(doc):
 
 
 # -- call-graph sections: llvm-readobj --call-graph-info's lit inputs (LLVM 23) -----------------------------------
-# testdata/src/llvm23/call-graph-info.yaml holds the YAML documents of call-graph-info.test (9f1a4ace) and
-# call-graph-info-warn-invalid-flags.test (cc804fd9); the expected values are those tests' LLVM_* CHECK lines.
+# testdata/src/llvm23/call-graph-info.yaml holds the YAML documents of call-graph-info.test (9f1a4ace); the
+# expected values are that test's LLVM_* CHECK lines.
 TID_A, TID_B = 0x3ECBEEF531F74424, 0x308E4B8159BC8654
 CG_EXPECTED = {
     1: [("foo", 0x1790, True, TID_A, [], []), ("bar", 0x17A0, True, TID_A, [], []),
@@ -310,13 +310,15 @@ def test_call_graph_info_lit_inputs(doc):
 
 
 def test_call_graph_undefined_flag_bits_are_warned_about():
-    """call-graph-info-warn-invalid-flags.test: flags 0x08; LLVM warns "Expected [0-7] but found [8]".  The
-    warning is located at the flags byte; the record (cut after its flags) is then an error at its offset."""
-    obj, s, d = _sections(D / "call-graph-info-4.o", "call-graph")[0]
+    """call-graph-info-warn-invalid-flags.test's input (testdata/malformed/call-graph-undefined-flags.o): flags 0x08,
+    the record cut after them; LLVM warns "Expected [0-7] but found [8]".  The warning is located at the flags
+    byte; the cut record is then an error at its offset."""
+    path = TESTDATA / "malformed" / "call-graph-undefined-flags.o"
+    obj, s, d = _sections(path, "call-graph")[0]
     assert [w.offset for w in d.warnings] == [1]
-    assert "flags 0x8 have bits LLVM does not define" in str(d.warnings[0]) and "call-graph-info-4.o" in str(d.warnings[0])
+    assert "flags 0x8 have bits LLVM does not define" in str(d.warnings[0])
     assert d.status == "error" and d.error.offset == 2
-    rc, out, err = run_objllvm("dump", "--section", "call-graph", D / "call-graph-info-4.o")
+    rc, out, err = run_objllvm("dump", "--section", "call-graph", path)
     assert rc != 0 and "flags 0x8" in err
 
 
