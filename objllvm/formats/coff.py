@@ -20,6 +20,8 @@ IMAGE_FILE_EXECUTABLE_IMAGE = 0x0002
 IMAGE_FILE_DLL = 0x2000
 IMAGE_SCN_CNT_UNINITIALIZED_DATA = 0x80
 IMAGE_SCN_ALIGN_MASK = 0x00F00000
+IMAGE_SYM_CLASS_STATIC = 3
+IMAGE_COMDAT_SELECT_ASSOCIATIVE = 5
 # /bigobj: sig1 = 0, sig2 = 0xFFFF, version >= 2, then this class GUID.
 BIGOBJ_CLASS_ID = bytes.fromhex("c7a1bad1eebaa94baf20faf66aa4dcb8")
 
@@ -147,6 +149,7 @@ class CoffFile(ObjectFile):
             sec.header_offset = pos
             self.sections.append(sec)
         self._symbols = None
+        self._associated = None
 
     def _err(self, msg, off):
         return DecodeError(msg, file=self.path, member=self.member, offset=off)
@@ -202,6 +205,37 @@ class CoffFile(ObjectFile):
                     i += 1 + naux
             self._symbols = out
         return self._symbols
+
+    def associated_section(self, section: Section) -> int:
+        """The section number a COMDAT ``section`` is associative to (IMAGE_COMDAT_SELECT_ASSOCIATIVE in the
+        section-definition record after its section symbol), the COFF counterpart of an ELF sh_link; 0 for a
+        section that is not.  LLVM writes a function's BB address map this way (PR #191347)."""
+        if self._associated is None:
+            self._associated = self._read_associations()
+        return self._associated.get(section.index, 0)
+
+    def _read_associations(self) -> dict:
+        """{section number: associated section number} from the auxiliary section-definition records (static
+        symbols of the section's number followed by one record: u32 length, u16 relocations, u16 line
+        numbers, u32 checksum, u16 number, u8 selection, and in /bigobj a u16 high half of the number at 16)."""
+        out = {}
+        st = self._sym
+        base, n = self.symbol_table_offset, self.number_of_symbols
+        if not base:
+            return out
+        end = min(n, (len(self.data) - base) // st.size)
+        i = 0
+        while i < end:
+            _name8, value, secno, _typ, sclass, naux = st.unpack_from(self.data, base + i * st.size)
+            if sclass == IMAGE_SYM_CLASS_STATIC and naux >= 1 and value == 0 and secno > 0 and i + 1 < end:
+                aux = base + (i + 1) * st.size
+                number, selection = struct.unpack_from("<HB", self.data, aux + 12)
+                if self.bigobj:
+                    number |= struct.unpack_from("<H", self.data, aux + 16)[0] << 16
+                if selection == IMAGE_COMDAT_SELECT_ASSOCIATIVE and number:
+                    out.setdefault(secno, number)
+            i += 1 + naux
+        return out
 
     def relocations_for(self, section: Section) -> list:
         """The section's relocations (10-byte records: offset, COFF symbol index, type); the addend is implicit

@@ -7,7 +7,7 @@ edit.  tests/test_codec_index.py fails when it no longer matches what the codec 
 # add_arguments calls as (0: the parser / n: the n-th group, method, args, kwargs); True: import it to ask)
 KINDS = {
     'addrsig': ('addrsig', (0x6fff4c03,), ('.llvm_addrsig', '__DATA,__llvm_addrsig'), ('elf', 'coff', 'macho'), 0, False, None),
-    'bb-addr-map': ('bb_addr_map', (0x6fff4c08, 0x6fff4c0a), ('.llvm_bb_addr_map',), ('elf',), 0, False, (
+    'bb-addr-map': ('bb_addr_map', (0x6fff4c08, 0x6fff4c0a), ('.llvm_bb_addr_map',), ('elf', 'coff'), 0, False, (
         (0, 'add_argument', ('--pretty-pgo',), {'action': 'store_true', 'help': 'bb-addr-map: show block frequencies relative to the entry block and branch probabilities as percentages'}),)),
     'bitcode': ('bitcode', (0x6fff4c0c,), ('.llvmbc', '.llvm.lto', '__LLVM,__bitcode', '<bitcode>'), ('elf', 'coff', 'macho', 'bitcode'), 0, False, (
         (0, 'add_argument', ('--bitcode-symbols',), {'choices': ('defined', 'all', 'none'), 'default': 'defined', 'help': 'bitcode: which global symbols to list (default: the defined ones)'}),)),
@@ -17,6 +17,7 @@ KINDS = {
     'coff-directives': ('coff_directives', (), ('.drectve',), ('coff',), 0, False, None),
     'coverage': ('coverage_map', (), ('__llvm_covfun', '__llvm_covmap'), ('elf', 'coff', 'macho'), 0, True, None),
     'deplibs': ('deplibs', (0x6fff4c04,), ('.deplibs',), ('elf',), 0, False, None),
+    'dyndbg-elf': ('dyndbg', (), ('.debug_llvm_dyndbg',), ('elf',), 0, False, None),
     'faultmaps': ('faultmaps', (), ('.llvm_faultmaps', '__LLVM_FAULTMAPS,__llvm_faultmaps'), ('elf', 'coff', 'macho'), 0, False, None),
     'hwasan-global-descriptors': ('hwasan_descriptors', (), ('hwasan_globals',), ('elf',), 0, False, None),
     'hwasan-globals': ('hwasan_globals', (), ('.note.hwasan.globals',), ('elf',), 0, False, None),
@@ -49,6 +50,7 @@ MODULES = (
     'coff_directives',
     'coverage_map',
     'deplibs',
+    'dyndbg',
     'faultmaps',
     'hwasan_descriptors',
     'hwasan_globals',

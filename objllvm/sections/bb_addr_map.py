@@ -305,10 +305,31 @@ def _uleb(data, pos, end, what, bits=32):
     return result, pos, minimal
 
 
+def _text_section(ctx):
+    """The text section a relocatable object's map describes (None in a linked file): ELF sh_link; in COFF
+    the section a COMDAT map is associative to, else the section its first address relocation points into."""
+    if not ctx.is_relocatable or ctx.section is None:
+        return None
+    if ctx.format != "coff":
+        return ctx.section.link
+    assoc = getattr(ctx.obj, "associated_section", None)
+    n = assoc(ctx.section) if assoc is not None else 0
+    if n:
+        return n
+    for r in ctx.relocations:
+        if r.symbol is not None and r.symbol.shndx > 0:
+            return r.symbol.shndx
+    return None
+
+
 def _name_finder(ctx):
     """address -> function symbol name, as llvm-readobj finds it (STT_FUNC symbols at the address;
-    in relocatable objects only those in the map's linked text section; the first in table order)."""
-    shndx = ctx.section.link if (ctx.is_relocatable and ctx.section is not None) else None
+    in relocatable objects only those in the map's linked text section; the first in table order).
+    COFF function symbols are those of type DTYPE_FUNCTION (0x20)."""
+    shndx = _text_section(ctx)
+    fn_type = 2
+    if ctx.format == "coff":
+        fn_type = 0x20
     arm = ctx.machine == "arm"
     # (asked first: the context checks the object's symbols when first asked, and that fills symbol_name_errors)
     pending = getattr(ctx, "symbols_pending", False)
@@ -319,7 +340,7 @@ def _name_finder(ctx):
         return ctx.obj.function_names(shndx, arm).get     # without a Symbol per symbol
     names, unnamed = {}, {}
     for s in ctx.symbols:
-        if s.type != 2 or (shndx is not None and s.shndx != shndx):
+        if s.type != fn_type or (shndx is not None and s.shndx != shndx):
             continue
         v = s.value & ~1 if arm else s.value
         if v in names or v in unnamed:
@@ -649,7 +670,7 @@ def _decode_into(data, ctx, stype, functions):
     from_bytes = int.from_bytes
     names = _name_finder(ctx)
     relocs = _relocated_words(ctx)
-    text_index = ctx.section.link if (ctx.section is not None and ctx.is_relocatable) else None
+    text_index = _text_section(ctx)
     legacy = stype == SHT_LLVM_BB_ADDR_MAP_V0
     pos = 0
     head = 3 + asz              # version, feature, address, one-byte block count
@@ -1372,6 +1393,7 @@ class BBAddrMapCodec(Codec):
     description = "basic-block address maps (-fbasic-block-sections=labels / -basic-block-address-map), PGO analysis"
     sh_types = (SHT_LLVM_BB_ADDR_MAP_V0, SHT_LLVM_BB_ADDR_MAP)
     names = (".llvm_bb_addr_map",)
+    formats = ("elf", "coff")    # COFF: x86 objects of LLVM 23 (PR #191347), same wire format
     typed_names = True
 
     @classmethod
@@ -1413,7 +1435,7 @@ class BBAddrMapCodec(Codec):
         if stype is None:
             stype = ctx.section.type if ctx.section is not None and ctx.section.type in TYPE_NAMES \
                 else SHT_LLVM_BB_ADDR_MAP
-        text = ctx.section.link if (ctx.section is not None and ctx.is_relocatable) else None
+        text = _text_section(ctx)
         try:
             fns = [function_from_dict(f, text) for f in d.get("functions", [])]
         except (KeyError, TypeError, ValueError) as exc:

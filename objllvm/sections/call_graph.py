@@ -8,7 +8,9 @@ A sequence of per-function records (llvm/docs/CallGraphSection.md), record forma
 * when flag bit 1: ULEB128 count, then that many address-sized direct callee addresses;
 * when flag bit 2: ULEB128 count, then that many u64 type ids of the indirect call sites' callees.
 
-Any other record version is an error at that record.
+Any other record version is an error at that record; flag bits past bit 2 are warned about at their record
+(llvm-readobj ``--call-graph-info``, LLVM 23: PRs #176260, #198929) and the record is read by its defined bits.
+Every call-graph section of a file is decoded (one per text section with ``-ffunction-sections``).
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from .support.addresses import Address, Resolver
 
 SHT_LLVM_CALL_GRAPH = 0x6FFF4C0F
 F_INDIRECT_TARGET, F_DIRECT_CALLEES, F_INDIRECT_CALLS = 1, 2, 4
+F_KNOWN = F_INDIRECT_TARGET | F_DIRECT_CALLEES | F_INDIRECT_CALLS
 
 
 @dataclass
@@ -63,6 +66,10 @@ class CallGraphCodec(Codec):
                     raise DecodeError(f"record {k}: unknown call graph record version {version} (expected 0)",
                                       offset=start)
                 flags = r.u8(f"record {k}: flags")
+                if flags & ~F_KNOWN:
+                    # llvm-readobj warns too ("Expected [0-7]"); the known bits still say what follows
+                    ctx.warn(f"record {k}: flags {flags:#x} have bits LLVM does not define ({flags & ~F_KNOWN:#x}; "
+                             f"expected 0x0 to {F_KNOWN:#x}): the record is read by the defined bits", start + 1)
                 p = r.pos
                 fn = res.at(p, r.uint(w, f"record {k}: function address"))
                 tid = r.u64(f"record {k}: type id")

@@ -8,8 +8,14 @@ u64 image_size``; string map entries ``{u64 key_offset, u64 value_offset}`` (ver
 ``{..., u64 value_size}`` (version >= 2).  Version 1 has exactly one entry per blob, and its header field after
 entries_offset is the entry size (40), not a count.
 
+An image that is itself an OffloadBinary (its first bytes the magic; LLVM 23 nests them, PR #199574) is decoded
+as nested blobs, to a depth of 8; one that does not decode is a warning at its offset and stays an image, as
+llvm-objdump's "failed to extract nested OffloadBinary".  A version newer than 3 is read with version 3's
+layout and a warning naming both.
+
 Encoding rebuilds each blob from its fields; bytes the fields do not account for (normally none) are kept as
-patches, so the round trip is byte-exact.  A compressed blob keeps its compressed bytes.
+patches, so the round trip is byte-exact.  A compressed blob keeps its compressed bytes; a nested blob stays
+the bytes of its image.
 """
 from __future__ import annotations
 
@@ -29,6 +35,7 @@ ENTRY = struct.Struct("<HHIQQQQ")             # 40 bytes
 STRING_V1 = struct.Struct("<QQ")
 STRING_V2 = struct.Struct("<QQQ")
 MAX_VERSION = 3
+MAX_NESTING = 8
 
 IMAGE_KINDS = {0: "none", 1: "object", 2: "bitcode", 3: "cubin", 4: "fatbinary", 5: "ptx", 6: "spirv"}
 IMAGE_EXT = {1: "o", 2: "bc", 3: "cubin", 4: "fatbin", 5: "s", 6: "spv"}
@@ -78,6 +85,8 @@ class OffloadEntry:
     strings: list = field(default_factory=list)
     image: bytes = b""
     content: dict | None = None       # what the image is (bitcode summary, ELF class/machine, ...)
+    nested: "Offloading | None" = None   # the image is an OffloadBinary itself: its blobs (derived)
+    nested_error: str | None = None   # it starts with the magic but does not decode (derived)
 
     def get(self, key: str, default: str = "") -> str:
         for s in self.strings:
@@ -147,7 +156,33 @@ def _decompress(kind: str, body: bytes, expected: int) -> bytes:
     return decompress(kind, body, expected, "the inflated size less the header")
 
 
-def _parse_entries(blob: bytes, version: int, entries_offset: int, count: int, base: int, identify) -> list:
+def _nest(e: OffloadEntry, base: int, identify, depth: int, warnings) -> None:
+    """Decode an image that is an OffloadBinary (nested blobs), up to MAX_NESTING deep."""
+    if e.image[:4] != MAGIC:
+        return
+    at = base + e.image_offset
+    if depth >= MAX_NESTING:
+        e.nested_error = f"nested OffloadBinary deeper than {MAX_NESTING} levels: kept as an image"
+        if warnings is not None:
+            warnings.append((f"entry {e.index}: {e.nested_error}", at))
+        return
+    sub = [] if warnings is not None else None
+    try:
+        e.nested = parse_offloading(e.image, base_offset=at, identify=identify, depth=depth + 1, warnings=sub)
+    except DecodeError as exc:
+        e.nested = exc.partial if exc.partial is not None and exc.partial.blobs else None
+        e.nested_error = exc.message
+        if warnings is not None:
+            warnings.append((f"entry {e.index}: failed to extract nested OffloadBinary: {e.nested_error}",
+                             exc.offset if exc.offset is not None else at))
+    if sub:
+        warnings.extend(sub)
+    e.content = {"format": "offload-binary", "images": len(e.nested.entries) if e.nested is not None else 0,
+                 "error": e.nested_error}
+
+
+def _parse_entries(blob: bytes, version: int, entries_offset: int, count: int, base: int, identify,
+                   depth: int = 0, warnings=None) -> list:
     size = len(blob)
     if count > (size - min(entries_offset, size)) // ENTRY.size or entries_offset + count * ENTRY.size > size:
         raise DecodeError(f"{count} entries of {ENTRY.size} bytes at blob offset {entries_offset:#x} run past the end "
@@ -179,7 +214,9 @@ def _parse_entries(blob: bytes, version: int, entries_offset: int, count: int, b
                 val = blob[vo:vo + vs]
             strings.append(StringEntry(decode_text(key), decode_text(val), ko, vo, vs))
         e = OffloadEntry(i, ik, ok, fl, so, ns, io, isz, strings, blob[io:io + isz])
-        if identify is not None:
+        if e.image[:4] == MAGIC:
+            _nest(e, base, identify, depth, warnings)
+        elif identify is not None:
             e.content = identify(e.image)
         entries.append(e)
     return entries
@@ -230,9 +267,10 @@ def _diff(a: bytes, b: bytes) -> list:
     return out
 
 
-def parse_offloading(data, *, base_offset: int = 0, identify=None) -> Offloading:
+def parse_offloading(data, *, base_offset: int = 0, identify=None, depth: int = 0, warnings=None) -> Offloading:
     """Every OffloadBinary blob in ``data`` (a section).  ``identify``: a function naming an image's content.
-    Raises DecodeError with ``partial`` = the blobs read so far."""
+    ``warnings``: a list that gets (message, offset) of what costs a value but not the blob (a nested blob that
+    does not decode, a version newer than 3).  Raises DecodeError with ``partial`` = the blobs read so far."""
     data = bytes(data)
     model = Offloading()
     pos = 0
@@ -246,9 +284,12 @@ def parse_offloading(data, *, base_offset: int = 0, identify=None) -> Offloading
             magic, version, size, eoff, ecount = HEADER_V1.unpack_from(data, pos)
             if magic != MAGIC:
                 raise DecodeError(f"bad OffloadBinary magic {magic.hex(' ')} (expected 10 ff 10 ad)", offset=base)
-            if version == 0 or version > MAX_VERSION:
+            if version == 0 or (version > MAX_VERSION and warnings is None):
                 raise DecodeError(f"unsupported OffloadBinary version {version} (expected 1..{MAX_VERSION})",
                                   offset=base + 4)
+            if version > MAX_VERSION:
+                warnings.append((f"OffloadBinary version {version}: objllvm reads versions 1 to {MAX_VERSION}: "
+                                 f"read with version {MAX_VERSION}'s layout", base + 4))
             hsize = HEADER_V3.size if version >= 3 else HEADER_V1.size
             if size < hsize or size > n - pos:
                 raise DecodeError(f"OffloadBinary size {size} is {'smaller than its header' if size < hsize else 'past the end of the section'} "
@@ -277,9 +318,10 @@ def parse_offloading(data, *, base_offset: int = 0, identify=None) -> Offloading
                                        f"{inflated}")
                         else:
                             full = bytearray(blob[:eoff]) + body
-                            b.entries = _parse_entries(bytes(full), version, eoff, count, base, identify)
+                            b.entries = _parse_entries(bytes(full), version, eoff, count, base, identify, depth,
+                                                       warnings)
             else:
-                b.entries = _parse_entries(blob, version, eoff, count, base, identify)
+                b.entries = _parse_entries(blob, version, eoff, count, base, identify, depth, warnings)
                 b.patches = _diff(blob, _build(b, size))
             nxt = min(-(-(pos + size) // ALIGN) * ALIGN, n)
             b.padding = data[pos + size:nxt]
@@ -387,6 +429,16 @@ def _identify(image):
     return identify(image)
 
 
+def _offloading_dict(model: Offloading) -> dict:
+    return {"blobs": [{"offset": b.offset, "version": b.version, "size": b.size,
+                       "entries_offset": b.entries_offset,
+                       "entries_count": b.entries_count if b.version > 1 else 1,
+                       "entry_size": b.entries_count if b.version == 1 else ENTRY.size,
+                       "inflated_size": b.inflated_size, "compression": b.compression, "error": b.error,
+                       "padding": len(b.padding), "unaccounted_bytes": sum(len(p) for _o, p in b.patches),
+                       "entries": [entry_to_dict(e) for e in b.entries]} for b in model.blobs]}
+
+
 def entry_to_dict(e: OffloadEntry) -> dict:
     return {"index": e.index, "image_kind": e.image_kind, "image_kind_name": IMAGE_KINDS.get(e.image_kind,
                                                                                             f"unknown({e.image_kind})"),
@@ -395,7 +447,9 @@ def entry_to_dict(e: OffloadEntry) -> dict:
             "triple": e.triple, "arch": e.arch,
             "strings": [{"key": s.key, "value": s.value} for s in e.strings],
             "string_offset": e.string_offset, "num_strings": e.num_strings,
-            "image_offset": e.image_offset, "image_size": e.image_size, "content": e.content}
+            "image_offset": e.image_offset, "image_size": e.image_size, "content": e.content,
+            **({"nested": _offloading_dict(e.nested) if e.nested is not None else None,
+                "nested_error": e.nested_error} if e.image[:4] == MAGIC else {})}
 
 
 @register
@@ -412,7 +466,12 @@ class OffloadingCodec(Codec):
         return obj.format in self.formats and section.name in self.names
 
     def decode(self, data, ctx):
-        model = parse_offloading(data, identify=_identify)
+        warnings = []
+        try:
+            model = parse_offloading(data, identify=_identify, warnings=warnings)
+        finally:
+            for msg, at in warnings:
+                ctx.warn(msg, at)
         for b in model.blobs:      # an image that cannot be opened is a value lost: said, not only shown
             if b.error or b.compression == "unknown":
                 ctx.warn(f"compressed blob: {b.error or 'unknown compression (expected zstd or zlib)'}: its "
@@ -423,13 +482,7 @@ class OffloadingCodec(Codec):
         return encode_offloading(model)
 
     def to_dict(self, model):
-        return {"blobs": [{"offset": b.offset, "version": b.version, "size": b.size,
-                           "entries_offset": b.entries_offset,
-                           "entries_count": b.entries_count if b.version > 1 else 1,
-                           "entry_size": b.entries_count if b.version == 1 else ENTRY.size,
-                           "inflated_size": b.inflated_size, "compression": b.compression, "error": b.error,
-                           "padding": len(b.padding), "unaccounted_bytes": sum(len(p) for _o, p in b.patches),
-                           "entries": [entry_to_dict(e) for e in b.entries]} for b in model.blobs]}
+        return _offloading_dict(model)
 
     def from_dict(self, d, ctx):
         raise UsageError("offloading: images are not part of the JSON view; rebuild the section with "
@@ -443,21 +496,32 @@ class OffloadingCodec(Codec):
                          (f"{b.compression}, {b.inflated_size} bytes inflated" if b.compression else "")
                          + (f" ({b.error})" if b.error else "")])
         out.append(Table(["offset", "version", "size", "entries", "compression"], rows, title="blobs"))
-        i = 0
-        for b in model.blobs:
-            for e in b.entries:
-                r = [["kind", OBJDUMP_KIND.get(e.image_kind, "<none>")], ["arch", e.arch], ["triple", e.triple],
-                     ["producer", offload_kind_name(e.offload_kind)],
-                     ["image kind", f"{e.image_kind} ({IMAGE_KINDS.get(e.image_kind, 'unknown')})"],
-                     ["offload kind", f"{e.offload_kind} ({offload_kind_flags(e.offload_kind)})"],
-                     ["flags", f"{e.flags:#x}" + (" (metadata only)" if e.flags & FLAG_METADATA_ONLY else "")],
-                     ["image", f"{e.image_size} bytes at blob offset {e.image_offset:#x}"]]
-                r += [[f"string {s.key}", s.value] for s in e.strings]
-                if e.content:
-                    r.append(["content", _content_text(e.content)])
-                out.append(Table(["field", "value"], r, title=f"OFFLOADING IMAGE [{i}]"))
-                i += 1
+        _image_tables(model, "", out)
         return out
+
+
+def _image_tables(model: Offloading, prefix: str, out: list) -> None:
+    """One table per image, numbered as llvm-objdump --offloading numbers them ([0], nested [0.1])."""
+    i = 0
+    for b in model.blobs:
+        for e in b.entries:
+            r = [["kind", OBJDUMP_KIND.get(e.image_kind, "<none>")], ["arch", e.arch], ["triple", e.triple],
+                 ["producer", offload_kind_name(e.offload_kind)],
+                 ["image kind", f"{e.image_kind} ({IMAGE_KINDS.get(e.image_kind, 'unknown')})"],
+                 ["offload kind", f"{e.offload_kind} ({offload_kind_flags(e.offload_kind)})"],
+                 ["flags", f"{e.flags:#x}" + (" (metadata only)" if e.flags & FLAG_METADATA_ONLY else "")],
+                 ["image", f"{e.image_size} bytes at blob offset {e.image_offset:#x}"]]
+            r += [[f"string {s.key}", s.value] for s in e.strings]
+            if e.nested is not None:
+                r.append(["nested images", str(len(e.nested.entries))])
+            if e.nested_error:
+                r.append(["nested error", e.nested_error])
+            elif e.content:
+                r.append(["content", _content_text(e.content)])
+            out.append(Table(["field", "value"], r, title=f"OFFLOADING IMAGE [{prefix}{i}]"))
+            if e.nested is not None:
+                _image_tables(e.nested, f"{prefix}{i}.", out)
+            i += 1
 
 
 def _content_text(c: dict) -> str:

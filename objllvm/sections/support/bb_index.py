@@ -77,7 +77,11 @@ class BBIndex:
         codec = registry.get("bb-addr-map")
         functions, errors = [], []
         for s in obj.sections:
-            if obj.format != "elf" or s.type not in TYPE_NAMES:
+            # ELF: by type; COFF (x86 objects of LLVM 23): by name
+            if obj.format == "elf":
+                if s.type not in TYPE_NAMES:
+                    continue
+            elif obj.format != "coff" or s.name != ".llvm_bb_addr_map":
                 continue
             d = registry.decode_section(obj, s, options)
             if d.error is not None:

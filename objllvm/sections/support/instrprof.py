@@ -2,7 +2,8 @@
 the name-list format (``__llvm_prf_names``, ``__llvm_prf_vns``, ``__llvm_covnames``: chunks of names, zlib
 compressed or not), the MD5 name hash LLVM keys records by, and a bounded zlib inflate.
 
-Facts from LLVM's ``ProfileData/InstrProfData.inc`` (LLVM 19 and 22 agree on everything read here).
+Facts from LLVM's ``ProfileData/InstrProfData.inc`` (LLVM 19 and 22 agree on everything read here; LLVM 23's
+raw-profile version 11 adds the uniform-counters section, PR #190708).
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ ROLES = {
     "covfun": ("__llvm_covfun", ".lcovfun"),
     "covnames": ("__llvm_covnames", ".lcovn"),
 }
-PROFILE_ROLES = ("data", "cnts", "names", "bits", "vals", "vnds", "vtab", "vns", "covnames")
+PROFILE_ROLES = ("data", "cnts", "names", "bits", "vals", "vnds", "vtab", "vns", "covnames", "ucnts")
 COVERAGE_ROLES = ("covmap", "covfun")
 NAME_LIST_ROLES = ("names", "vns", "covnames")
 
@@ -38,6 +39,9 @@ for _role, (_common, _coff) in ROLES.items():
     _BY_NAME[("macho", f"__DATA,{_common}")] = _role
     _BY_NAME[("macho", f"__LLVM_COV,{_common}")] = _role
 del _role, _common, _coff
+# Raw-profile version 11 (LLVM 23, PR #190708): GPU targets put uniform counters in __llvm_prf_ucnts (ELF only:
+# LLVM names no COFF or Mach-O section for them).
+_BY_NAME[("elf", "__llvm_prf_ucnts")] = "ucnts"
 
 NAME_SEPARATOR = b"\x01"
 ZLIB_MAX_RATIO = 1032            # deflate cannot expand better than about 1032:1
