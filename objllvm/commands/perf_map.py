@@ -48,6 +48,8 @@ def add_arguments(p):
                    help="the recordings are of OLD_BINARY, an earlier build: map them there, then carry the samples "
                         "to BINARY by function name and block hash (both need bb-addr-map block hashes)")
     add_json_flag(p)
+    from ._common import add_demangle_flag
+    add_demangle_flag(p)
 
 
 def run(args) -> int:
@@ -110,7 +112,7 @@ def run(args) -> int:
     for w in prof.warnings:
         report_warning(w)
     if args.json:
-        d = prof.to_dict(args.top)
+        d = prof.to_dict(args.top, demangle=args.demangle)
         if stale is not None:
             d["stale"] = stale.to_dict()
         if clusters is not None:
@@ -177,7 +179,8 @@ def run(args) -> int:
                           f"functions, first: {', '.join(order[:5])}"))
     if prof.unknown_records:
         items.append(Text(f"skipped {prof.unknown_records} records of unknown type"))
-    render_text(items)
+    from ._common import demangled
+    render_text(demangled(items, args))
     return 0
 
 

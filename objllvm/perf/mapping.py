@@ -172,7 +172,17 @@ class Profile:
                 out[(a, b)] = (t, f + c)
         return out
 
-    def to_dict(self, top: int = 20) -> dict:
+    def to_dict(self, top: int = 20, *, demangle: bool = False) -> dict:
+        """The JSON document of ``perf-map --json``; with ``demangle`` each function has its readable name in
+        ``demangled`` beside its (mangled) ``name``."""
+        readable = {}
+        if demangle:
+            from ..demangle import demangle_all
+            readable = demangle_all([fp.function.name for fp in self.functions if fp.function.name])
+
+        def fn_extra(name):
+            return {"demangled": readable.get(name, name)} if demangle else {}
+
         def blk(fn, b, c):
             return {"function": fn.name, "id": b.id, "address": b.address, "size": b.size, "samples": c,
                     "share": round(self.share(c), 6)}
@@ -187,6 +197,7 @@ class Profile:
                                      for r in UNMAPPED_REASONS}},
             "functions": [
                 {"name": fp.function.name, "address": fp.function.address, "samples": fp.samples,
+                 **fn_extra(fp.function.name),
                  "share": round(self.share(fp.samples), 6), "on_padding": sum(fp.padding.values()),
                  "blocks": [blk(fp.function, b, fp.blocks[b.id]) for b in fp.function.blocks if b.id in fp.blocks]}
                 for fp in self.functions],

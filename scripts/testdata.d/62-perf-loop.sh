@@ -1,0 +1,43 @@
+# perf-map loop area (tests/test_perf_loop.py): a C++ program with a hot shared library, both with basic-block
+# maps; its GNU-stripped copy and the debug file split off it; recordings with two events and in perf's pipe
+# mode; the symbol names of real C++ and Rust binaries (legacy and v0 mangling), the demangler's oracle input.
+out="$TD/perf-loop"; src="$SRC/perf-loop"
+mkdir -p "$out"
+CXX=${CXX22:-clang++-22}
+flags="-O2 -fbasic-block-address-map -Wl,--build-id=sha1"
+$CXX $flags -fPIC -shared "$src/libhot.cpp" -o "$out/libhot.so"
+$CXX $flags -fPIE -pie "$src/hot.cpp" -L"$out" -lhot -Wl,-rpath,'$ORIGIN' -o "$out/hot"
+# GNU strip keeps the (unknown to it) SHT_LLVM_BB_ADDR_MAP section and drops .symtab: blocks without names.
+# The debug file keeps the symbols; .gnu_debuglink in the stripped copy names it.
+objcopy --only-keep-debug "$out/hot" "$out/hot.debug"
+strip -o "$out/hot.stripped" "$out/hot"
+objcopy --add-gnu-debuglink="$out/hot.debug" "$out/hot.stripped"
+# Recordings (software events: they work without hardware counters).
+if perf record -q -e cpu-clock -o /dev/null -- true 2>/dev/null; then
+  # Two events in one recording; samples in hot and in libhot.so.
+  perf record -q -e cpu-clock,task-clock -c 200000 -o "$out/two-events.data" -- "$out/hot" 300 >/dev/null
+  # Pipe mode, uncompressed: the header has no sections, the attributes come as HEADER_ATTR records.
+  perf record -q -e cpu-clock -c 200000 -o - -- "$out/hot" 200 2>/dev/null > "$out/pipe.data"
+  # perf's own per-event, per-object counts: the oracle of the event and whole-process tests.
+  perf report -i "$out/two-events.data" --stdio --sort dso -F overhead,sample,dso 2>/dev/null \
+    | grep -v '^#' | sed '/^$/d' > "$out/two-events.report.txt"
+  perf script -i "$out/two-events.data" -F event,ip,dso 2>/dev/null \
+    | awk '{print $1, $3}' | LC_ALL=C sort | uniq -c > "$out/two-events.script.txt"
+  perf script -i "$out/pipe.data" -F pid,ip 2>/dev/null | LC_ALL=C sort | uniq -c > "$out/pipe.perf-script.txt"
+else
+  echo "62-perf-loop: perf record is not permitted here: recordings not remade" >&2
+fi
+rm -f "$out"/*.data.old
+# Every symbol name of a real C++ binary and of a Rust program built with each mangling scheme.
+nm -j "$out/hot" "$out/libhot.so" 2>/dev/null | LC_ALL=C sort -u > "$out/symbols-cxx.txt" || \
+  nm "$out/hot" "$out/libhot.so" | awk 'NF>=2{print $NF}' | LC_ALL=C sort -u > "$out/symbols-cxx.txt"
+if command -v rustc >/dev/null; then
+  tmp=$(mktemp -d)
+  for scheme in legacy v0; do
+    extra=""; [ $scheme = legacy ] && extra="-Z unstable-options"
+    RUSTC_BOOTSTRAP=1 rustc -C opt-level=2 -C symbol-mangling-version=$scheme $extra "$src/demo.rs" -o "$tmp/demo-$scheme"
+    nm "$tmp/demo-$scheme" | awk 'NF>=2{print $NF}' | LC_ALL=C sort -u > "$out/symbols-rust-$scheme.txt"
+  done
+  rm -rf "$tmp"
+fi
+ls -l "$out"

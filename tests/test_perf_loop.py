@@ -1,0 +1,129 @@
+"""The performance engineer's loop around perf-map, on real programs (testdata/perf-loop, made by
+scripts/testdata.d/62-perf-loop.sh): demangled names, recordings with several events, GNU-stripped binaries with
+their debug file, perf.data from a pipe, and a whole process (a program and its hot shared library).
+
+Oracles: ``llvm-cxxfilt-22`` (at test time, one name per run on its command line) for every symbol of a real C++
+binary and of a Rust program in both mangling schemes; ``perf script`` / ``perf report`` output saved when the
+recordings were made (per event and per object); the unstripped binary for the stripped one.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections import Counter
+
+import pytest
+
+from conftest import TESTDATA, need_tool, run_objllvm
+from objllvm import demangle as dm
+
+PL = TESTDATA / "perf-loop"
+HOT, LIB, TWO, PIPE = PL / "hot", PL / "libhot.so", PL / "two-events.data", PL / "pipe.data"
+SYMBOL_LISTS = ["symbols-cxx.txt", "symbols-rust-legacy.txt", "symbols-rust-v0.txt"]
+
+
+# -- 1. demangling ---------------------------------------------------------------------------------------------
+def _cxxfilt22(names):
+    """llvm-cxxfilt-22's reading of the names in their given order, duplicates included (objllvm sends each new
+    name once, sorted, and caches the results: a mix-up of the order would show)."""
+    exe = need_tool("llvm-cxxfilt-22")
+    lines = subprocess.run([exe], input="\n".join(names) + "\n", capture_output=True, text=True,
+                           check=True).stdout.split("\n")
+    assert len(lines) >= len(names)
+    return lines[:len(names)]
+
+
+@pytest.mark.parametrize("listing", SYMBOL_LISTS)
+def test_every_symbol_demangled_as_llvm_cxxfilt_22(listing, monkeypatch):
+    monkeypatch.setattr(dm, "_tool", [need_tool("llvm-cxxfilt-22")])
+    monkeypatch.setattr(dm, "_cache", {})
+    names = [n for n in (PL / listing).read_text().splitlines() if n]
+    ours = dm.demangle_all(names)
+    want = _cxxfilt22(names)
+    mangled = [n for n in names if dm.is_mangled(n)]
+    assert len(mangled) > (5 if listing == "symbols-cxx.txt" else 500)
+    for n, w in zip(names, want):
+        assert ours.get(n, n) == w, n
+    # every mangled name of these real programs demangles (nothing left as it was)
+    assert [n for n in mangled if ours[n] == n] == []
+    kinds = Counter(n[:2] for n in mangled)
+    if listing == "symbols-rust-legacy.txt":     # the program's names legacy (_ZN...17h<hash>E), std's v0
+        assert kinds["_Z"] >= 10 and any(n.startswith("_ZN4demo4fold17h") for n in names)
+    if listing == "symbols-rust-v0.txt":
+        assert kinds["_R"] > 500 and any("4demo4fold" in n and n.startswith("_R") for n in names)
+
+
+def test_libstdcxx_symbols_demangled_as_llvm_cxxfilt_22(monkeypatch):
+    """Every dynamic symbol of the system's libstdc++ (versioned names included), when it is installed."""
+    lib = "/usr/lib/x86_64-linux-gnu/libstdc++.so.6"
+    if not os.path.exists(lib):
+        pytest.skip(f"{lib} is not installed")
+    monkeypatch.setattr(dm, "_tool", [need_tool("llvm-cxxfilt-22")])
+    monkeypatch.setattr(dm, "_cache", {})
+    nm = subprocess.run(["nm", "-D", "--defined-only", lib], capture_output=True, text=True, check=True).stdout
+    names = sorted({ln.split()[-1] for ln in nm.splitlines() if ln.strip()})
+    ours = dm.demangle_all(names)
+    want = _cxxfilt22(names)
+    assert sum(1 for n in names if n.startswith("_Z")) > 3000
+    assert [n for n, w in zip(names, want) if ours.get(n, n) != w] == []
+
+
+def test_names_a_line_tool_cannot_take_stay_as_they_are():
+    for bad in ["_ZN3app5checkEl\n_Z3foov", "_Z3foo v", "_Z3\x1bfoo", "_Z" + "1a" * 9000]:
+        assert not dm.is_mangled(bad)
+        assert dm.demangle(bad) == bad
+
+
+def test_without_a_demangler_names_stay_mangled_with_a_warning(monkeypatch):
+    monkeypatch.setattr(dm, "_tool", [None])
+    monkeypatch.setattr(dm, "_cache", {})
+    assert dm.demangle("_ZN3app5checkEl") == "_ZN3app5checkEl"
+    assert "no demangler" in dm.demangler_warning()
+
+
+def test_dump_demangle_text_and_json():
+    code, out, err = run_objllvm("dump", "-C", HOT)
+    assert code == 0, err
+    assert "function app::check(long) at 0x" in out
+    assert "app::Mixer<unsigned int, 7>::step(unsigned int, unsigned int) const" in out
+    assert "_ZN3app5checkEl" not in out
+    code, out, _ = run_objllvm("dump", HOT)
+    assert "function _ZN3app5checkEl at 0x" in out                 # without -C: as the file has it
+    code, out, err = run_objllvm("dump", "--demangle", "--json", HOT)
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["demangled"]["_ZN3app5checkEl"] == "app::check(long)"
+    assert "_ZN3app5checkEl" in json.dumps(doc["files"])           # the names themselves stay mangled
+
+
+def test_perf_map_demangle_keeps_clusters_mangled(tmp_path):
+    out_clusters = tmp_path / "c.txt"
+    code, out, err = run_objllvm("perf-map", "-C", "--json", "--event", "cpu-clock", HOT, TWO,
+                                 "--clusters", out_clusters)
+    assert code == 0, err
+    doc = json.loads(out)
+    by_name = {f["name"]: f.get("demangled") for f in doc["functions"]}
+    assert by_name["_ZNK3app5MixerIjLi7EE4stepEjj"] == "app::Mixer<unsigned int, 7>::step(unsigned int, unsigned int) const"
+    clusters = out_clusters.read_text()
+    assert "!_ZNK3app5MixerIjLi7EE4stepEjj" in clusters and "app::Mixer" not in clusters
+    code, out, err = run_objllvm("perf-map", "-C", "--event", "cpu-clock", HOT, TWO)
+    assert code == 0, err
+    assert "app::Mixer<unsigned int, 7>::step(unsigned int, unsigned int) const" in out
+    assert "_ZNK3app5Mixer" not in out
+
+
+def test_cfg_demangle_and_readable_function_name():
+    code, out, err = run_objllvm("cfg", "-C", HOT, "--function", "app::check(long)", "-o", "-")
+    assert code == 0, err
+    assert 'label="app::check(long) @ 0x' in out
+    code, out, err = run_objllvm("cfg", HOT, "--function", "app::check(long)", "-o", "-")
+    assert code == 0, err
+    assert 'label="_ZN3app5checkEl @ 0x' in out
+
+
+def test_audit_demangle_json_has_the_names_table():
+    code, out, err = run_objllvm("audit", "-C", "--json", "--no-progress", "-j", "1", HOT)
+    assert code in (0, 1), err
+    assert isinstance(json.loads(out)["demangled"], dict)
