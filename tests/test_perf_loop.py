@@ -107,7 +107,7 @@ def test_perf_map_demangle_keeps_clusters_mangled(tmp_path):
     by_name = {f["name"]: f.get("demangled") for f in doc["functions"]}
     assert by_name["_ZNK3app5MixerIjLi7EE4stepEjj"] == "app::Mixer<unsigned int, 7>::step(unsigned int, unsigned int) const"
     clusters = out_clusters.read_text()
-    assert "!_ZNK3app5MixerIjLi7EE4stepEjj" in clusters and "app::Mixer" not in clusters
+    assert "f _ZNK3app5MixerIjLi7EE4stepEjj\n" in clusters and "app::Mixer" not in clusters
     code, out, err = run_objllvm("perf-map", "-C", "--event", "cpu-clock", HOT, TWO)
     assert code == 0, err
     assert "app::Mixer<unsigned int, 7>::step(unsigned int, unsigned int) const" in out
@@ -127,3 +127,66 @@ def test_audit_demangle_json_has_the_names_table():
     code, out, err = run_objllvm("audit", "-C", "--json", "--no-progress", "-j", "1", HOT)
     assert code in (0, 1), err
     assert isinstance(json.loads(out)["demangled"], dict)
+
+
+# -- 2. events -------------------------------------------------------------------------------------------------
+def perf_script_by_event():
+    """{(event, object file name): samples} as ``perf script -F event,ip,dso`` printed them."""
+    out = Counter()
+    for line in (PL / "two-events.script.txt").read_text().splitlines():
+        n, ev, dso = line.split()
+        out[(ev.rstrip(":"), os.path.basename(dso.strip("()")))] += int(n)
+    return out
+
+
+def test_two_event_recording_counts_each_event_as_perf_does():
+    from objllvm.perf.mapping import profile
+    from objllvm.perf.perfdata import collect_perfdata
+    want = perf_script_by_event()
+    raw = collect_perfdata(str(TWO))
+    assert raw.event_samples == {ev: sum(n for (e, _), n in want.items() if e == ev)
+                                 for ev in ("cpu-clock", "task-clock")}
+    for ev in ("cpu-clock", "task-clock"):
+        for binary in (HOT, LIB):
+            p = profile(str(binary), str(TWO), event=ev)
+            assert p.event == ev
+            assert p.total_samples == raw.event_samples[ev]
+            assert p.binary_samples == want[(ev, binary.name)] > 50
+    both = profile(str(HOT), str(TWO))
+    assert both.binary_samples == want[("cpu-clock", "hot")] + want[("task-clock", "hot")]
+
+
+def test_several_events_without_event_warn_and_show_each(tmp_path):
+    code, out, err = run_objllvm("perf-map", "--json", HOT, TWO)
+    assert code == 0, err
+    assert "holds 2 events" in err and "--event NAME" in err
+    doc = json.loads(out)
+    assert doc["event"] is None
+    assert [(e["name"], e["samples"]) for e in doc["events"]] == [
+        ("cpu-clock", sum(n for (e, _), n in perf_script_by_event().items()
+                                                              if e == "cpu-clock")),
+        ("task-clock", sum(n for (e, _), n in perf_script_by_event().items() if e == "task-clock"))]
+    by_event = {r["name"]: r["samples"] for r in doc["functions_by_event"]}
+    for ev in ("cpu-clock", "task-clock"):
+        code, out1, err = run_objllvm("perf-map", "--json", "--event", ev, HOT, TWO)
+        assert code == 0, err
+        one = {f["name"]: f["samples"] for f in json.loads(out1)["functions"]}
+        assert one and all(by_event[name][ev] == n for name, n in one.items())
+    summed = {f["name"]: f["samples"] for f in doc["functions"]}
+    assert all(sum(by_event[n].values()) == c for n, c in summed.items())
+
+
+def test_layout_from_several_events_needs_event(tmp_path):
+    out = tmp_path / "c.txt"
+    code, _, err = run_objllvm("perf-map", HOT, TWO, "--clusters", out)
+    assert code == 2 and "cpu-clock" in err and "task-clock" in err and "--event" in err
+    assert not out.exists()
+    code, _, err = run_objllvm("perf-map", HOT, TWO, "--clusters", out, "--event", "task-clock")
+    assert code == 0, err
+    assert "_ZNK3app5MixerIjLi7EE4stepEjj" in out.read_text()
+
+
+def test_unknown_event_lists_the_recorded_ones():
+    code, _, err = run_objllvm("perf-map", HOT, TWO, "--event", "cycles")
+    assert code == 1
+    assert "no event 'cycles'" in err and "cpu-clock, task-clock" in err and "Traceback" not in err

@@ -35,6 +35,9 @@ def add_arguments(p):
     p.add_argument("--order", choices=("c3", "hotness"), default="c3",
                    help="function order algorithm for --function-order (c3)")
     p.add_argument("--no-branches", action="store_true", help="ignore branch stacks (LBR)")
+    p.add_argument("--event", metavar="NAME",
+                   help="only the samples of this event (as perf names it: cpu-clock, cycles, ...) when the "
+                        "recordings hold several; a layout from several events needs it")
     g = p.add_argument_group("many recordings")
     g.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
                    help="read the recordings in N processes (1); with --fleet: the local cluster's workers")
@@ -70,8 +73,19 @@ def run(args) -> int:
         raise UsageError("--save-profile, --fleet and --scheduler read perf.data files, not --perf-script text")
     target = args.recorded_on or args.binary
     obj, index = open_binary(target)
+    if args.event is not None and args.perf_script is not None:
+        raise UsageError("--event selects among the events of perf.data files (perf script text has one)")
     raw = _collect(args)
     prof = map_profile(raw, target, obj, index)
+    if prof.ambiguous_events():
+        if args.clusters or args.function_order:
+            raise UsageError(f"{prof.source} holds {len(prof.event_names)} events: {prof.events_text()}; a layout "
+                             f"is made from one: give --event NAME")
+        prof.warnings.append(f"{prof.source} holds {len(prof.event_names)} events ({prof.events_text()}): the "
+                             f"counts below add them up; --event NAME maps one")
+        if not (args.fleet or args.scheduler):
+            from ..perf.mapping import functions_by_event
+            functions_by_event(args.perf_data, prof, obj, index, with_branches=not args.no_branches, jobs=args.jobs)
     reason = prof.no_sample_reason()
     if reason:
         raise ObjllvmError(reason + ("; no cluster file written" if args.clusters else ""))
@@ -135,13 +149,21 @@ def run(args) -> int:
              if r != "not carried to the new build" or stale is not None]
     items.append(Table(["samples", "count", "share"], rows))
     for i, ev in enumerate(prof.events):
-        items.append(Text(f"event {i}: type {ev['type']} config {ev['config']}, sample_type "
+        name = ev.get("name")
+        items.append(Text(f"event {i}: " + (f"{name}, {prof.event_samples.get(name, 0)} samples"
+                                             + (" (mapped)" if name == prof.event else "") + ", " if name else "")
+                          + f"type {ev['type']} config {ev['config']}, sample_type "
                           f"{'|'.join(ev['sample_type'])}, read_format {ev['read_format']:#x}, "
                           f"sample_id_all {int(ev['sample_id_all'])}"))
     items.append(Heading("Functions", 2))
     items.append(Table(["function", "address", "samples", "share", "blocks hit"],
                        [[f.name, f"{f.function.address:#x}", f.samples, pct(f.samples),
                          f"{len(f.blocks)}/{len(f.function.blocks)}"] for f in prof.functions[:args.top]]))
+    if prof.functions_by_event:
+        evs = prof.event_names
+        items.append(Heading("Functions by event", 2))
+        items.append(Table(["function", *evs], [[r["name"], *(r["samples"][e] for e in evs)]
+                                                for r in prof.functions_by_event[:args.top]]))
     items.append(Heading("Hottest blocks", 2))
     items.append(Table(["function", "block", "address", "size", "samples", "share"],
                        [[fn.name, b.id, f"{b.address:#x}", b.size, c, pct(c)]
@@ -189,6 +211,7 @@ STALE_OUTCOMES = ("exact hash", "same opcodes, nearest hash", "block not matched
 
 def _collect(args):
     """The recordings of the command line, merged (MergedProfile), or the RawProfile of --perf-script text."""
+    from ..errors import UsageError
     with_branches = not args.no_branches
     if args.perf_script is not None:
         from ..perf.merge import reduce_raw
@@ -196,6 +219,8 @@ def _collect(args):
         return reduce_raw(collect_perfscript(args.perf_script, with_branches=with_branches))
     if args.fleet or args.scheduler:
         from ..perf import fleet
+        if args.event is not None:
+            raise UsageError("--event reads the recordings here, not on a --fleet cluster")
         return fleet.collect(args.perf_data, scheduler=args.scheduler, workers=args.jobs, with_branches=with_branches)
     from ..perf.merge import collect
-    return collect(args.perf_data, jobs=args.jobs, with_branches=with_branches)
+    return collect(args.perf_data, jobs=args.jobs, with_branches=with_branches, event=args.event)

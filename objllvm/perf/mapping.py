@@ -110,6 +110,21 @@ class Profile:
     recordings: list = field(default_factory=list)             # [{"source", "samples"}] merged
     mismatched_build_ids: list = field(default_factory=list)   # hex, of files named like the binary
     files: list = field(default_factory=list)       # [{"file", "build_id", "samples"}] objects sampled, most first
+    event_samples: dict = field(default_factory=dict)          # event name -> samples recorded (every event)
+    event: str | None = None                                   # the event mapped (None: every event, summed)
+    functions_by_event: list = field(default_factory=list)     # see functions_by_event()
+
+    @property
+    def event_names(self) -> list:
+        """The events of the recordings, by name (an event in one recording only counts too)."""
+        return [n for n in self.event_samples if n != "unknown event"]
+
+    def ambiguous_events(self) -> bool:
+        """True when the samples are of several events summed (a layout needs one: perf-map --event)."""
+        return self.event is None and len(self.event_names) > 1
+
+    def events_text(self) -> str:
+        return ", ".join(f"{n} ({c} samples)" for n, c in self.event_samples.items())
 
     def no_sample_reason(self) -> str | None:
         """Why no sample of the recordings fell in the binary (None when some did)."""
@@ -209,7 +224,11 @@ class Profile:
                 "fallthrough_edges": [{"function": self._fname(fa), "from": a, "to": b, "count": c}
                                       for (fa, a, b), c in sorted(self.fallthrough_edges.items(),
                                                                   key=lambda t: -t[1])]},
-            "events": self.events, "records": self.records, "unknown_records": self.unknown_records,
+            "events": [{**e, "samples": self.event_samples.get(e["name"], 0)} if "name" in e else e
+                       for e in self.events],
+            "event": self.event,
+            **({"functions_by_event": self.functions_by_event} if self.functions_by_event else {}),
+            "records": self.records, "unknown_records": self.unknown_records,
             "skipped_records": self.skipped_records,
             "mappings": self.matched_mappings, "files": self.files, "warnings": self.warnings,
         }
@@ -346,7 +365,24 @@ def map_profile(raw, binary_path: str, obj=None, index=None) -> Profile:
                    branch_stats=dict(bstats), warnings=warnings, records=dict(merged.records),
                    unknown_records=merged.unknown_records, matched_mappings=matched, events=list(merged.attrs),
                    padding_samples=padding, recordings=list(merged.recordings), files=_files(merged),
+                   event_samples=dict(merged.event_samples), event=merged.event,
                    mismatched_build_ids=sorted({b.hex() for b in res.mismatches.values()}))
+
+
+def functions_by_event(paths, prof: Profile, obj, index, *, with_branches: bool = True, jobs: int = 1) -> list:
+    """``[{"name", "address", "samples": {event: n}}]``: each mapped function's samples per event of the
+    recordings ``paths`` (one more pass over them per event), hottest in ``prof`` first.  Also kept in
+    ``prof.functions_by_event``."""
+    per = {}
+    for ev in prof.event_names:
+        p = map_profile(collect(paths, jobs=jobs, with_branches=with_branches, event=ev), prof.binary, obj, index)
+        for f in p.functions:
+            per.setdefault(f.function.address, {})[ev] = f.samples
+    out = [{"name": f.name, "address": f.function.address,
+            "samples": {ev: per.get(f.function.address, {}).get(ev, 0) for ev in prof.event_names}}
+           for f in prof.functions]
+    prof.functions_by_event = out
+    return out
 
 
 def _files(merged) -> list:
@@ -445,7 +481,7 @@ def open_binary(binary: str):
 
 
 def profile(binary: str, perf_data=None, *, perf_script: str | None = None, with_branches: bool = True,
-            jobs: int = 1) -> Profile:
+            jobs: int = 1, event: str | None = None) -> Profile:
     """The Python API: map a perf.data file (or ``perf script`` text) to the blocks of ``binary``.
 
     ``perf_data`` may also be a list of perf.data files and saved profiles (merged, read in ``jobs`` processes),
@@ -455,11 +491,11 @@ def profile(binary: str, perf_data=None, *, perf_script: str | None = None, with
         from .perfscript import collect_perfscript      # (it imports re: only when text is read)
         raw = collect_perfscript(perf_script)
     elif isinstance(perf_data, (list, tuple)):
-        raw = collect(perf_data, jobs=jobs, with_branches=with_branches)
+        raw = collect(perf_data, jobs=jobs, with_branches=with_branches, event=event)
     elif isinstance(perf_data, MergedProfile):
         raw = perf_data
     elif perf_data is not None:
-        raw = collect_perfdata(perf_data, with_branches=with_branches)
+        raw = collect_perfdata(perf_data, with_branches=with_branches, event=event)
     else:
         raise ObjllvmError("give a perf.data file or perf script text")
     return map_profile(raw, binary, obj, index)

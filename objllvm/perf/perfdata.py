@@ -78,6 +78,12 @@ MISC_BUILD_ID_SIZE = 1 << 15
 PROT_EXEC = 4
 
 HEADER_BUILD_ID = 2       # feature bit
+HEADER_EVENT_DESC = 12    # feature bit: each event's name as perf record was given it
+# perf's names of the generic events (include/uapi/linux/perf_event.h: PERF_TYPE_HARDWARE, PERF_TYPE_SOFTWARE)
+HARDWARE_EVENTS = ("cycles", "instructions", "cache-references", "cache-misses", "branch-instructions",
+                   "branch-misses", "bus-cycles", "stalled-cycles-frontend", "stalled-cycles-backend", "ref-cycles")
+SOFTWARE_EVENTS = ("cpu-clock", "task-clock", "page-faults", "context-switches", "cpu-migrations", "minor-faults",
+                   "major-faults", "alignment-faults", "emulation-faults", "dummy", "bpf-output", "cgroup-switches")
 RELEASE = 4 << 20         # give back read pages of the mapping every 4 MB
 ATTR_MIN_SIZE = 64        # PERF_ATTR_SIZE_VER0
 FILE_HEADER_SIZE = 104
@@ -117,6 +123,18 @@ class EventAttr:
     flags: int
     branch_sample_type: int = 0
     ids: list = field(default_factory=list)
+    desc: str | None = None          # the name in the HEADER_EVENT_DESC feature, when the file has it
+
+    @property
+    def name(self) -> str:
+        """The event's name as perf shows it: the recorded description, else the generic event's name, else
+        ``type:config``."""
+        if self.desc:
+            return self.desc
+        table = HARDWARE_EVENTS if self.type == 0 else SOFTWARE_EVENTS if self.type == 1 else ()
+        if self.config < len(table):
+            return table[self.config]
+        return f"type{self.type}:{self.config:#x}"
 
     @property
     def sample_id_all(self) -> bool:
@@ -128,7 +146,7 @@ class EventAttr:
             [f"bit{i}" for i in range(len(SAMPLE_NAMES), 64) if self.sample_type >> i & 1]
 
     def to_dict(self) -> dict:
-        return {"type": self.type, "config": self.config, "sample_type": self.sample_type_names,
+        return {"name": self.name, "type": self.type, "config": self.config, "sample_type": self.sample_type_names,
                 "read_format": self.read_format, "sample_id_all": self.sample_id_all,
                 "branch_sample_type": self.branch_sample_type, "ids": len(self.ids)}
 
@@ -323,8 +341,45 @@ class PerfData:
             bst = self._u64.unpack_from(b, off + 72)[0]
         return EventAttr(typ, size, config, sample_type, read_format, flags, bst)
 
+    def _feature_range(self, bit: int):
+        """``(offset, size)`` of feature ``bit``'s section (the table after the data section holds one entry per
+        set bit, in bit order)."""
+        table = self.data_offset + self.data_size
+        pos = table + 16 * sum(1 for f in self.features if f < bit)
+        if pos + 16 > self.size:
+            raise self._err("feature section table runs past the end of the file: truncated perf.data?", pos)
+        off, size = struct.unpack_from(self.endian + "QQ", self.buf, pos)
+        self._check_range(off, size, f"feature {bit} section", pos)
+        return off, size
+
+    def _parse_event_desc(self):
+        """Event names from HEADER_EVENT_DESC: ``u32 nr, u32 attr_size``, then per event its attribute, ``u32
+        nr_ids``, the name (``u32 len`` + text padded) and ``nr_ids`` u64 ids.  A malformed table costs the names
+        only (the generic names stand in)."""
+        off, size = self._feature_range(HEADER_EVENT_DESC)
+        end, e, b = off + size, self.endian, self.buf
+        if size < 8:
+            return
+        nr, attr_size = struct.unpack_from(e + "II", b, off)
+        p = off + 8
+        names = []
+        for _ in range(min(nr, len(self.attrs))):
+            if attr_size < ATTR_MIN_SIZE or p + attr_size + 8 > end:
+                return
+            p += attr_size
+            nr_ids, slen = struct.unpack_from(e + "II", b, p)
+            p += 8
+            if slen > end - p or nr_ids > (end - p - slen) // 8:
+                return
+            names.append(bytes(b[p:p + slen]).split(b"\0", 1)[0].decode("utf-8", "replace"))
+            p += slen + 8 * nr_ids
+        for a, n in zip(self.attrs, names):
+            a.desc = n or None
+
     def _parse_features(self):
-        """Read the feature section table after the data section; decode HEADER_BUILD_ID."""
+        """Read the feature section table after the data section; decode HEADER_BUILD_ID and HEADER_EVENT_DESC."""
+        if HEADER_EVENT_DESC in self.features:
+            self._parse_event_desc()
         if HEADER_BUILD_ID not in self.features:
             return
         table = self.data_offset + self.data_size
@@ -797,10 +852,22 @@ class _SampleRuns:
         return n
 
 
-def collect_perfdata(path: str, *, with_branches: bool = True) -> RawProfile:
-    """Read a perf.data file and aggregate its samples (one pass, streaming)."""
+def _event_of_id(pd) -> dict | None:
+    """``{sample id: event name}`` when the recording holds several events (None for one)."""
+    if len(pd.attrs) <= 1:
+        return None
+    return {i: a.name for a in pd.attrs for i in a.ids}
+
+
+def collect_perfdata(path: str, *, with_branches: bool = True, event: str | None = None) -> RawProfile:
+    """Read a perf.data file and aggregate its samples (one pass, streaming).
+
+    ``raw.event_samples`` counts the samples of each event; with ``event`` (a name as
+    :attr:`EventAttr.name` gives it) only that event's samples are aggregated, and a name the recording does not
+    hold is an error that lists the ones it does."""
     with PerfData(path) as pd:
         raw = RawProfile(source=os.fspath(path))
+        raw.event = event
         for b in pd.build_ids:
             raw.build_ids.setdefault(b.filename, b.build_id)
         counts = raw.ip_counts
@@ -808,14 +875,21 @@ def collect_perfdata(path: str, *, with_branches: bool = True) -> RawProfile:
         nsamples = nbranch = lost = 0
         runs = None
         single = None
+        ev_of = _event_of_id(pd)
+        ev_counts = {}
         if pd.attrs:                       # file mode: the layout is known before the data
             single, _ = pd.layouts()
-            if single is not None and not (with_branches and single.st & SAMPLE_BRANCH_STACK):
+            if single is not None and ev_of is None and not (with_branches and single.st & SAMPLE_BRANCH_STACK):
                 runs = _SampleRuns(pd, single, counts)
         for typ, misc, off, size in pd.records(runs):
             if typ == 9:
                 nsamples += 1
                 s = pd.parse_sample(off, size, misc, single)
+                if ev_of is not None:
+                    name = ev_of.get(s.id, "unknown event")
+                    ev_counts[name] = ev_counts.get(name, 0) + 1
+                    if event is not None and name != event:
+                        continue
                 if s.ip is None:
                     continue
                 pid = s.pid if s.pid is not None else -1
@@ -845,6 +919,7 @@ def collect_perfdata(path: str, *, with_branches: bool = True) -> RawProfile:
                     raw.parents[pid] = ppid
             elif typ == RECORD_HEADER_ATTR:
                 single = None                  # pipe mode: layouts are known once the attributes came
+                ev_of = _event_of_id(pd)
             elif typ == RECORD_LOST and size >= 24:
                 lost += pd._u64.unpack_from(pd.buf, off + 16)[0]
             elif typ == RECORD_LOST_SAMPLES and size >= 16:
@@ -852,7 +927,17 @@ def collect_perfdata(path: str, *, with_branches: bool = True) -> RawProfile:
         if lost:
             raw.warnings.append(f"{raw.source}: perf lost {lost} samples while recording (LOST records): the "
                                 f"counts cover the samples it kept")
-        raw.samples = nsamples + (runs.samples if runs is not None else 0)
+        total = nsamples + (runs.samples if runs is not None else 0)
+        names = [a.name for a in pd.attrs]
+        if ev_of is None:
+            ev_counts = {names[0]: total} if names else {}
+        raw.event_samples = {n: ev_counts.get(n, 0) for n in names}
+        if ev_counts.get("unknown event"):
+            raw.event_samples["unknown event"] = ev_counts["unknown event"]
+        if event is not None and event not in names:
+            raise ObjllvmError(f"no event {event!r} in this recording (its events: {', '.join(names) or 'none'})",
+                               file=raw.source)
+        raw.samples = total if event is None or ev_of is None else ev_counts.get(event, 0)
         raw.branch_samples = nbranch
         raw.records = dict(pd.stats)
         raw.unknown_records = pd.unknown_records

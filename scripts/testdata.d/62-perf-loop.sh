@@ -15,9 +15,9 @@ objcopy --add-gnu-debuglink="$out/hot.debug" "$out/hot.stripped"
 # Recordings (software events: they work without hardware counters).
 if perf record -q -e cpu-clock -o /dev/null -- true 2>/dev/null; then
   # Two events in one recording; samples in hot and in libhot.so.
-  perf record -q -e cpu-clock,task-clock -c 200000 -o "$out/two-events.data" -- "$out/hot" 300 >/dev/null
+  perf record -q -e cpu-clock,task-clock -c 100000 -o "$out/two-events.data" -- "$out/hot" 3000 >/dev/null
   # Pipe mode, uncompressed: the header has no sections, the attributes come as HEADER_ATTR records.
-  perf record -q -e cpu-clock -c 200000 -o - -- "$out/hot" 200 2>/dev/null > "$out/pipe.data"
+  perf record -q -e cpu-clock -c 100000 -o - -- "$out/hot" 1500 2>/dev/null > "$out/pipe.data"
   # perf's own per-event, per-object counts: the oracle of the event and whole-process tests.
   perf report -i "$out/two-events.data" --stdio --sort dso -F overhead,sample,dso 2>/dev/null \
     | grep -v '^#' | sed '/^$/d' > "$out/two-events.report.txt"
