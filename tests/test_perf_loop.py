@@ -190,3 +190,92 @@ def test_unknown_event_lists_the_recorded_ones():
     code, _, err = run_objllvm("perf-map", HOT, TWO, "--event", "cycles")
     assert code == 1
     assert "no event 'cycles'" in err and "cpu-clock, task-clock" in err and "Traceback" not in err
+
+
+# -- 3. stripped binaries ----------------------------------------------------------------------------------------
+def _functions(args, env=None):
+    p = subprocess.run([os.sys.executable, "-m", "objllvm", "perf-map", "--json", "--event", "cpu-clock", *map(str, args)],
+                       capture_output=True, text=True, env=env)
+    return p.returncode, (json.loads(p.stdout) if p.stdout.strip() else None), p.stderr
+
+
+def _env(**kw):
+    from conftest import ROOT
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env.update({k: str(v) for k, v in kw.items()})
+    return env
+
+
+def _build_id(path):
+    from objllvm.formats import open_object
+    from objllvm.perf.mapping import elf_build_id
+    return elf_build_id(open_object(str(path))).hex()
+
+
+def test_gnu_stripped_binary_named_from_build_id_tree(tmp_path):
+    """The GNU-stripped binary alone (no debuglink target beside it) with its debug file in a build-id tree:
+    the same functions and counts as the unstripped binary."""
+    stripped = tmp_path / "bin" / "hot"
+    stripped.parent.mkdir()
+    shutil.copy(PL / "hot.stripped", stripped)
+    bid = _build_id(stripped)
+    root = tmp_path / "debug"
+    (root / ".build-id" / bid[:2]).mkdir(parents=True)
+    shutil.copy(PL / "hot.debug", root / ".build-id" / bid[:2] / f"{bid[2:]}.debug")
+    code, want, err = _functions([HOT, TWO], _env())
+    assert code == 0, err
+    code, got, err = _functions([stripped, TWO], _env(OBJLLVM_DEBUG_ROOT=root))
+    assert code == 0, err
+    assert [(f["name"], f["samples"]) for f in got["functions"]] == [(f["name"], f["samples"]) for f in want["functions"]]
+    assert got["debug_file"]["how"] == "build-id" and got["debug_file"]["unnamed"] == 0
+    assert "is stripped: names of 4 functions taken from" in err
+
+
+def test_gnu_stripped_binary_named_by_debuglink_and_debug_file_option(tmp_path):
+    code, got, err = _functions([PL / "hot.stripped", TWO], _env())        # hot.debug beside it: .gnu_debuglink
+    assert code == 0, err
+    assert got["debug_file"]["how"] == ".gnu_debuglink"
+    assert "_ZNK3app5MixerIjLi7EE4stepEjj" in [f["name"] for f in got["functions"]]
+    lone = tmp_path / "hot"
+    shutil.copy(PL / "hot.stripped", lone)
+    code, got, err = _functions([lone, TWO, "--debug-file", HOT], _env())    # the unstripped binary as the source
+    assert code == 0, err
+    assert got["debug_file"]["how"] == "--debug-file"
+    assert "_ZNK3app5MixerIjLi7EE4stepEjj" in [f["name"] for f in got["functions"]]
+    code, _, err = _functions([lone, TWO, "--debug-file", LIB], _env())       # another build
+    assert code == 1 and "another build" in err
+
+
+def test_gnu_stripped_binary_without_names_is_no_silent_success(tmp_path):
+    lone = tmp_path / "hot"
+    shutil.copy(PL / "hot.stripped", lone)
+    env = _env(OBJLLVM_DEBUG_ROOT=tmp_path / "empty", DEBUGINFOD_CACHE_PATH=tmp_path / "none")
+    out = tmp_path / "c.txt"
+    p = subprocess.run([os.sys.executable, "-m", "objllvm", "perf-map", "--event", "cpu-clock", str(lone), str(TWO),
+                        "--clusters", str(out)], capture_output=True, text=True, env=env)
+    assert p.returncode == 1 and not out.exists()
+    assert "is stripped" in p.stderr and "--debug-file" in p.stderr and "no cluster or order file" in p.stderr
+    assert str(tmp_path / "empty" / ".build-id") in p.stderr                  # where it looked
+    code, doc, err = _functions([lone, TWO], env)                          # tables still shown, exit 1
+    assert code == 1 and doc["debug_file"]["unnamed"] == 4 and "is stripped" in err
+
+
+def test_llvm_stripped_binary_points_at_the_debug_file(tmp_path):
+    exe = need_tool("llvm-strip-22")
+    lone = tmp_path / "hot"
+    subprocess.run([exe, "-o", str(lone), str(HOT)], check=True)
+    env = _env(OBJLLVM_DEBUG_ROOT=tmp_path / "empty", DEBUGINFOD_CACHE_PATH=tmp_path / "none")
+    code, _, err = _functions([lone, TWO], env)
+    assert code == 1
+    assert "stripped" in err and "--debug-file" in err and "rebuild" not in err
+    # its debug file in a build-id tree: the map and the names come from it
+    bid = _build_id(lone)
+    root = tmp_path / "debug"
+    (root / ".build-id" / bid[:2]).mkdir(parents=True)
+    shutil.copy(PL / "hot.debug", root / ".build-id" / bid[:2] / f"{bid[2:]}.debug")
+    code, got, err = _functions([lone, TWO], _env(OBJLLVM_DEBUG_ROOT=root))
+    assert code == 0, err
+    code, want, _ = _functions([HOT, TWO], _env())
+    assert got["debug_file"]["map_from_debug_file"] is True
+    assert [(f["name"], f["samples"]) for f in got["functions"]] == [(f["name"], f["samples"]) for f in want["functions"]]

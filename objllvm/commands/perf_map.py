@@ -5,7 +5,7 @@ NAME = "perf-map"
 HELP = ("map the samples of perf.data files (or perf script text) to the functions and basic blocks of a binary "
         "with its basic-block address map; merge many recordings; carry a profile to the next build; optionally "
         "write a layout cluster file for clang")
-INPUTS = ("binary", "perf_data", "perf_script", "recorded_on")  # paths read: missing = usage error (cli)
+INPUTS = ("binary", "perf_data", "perf_script", "recorded_on", "debug_file")  # paths read: missing = usage error (cli)
 
 
 def add_arguments(p):
@@ -35,6 +35,10 @@ def add_arguments(p):
     p.add_argument("--order", choices=("c3", "hotness"), default="c3",
                    help="function order algorithm for --function-order (c3)")
     p.add_argument("--no-branches", action="store_true", help="ignore branch stacks (LBR)")
+    p.add_argument("--debug-file", metavar="PATH",
+                   help="names for a stripped BINARY from this file (the unstripped binary or its objcopy "
+                        "--only-keep-debug file); found by build-id (/usr/lib/debug/.build-id, OBJLLVM_DEBUG_ROOT, "
+                        "the debuginfod cache) or .gnu_debuglink without it")
     p.add_argument("--event", metavar="NAME",
                    help="only the samples of this event (as perf names it: cpu-clock, cycles, ...) when the "
                         "recordings hold several; a layout from several events needs it")
@@ -72,7 +76,7 @@ def run(args) -> int:
     if args.perf_script is not None and (args.save_profile or args.fleet or args.scheduler):
         raise UsageError("--save-profile, --fleet and --scheduler read perf.data files, not --perf-script text")
     target = args.recorded_on or args.binary
-    obj, index = open_binary(target)
+    obj, index = open_binary(target, debug_file=None if args.recorded_on else args.debug_file)
     if args.event is not None and args.perf_script is not None:
         raise UsageError("--event selects among the events of perf.data files (perf script text has one)")
     raw = _collect(args)
@@ -89,6 +93,10 @@ def run(args) -> int:
     reason = prof.no_sample_reason()
     if reason:
         raise ObjllvmError(reason + ("; no cluster file written" if args.clusters else ""))
+    dsrc = index.debug_source
+    nameless = [f for f in prof.functions if not f.name]
+    if nameless and (args.clusters or args.function_order):
+        raise ObjllvmError(dsrc.no_names_message() + "; no cluster or order file written")
     stale = None
     if args.recorded_on:
         from ..perf.stale import carry
@@ -123,6 +131,14 @@ def run(args) -> int:
             order, comment=f"objllvm perf-map {args.binary} {prof.source}: {args.order} order of "
                            f"{len(order)} sampled functions ({len(arcs)} call arcs)\nuse: ld.lld "
                            f"--symbol-ordering-file={args.function_order}").encode())
+    if dsrc.debug_file:
+        prof.warnings.append(f"{target} is stripped: " + (
+            f"its basic-block map and names are taken from {dsrc.debug_file}" if dsrc.map_from_debug_file else
+            f"names of {dsrc.named} functions taken from {dsrc.debug_file}") + f" (found by {dsrc.how})")
+    status = 0
+    if nameless:
+        prof.warnings.append(dsrc.no_names_message())
+        status = 1
     for w in prof.warnings:
         report_warning(w)
     if args.json:
@@ -135,8 +151,10 @@ def run(args) -> int:
                 for c in clusters]}
         if order is not None:
             d["function_order"] = {"file": args.function_order, "algorithm": args.order, "functions": order}
+        if dsrc.stripped or dsrc.debug_file:
+            d["debug_file"] = dsrc.to_dict()
         render_json(d)
-        return 0
+        return status
     pct = lambda n: f"{100 * prof.share(n):.2f}%"  # noqa: E731
     src = prof.source if len(prof.recordings) <= 1 else f"{len(prof.recordings)} recordings"
     items = [Heading(f"{args.binary}: {prof.total_samples} samples in {src}"
@@ -157,7 +175,7 @@ def run(args) -> int:
                           f"sample_id_all {int(ev['sample_id_all'])}"))
     items.append(Heading("Functions", 2))
     items.append(Table(["function", "address", "samples", "share", "blocks hit"],
-                       [[f.name, f"{f.function.address:#x}", f.samples, pct(f.samples),
+                       [[f.name or "?", f"{f.function.address:#x}", f.samples, pct(f.samples),
                          f"{len(f.blocks)}/{len(f.function.blocks)}"] for f in prof.functions[:args.top]]))
     if prof.functions_by_event:
         evs = prof.event_names
@@ -166,7 +184,7 @@ def run(args) -> int:
                                                 for r in prof.functions_by_event[:args.top]]))
     items.append(Heading("Hottest blocks", 2))
     items.append(Table(["function", "block", "address", "size", "samples", "share"],
-                       [[fn.name, b.id, f"{b.address:#x}", b.size, c, pct(c)]
+                       [[fn.name or "?", b.id, f"{b.address:#x}", b.size, c, pct(c)]
                         for fn, b, c in prof.hottest_blocks(args.top)]))
     if prof.branch_samples:
         items.append(Heading(f"Branch stacks: {prof.branch_samples} samples", 2))
@@ -203,7 +221,7 @@ def run(args) -> int:
         items.append(Text(f"skipped {prof.unknown_records} records of unknown type"))
     from ._common import demangled
     render_text(demangled(items, args))
-    return 0
+    return status
 
 
 STALE_OUTCOMES = ("exact hash", "same opcodes, nearest hash", "block not matched", "function not in the new build")

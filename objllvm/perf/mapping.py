@@ -470,14 +470,41 @@ def load_index(obj, path: str):
     return index
 
 
-def open_binary(binary: str):
-    """``(ObjectFile, BBIndex)`` of a linked ELF file with a basic-block map, or an ObjllvmError saying why not."""
+def open_binary(binary: str, *, debug_file: str | None = None):
+    """``(ObjectFile, BBIndex)`` of a linked ELF file with a basic-block map, or an ObjllvmError saying why not.
+
+    A stripped binary's functions are named from its debug file or unstripped copy (``debug_file``, else found
+    by build-id or .gnu_debuglink: :mod:`.debuginfo`); a binary without a map (llvm-strip drops it) uses that
+    file's map.  ``index.debug_source`` (:class:`~objllvm.perf.debuginfo.DebugSource`) says what was found."""
     from ..formats import open_object
+    from .debuginfo import DebugSource, find_debug_file, has_symtab, name_functions
     obj = open_object(binary)
     if obj.is_relocatable or obj.format != "elf":
         raise ObjllvmError(f"{obj.describe()}: samples map to a linked ELF executable or shared object, not to "
                            f"this file", file=binary)
-    return obj, load_index(obj, binary)
+    src = DebugSource(binary, stripped=not has_symtab(obj))
+    try:
+        index = load_index(obj, binary)
+    except ObjllvmError:
+        if not (src.stripped or debug_file):
+            raise
+        dobj = find_debug_file(obj, binary, src, debug_file)
+        if dobj is None:
+            looked = ", ".join(src.tried[:6]) + (", ..." if len(src.tried) > 6 else "") if src.tried else "nowhere"
+            raise ObjllvmError(f"no basic-block address map in this file, and no symbols: it is stripped "
+                               f"(llvm-strip removes the map with them): give the unstripped binary, or its debug "
+                               f"file with --debug-file PATH (looked for one in: {looked})", file=binary) from None
+        index = load_index(dobj, src.debug_file)
+        src.map_from_debug_file = True
+        name_functions(index, dobj)
+    else:
+        if (src.stripped or debug_file) and (debug_file or any(not f.name for f in index.functions)):
+            dobj = find_debug_file(obj, binary, src, debug_file)
+            if dobj is not None:
+                src.named = name_functions(index, dobj)
+    src.unnamed = sum(1 for f in index.functions if not f.name)
+    index.debug_source = src
+    return obj, index
 
 
 def profile(binary: str, perf_data=None, *, perf_script: str | None = None, with_branches: bool = True,
