@@ -279,3 +279,99 @@ def test_llvm_stripped_binary_points_at_the_debug_file(tmp_path):
     code, want, _ = _functions([HOT, TWO], _env())
     assert got["debug_file"]["map_from_debug_file"] is True
     assert [(f["name"], f["samples"]) for f in got["functions"]] == [(f["name"], f["samples"]) for f in want["functions"]]
+
+
+# -- 4. pipes ------------------------------------------------------------------------------------------------------
+_RAW_COUNTS = """
+import json, sys
+from objllvm.perf.perfdata import collect_perfdata
+raw = collect_perfdata(sys.argv[1])
+print(json.dumps({"samples": raw.samples, "counts": sorted([p, ip, n] for (p, ip), n in raw.ip_counts.items())}))
+"""
+
+
+def _raw_counts_from(path_arg, data):
+    p = subprocess.run([os.sys.executable, "-c", _RAW_COUNTS, path_arg], input=data, capture_output=True, env=_env())
+    assert p.returncode == 0, p.stderr.decode()
+    d = json.loads(p.stdout)
+    return d["samples"], Counter({(pid, ip): n for pid, ip, n in d["counts"]})
+
+
+def _perf_script(name):
+    out = Counter()
+    for line in (PL / name).read_text().splitlines():
+        n, pid, ip = line.split()
+        out[(int(pid), int(ip, 16))] += int(n)
+    return out
+
+
+def test_pipe_mode_recording_from_standard_input_read_as_perf_reads_it():
+    """perf record -o - (pipe mode: a 16-byte header, the attributes in HEADER_ATTR records) through a pipe."""
+    data = PIPE.read_bytes()
+    assert data[8:16] == (16).to_bytes(8, "little")                  # really pipe mode
+    want = _perf_script("pipe.perf-script.txt")
+    for arg in ("-", "/dev/stdin"):
+        samples, got = _raw_counts_from(arg, data)
+        assert got == want and samples == sum(want.values()) > 200
+
+
+def test_perf_map_reads_standard_input_as_it_reads_the_file():
+    code, from_file, err = run_objllvm("perf-map", "--json", HOT, PIPE)
+    assert code == 0, err
+    p = subprocess.run([os.sys.executable, "-m", "objllvm", "perf-map", "--json", str(HOT), "-"],
+                       input=PIPE.read_bytes(), capture_output=True, env=_env())
+    assert p.returncode == 0, p.stderr.decode()
+    a, b = json.loads(from_file), json.loads(p.stdout)
+    assert b["profile"] == "<stdin>"
+    assert a["functions"] == b["functions"] and a["samples"] == b["samples"] and a["samples"]["mapped"] > 100
+
+
+def test_file_mode_recording_through_a_pipe_is_spooled():
+    data = TWO.read_bytes()
+    samples, got = _raw_counts_from("-", data)
+    from objllvm.perf.perfdata import collect_perfdata
+    raw = collect_perfdata(str(TWO))
+    assert samples == raw.samples and got == raw.ip_counts
+
+
+@pytest.mark.parametrize("cut", [10, 16 + 5, 16 + 152 + 40, -7])
+def test_truncated_stream_is_a_located_error(cut):
+    data = PIPE.read_bytes()[:cut]
+    p = subprocess.run([os.sys.executable, "-m", "objllvm", "perf-map", str(HOT), "-"], input=data,
+                       capture_output=True, env=_env())
+    err = p.stderr.decode()
+    assert p.returncode == 1 and "Traceback" not in err
+    assert err.count("\n") == 1 and "<stdin>: offset 0x" in err and "truncated" in err
+
+
+_RSS = """
+import resource, sys
+from objllvm.perf.perfdata import collect_perfdata
+raw = collect_perfdata("-")
+print(raw.samples, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def test_stream_memory_does_not_grow_with_the_input():
+    """The samples of pipe.data repeated to a stream of about 12 MB: the reader's peak memory stays within a few MB
+    of what it needs for the short stream (a reader that kept the input would need 12 MB more)."""
+    from objllvm.perf.perfdata import PerfData, RECORD_SAMPLE
+    data = PIPE.read_bytes()
+    head, samples, tail = bytearray(data[:16]), bytearray(), bytearray()
+    with PerfData(str(PIPE)) as pd:
+        for typ, _m, off, size in pd.records():
+            (samples if typ == RECORD_SAMPLE else head if not samples else tail).extend(pd.buf[off:off + size])
+    big = bytes(head) + bytes(samples) * max(1, (12 << 20) // len(samples)) + bytes(tail)
+
+    def run(stream):
+        p = subprocess.Popen([os.sys.executable, "-c", _RSS], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             env=_env())
+        out, _ = p.communicate(stream)
+        assert p.returncode == 0
+        n, rss_kb = map(int, out.split())
+        return n, rss_kb
+
+    n_small, rss_small = run(bytes(head) + bytes(samples) + bytes(tail))
+    n_big, rss_big = run(big)
+    assert n_big > 50 * n_small
+    assert rss_big - rss_small < 6 * 1024, (rss_small, rss_big)

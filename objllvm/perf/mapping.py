@@ -372,7 +372,12 @@ def map_profile(raw, binary_path: str, obj=None, index=None) -> Profile:
 def functions_by_event(paths, prof: Profile, obj, index, *, with_branches: bool = True, jobs: int = 1) -> list:
     """``[{"name", "address", "samples": {event: n}}]``: each mapped function's samples per event of the
     recordings ``paths`` (one more pass over them per event), hottest in ``prof`` first.  Also kept in
-    ``prof.functions_by_event``."""
+    ``prof.functions_by_event``.  Empty when an input is standard input or another pipe (it cannot be read
+    again)."""
+    import stat
+    for p in paths:
+        if p == "-" or not stat.S_ISREG(os.stat(p).st_mode):
+            return []
     per = {}
     for ev in prof.event_names:
         p = map_profile(collect(paths, jobs=jobs, with_branches=with_branches, event=ev), prof.binary, obj, index)

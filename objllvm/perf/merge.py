@@ -150,8 +150,12 @@ def load(path: str) -> MergedProfile:
 
 
 def is_saved_profile(path: str) -> bool:
-    """True when ``path`` starts like a saved JSON profile (perf.data files start with 'PERFILE2')."""
+    """True when ``path`` starts like a saved JSON profile (perf.data files start with 'PERFILE2').  A pipe
+    (``/dev/stdin``, a FIFO) is not sniffed, since reading would consume it: it is read as perf.data."""
+    import stat
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
         with open(path, "rb") as f:
             head = f.read(64)
     except OSError:
@@ -257,7 +261,7 @@ def merge_into(out: MergedProfile, p: MergedProfile) -> MergedProfile:
 def read_one(path: str, with_branches: bool = True, event: str | None = None) -> MergedProfile:
     """One input -> its merged form: a perf.data file (reduced; only ``event``'s samples when given) or a saved
     profile (loaded; with ``event``, one saved for another event or for several is an error)."""
-    if is_saved_profile(path):
+    if path != "-" and is_saved_profile(path):       # standard input: perf.data (read once, not sniffed)
         m = load(path)
         if event is not None and m.event != event and (m.event is not None or len(m.event_samples) > 1):
             raise ObjllvmError(f"this saved profile holds the samples of "
@@ -273,8 +277,10 @@ def collect(paths, *, jobs: int = 1, with_branches: bool = True, event: str | No
     paths = [os.fspath(p) for p in paths]
     if not paths:
         raise ObjllvmError("no profile to read (give perf.data files or saved profiles)")
+    if paths.count("-") > 1:
+        raise ObjllvmError("standard input ('-') can be read once: name it once")
     out = MergedProfile()
-    if jobs <= 1 or len(paths) == 1:
+    if jobs <= 1 or len(paths) == 1 or "-" in paths:     # (standard input is this process's)
         for p in paths:
             merge_into(out, read_one(p, with_branches, event))
         return out

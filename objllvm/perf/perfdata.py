@@ -232,18 +232,23 @@ class PerfData:
     """
 
     def __init__(self, path: str):
-        self.path = os.fspath(path)
+        """``path``: a perf.data file, or ``-`` for standard input.  A regular file is mapped; a pipe (``perf record
+        -o - | ...``) in perf's pipe mode is read record by record, one record in memory at a time; a file-mode
+        perf.data that comes through a pipe (its feature table is at the end) is first copied to a temporary
+        file."""
+        self.path = "<stdin>" if path == "-" else os.fspath(path)
+        self._stream = None
+        self._spool = None
+        self._base = 0                   # stream mode: the offset in the stream of the record in self.buf
         try:
-            self._f = open(self.path, "rb")
-        except OSError as exc:
-            raise ObjllvmError(f"cannot read: {exc.strerror}", file=self.path) from None
-        size = os.fstat(self._f.fileno()).st_size
-        if size == 0:
-            self._f.close()
-            raise DecodeError("empty file (expected a perf.data header starting with 'PERFILE2')", file=self.path,
-                              offset=0)
-        self.buf = mmap.mmap(self._f.fileno(), 0, access=mmap.ACCESS_READ)
-        self.size = size
+            if path == "-":
+                self._f = os.fdopen(os.dup(sys.stdin.fileno()), "rb")
+            else:
+                self._f = open(self.path, "rb")
+        except (OSError, ValueError) as exc:
+            raise ObjllvmError(f"cannot read: {getattr(exc, 'strerror', None) or exc}", file=self.path) from None
+        import stat
+        st = os.fstat(self._f.fileno())
         self.attrs: list[EventAttr] = []
         self.build_ids: list[BuildIdEntry] = []
         self.features: set[int] = set()
@@ -253,7 +258,60 @@ class PerfData:
         self.decompressed_bytes = 0
         self._zstd = None
         self._in_compressed = None
+        if not stat.S_ISREG(st.st_mode):
+            if self._open_stream():
+                return
+        size = os.fstat(self._f.fileno()).st_size
+        if size == 0:
+            self._f.close()
+            raise DecodeError("empty file (expected a perf.data header starting with 'PERFILE2')", file=self.path,
+                              offset=0)
+        self.buf = mmap.mmap(self._f.fileno(), 0, access=mmap.ACCESS_READ)
+        self.size = size
         self._parse_header()
+
+    def _open_stream(self) -> bool:
+        """A pipe: read its header; True when it is in pipe mode (then read as a stream), else spool it to a
+        temporary file and let the caller map that (False)."""
+        head = self._read_exact(PIPE_HEADER_SIZE)
+        if not head:
+            self._f.close()
+            raise DecodeError("empty input (expected a perf.data header starting with 'PERFILE2')", file=self.path,
+                              offset=0)
+        self.buf, self.size = head, len(head)
+        if len(head) < PIPE_HEADER_SIZE:
+            raise self._err(f"truncated perf.data header: {len(head)} bytes (expected at least 16)", 0)
+        if head[:8] not in (MAGIC, MAGIC[::-1]):
+            raise self._err(f"not a perf.data file: magic {head[:8]!r} (expected b'PERFILE2')", 0)
+        e = "<" if head[:8] == MAGIC else ">"
+        if struct.unpack_from(e + "Q", head, 8)[0] == PIPE_HEADER_SIZE:
+            self.endian, self.pipe_mode = e, True
+            self._u64 = struct.Struct(e + "Q")
+            self._hdr = struct.Struct(e + "IHH")
+            self._stream = self._f
+            self.data_offset, self.data_size = PIPE_HEADER_SIZE, None
+            return True
+        import shutil
+        import tempfile
+        spool = tempfile.TemporaryFile(prefix="objllvm-perf-")
+        spool.write(head)
+        shutil.copyfileobj(self._f, spool, 1 << 20)
+        spool.flush()
+        self._f.close()
+        self._f = self._spool = spool
+        return False
+
+    def _read_exact(self, n: int) -> bytes:
+        """``n`` bytes of the stream, fewer only at its end."""
+        out = self._f.read(n)
+        if out is None:
+            out = b""
+        while len(out) < n:
+            more = self._f.read(n - len(out))
+            if not more:
+                break
+            out += more
+        return out
 
     # -- errors ---------------------------------------------------------------------------------------------
     def _err(self, message: str, offset: int) -> DecodeError:
@@ -261,11 +319,14 @@ class PerfData:
             message += (f" (byte {offset} of the data decompressed from the COMPRESSED record at "
                         f"{self._in_compressed:#x})")
             offset = self._in_compressed
+        else:
+            offset += self._base
         return DecodeError(message, file=self.path, offset=offset)
 
     def close(self):
         try:
-            self.buf.close()
+            if self._stream is None:
+                self.buf.close()
         finally:
             self._f.close()
 
@@ -423,6 +484,9 @@ class PerfData:
         ``self.buf``, so they work unchanged).  ``stats`` counts the inner records by type;
         ``compressed_records`` / ``decompressed_bytes`` say how much came out of compressed records.
         """
+        if self._stream is not None:
+            yield from self._stream_records(sample_run)
+            return
         hdr = self._hdr.unpack_from
         file_buf = self.buf
         off, end = self.data_offset, self.data_offset + self.data_size
@@ -477,6 +541,69 @@ class PerfData:
                 raise self._err(f"the compressed records end inside a record ({len(pending)} decompressed bytes "
                                 f"left over): truncated perf.data?", end)
         finally:
+            self.unknown_records = self._unknown
+            self.stats = {RECORD_NAMES.get(t, f"unknown({t})"): n for t, n in sorted(stats.items())}
+
+    def _stream_records(self, sample_run=None):
+        """records() of a pipe: each record read into ``self.buf`` (offset 0 there; ``_base`` is its offset in
+        the stream, for errors), so memory holds one record (and one decompressed chunk) at a time."""
+        hdr = self._hdr.unpack_from
+        stats = {}
+        self._unknown = 0
+        run_size = sample_run.size if sample_run is not None else -1
+        off = PIPE_HEADER_SIZE
+        pending = b""
+        try:
+            while True:
+                self._base = off
+                h = self._read_exact(8)
+                if not h:
+                    break
+                if len(h) < 8:
+                    self._base = 0
+                    raise self._err(f"truncated record header ({len(h)} bytes left, expected 8)", off)
+                typ, misc, size = hdr(h)
+                if size < 8:
+                    raise self._err(f"bad record size {size} (expected at least 8)", 6)
+                body = self._read_exact(size - 8)
+                if len(body) < size - 8:
+                    raise self._err(f"record of type {RECORD_NAMES.get(typ, typ)} ({size} bytes) runs past the end "
+                                    f"of the input: truncated perf.data?", 0)
+                rec = h + body
+                self.buf, self.size = rec, size
+                step = size
+                if typ == RECORD_AUXTRACE and size >= 16:        # the AUX data follows the record: skipped
+                    aux = self._u64.unpack_from(rec, 8)[0]
+                    left = aux
+                    while left:
+                        got = len(self._read_exact(min(left, 1 << 20)))
+                        if not got:
+                            raise self._err(f"AUXTRACE data ({aux} bytes) runs past the end of the input", 0)
+                        left -= got
+                    step += aux
+                if typ == RECORD_COMPRESSED or typ == RECORD_COMPRESSED2:
+                    chunk = pending + self._decompress(typ, 0, size)
+                    self.compressed_records += 1
+                    stats[typ] = stats.get(typ, 0) + 1
+                    self._in_compressed = off
+                    self.buf, self.size = chunk, len(chunk)
+                    try:
+                        used = yield from self._walk(chunk, 0, len(chunk), stats, sample_run, run_size,
+                                                     partial=True)
+                    finally:
+                        self._in_compressed = None
+                    pending = chunk[used:]
+                    off += step
+                    continue
+                self._count(typ, 0, size, misc, stats)
+                yield typ, misc, 0, size
+                off += step
+            if pending:
+                self._base = 0
+                raise self._err(f"the compressed records end inside a record ({len(pending)} decompressed bytes "
+                                f"left over): truncated perf.data?", off)
+        finally:
+            self._base = 0
             self.unknown_records = self._unknown
             self.stats = {RECORD_NAMES.get(t, f"unknown({t})"): n for t, n in sorted(stats.items())}
 
@@ -866,7 +993,7 @@ def collect_perfdata(path: str, *, with_branches: bool = True, event: str | None
     :attr:`EventAttr.name` gives it) only that event's samples are aggregated, and a name the recording does not
     hold is an error that lists the ones it does."""
     with PerfData(path) as pd:
-        raw = RawProfile(source=os.fspath(path))
+        raw = RawProfile(source=pd.path)
         raw.event = event
         for b in pd.build_ids:
             raw.build_ids.setdefault(b.filename, b.build_id)
