@@ -25,6 +25,32 @@ from ..errors import ObjllvmError
 SYSTEM_DEBUG_ROOT = "/usr/lib/debug"
 
 
+def elf_build_id(obj) -> bytes | None:
+    """The GNU build-id (NT_GNU_BUILD_ID note) of an ELF file, or None."""
+    e = getattr(obj, "endian", "<")
+    for s in getattr(obj, "sections", []):
+        if s.type != 7:          # SHT_NOTE
+            continue
+        data = s.data()
+        p = 0
+        while p + 12 <= len(data):
+            namesz, descsz, ntype = struct.unpack_from(e + "III", data, p)
+            name_end = p + 12 + namesz
+            desc = name_end + (-namesz % 4)
+            if desc + descsz > len(data):
+                break
+            if ntype == 3 and data[p + 12:name_end].rstrip(b"\0") == b"GNU":
+                return bytes(data[desc:desc + descsz])
+            p = desc + descsz + (-descsz % 4)
+    return None
+
+
+def same_build_id(a: bytes, b: bytes) -> bool:
+    """Equal, allowing for perf's zero padding of short ids to 20 bytes."""
+    n = min(len(a), len(b))
+    return a[:n] == b[:n] and not a[n:].strip(b"\0") and not b[n:].strip(b"\0")
+
+
 @dataclass
 class DebugSource:
     """Where the names of a binary's functions came from (or were looked for)."""
@@ -101,7 +127,6 @@ def _crc32(path: str) -> int | None:
 
 def candidates(obj, path: str):
     """``(path, how, check)`` in search order; ``check``: "build-id" or ("crc", value)."""
-    from .mapping import elf_build_id
     bid = elf_build_id(obj)
     if bid:
         h = bid.hex()
@@ -119,7 +144,6 @@ def candidates(obj, path: str):
 
 
 def _same_build(obj, other) -> bool | None:
-    from .mapping import elf_build_id, same_build_id
     a, b = elf_build_id(obj), elf_build_id(other)
     if a and b:
         return same_build_id(a, b)

@@ -20,6 +20,7 @@ from collections import Counter
 
 from .._model import dataclass, field
 from ..errors import ObjllvmError
+from .debuginfo import elf_build_id, same_build_id  # noqa: F401  (re-exported)
 from .merge import MergedProfile, collect, reduce_raw
 from .perfdata import collect_perfdata, skipped_records
 from .raw import RawProfile  # noqa: F401  (re-exported)
@@ -31,32 +32,6 @@ UNMAPPED_REASONS = ("other object", "build-id mismatch", "outside the loaded seg
 
 
 # -- the binary ----------------------------------------------------------------------------------------------
-def elf_build_id(obj) -> bytes | None:
-    """The GNU build-id (NT_GNU_BUILD_ID note) of an ELF file, or None."""
-    e = getattr(obj, "endian", "<")
-    for s in getattr(obj, "sections", []):
-        if s.type != 7:          # SHT_NOTE
-            continue
-        data = s.data()
-        p = 0
-        while p + 12 <= len(data):
-            namesz, descsz, ntype = struct.unpack_from(e + "III", data, p)
-            name_end = p + 12 + namesz
-            desc = name_end + (-namesz % 4)
-            if desc + descsz > len(data):
-                break
-            if ntype == 3 and data[p + 12:name_end].rstrip(b"\0") == b"GNU":
-                return bytes(data[desc:desc + descsz])
-            p = desc + descsz + (-descsz % 4)
-    return None
-
-
-def same_build_id(a: bytes, b: bytes) -> bool:
-    """Equal, allowing for perf's zero padding of short ids to 20 bytes."""
-    n = min(len(a), len(b))
-    return a[:n] == b[:n] and not a[n:].strip(b"\0") and not b[n:].strip(b"\0")
-
-
 @dataclass
 class LoadSegments:
     """PT_LOAD segments of a linked ELF file: file offset -> virtual address."""

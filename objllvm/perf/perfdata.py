@@ -88,6 +88,7 @@ RELEASE = 4 << 20         # give back read pages of the mapping every 4 MB
 ATTR_MIN_SIZE = 64        # PERF_ATTR_SIZE_VER0
 FILE_HEADER_SIZE = 104
 PIPE_HEADER_SIZE = 16
+STREAM_CHUNK = 1 << 20       # bytes read from a pipe at a time
 MAX_DECOMPRESSED = 64 << 20   # bytes out of one COMPRESSED record (perf writes at most its mmap size, <= a few MB)
 
 
@@ -545,65 +546,75 @@ class PerfData:
             self.stats = {RECORD_NAMES.get(t, f"unknown({t})"): n for t, n in sorted(stats.items())}
 
     def _stream_records(self, sample_run=None):
-        """records() of a pipe: each record read into ``self.buf`` (offset 0 there; ``_base`` is its offset in
-        the stream, for errors), so memory holds one record (and one decompressed chunk) at a time."""
+        """records() of a pipe: the stream is read in chunks of STREAM_CHUNK bytes (more for a longer record) and
+        its records walked there (``self.buf`` is the chunk, ``_base`` its offset in the stream, for errors), so
+        memory holds one chunk (and one decompressed record) whatever the length of the input."""
         hdr = self._hdr.unpack_from
         stats = {}
         self._unknown = 0
         run_size = sample_run.size if sample_run is not None else -1
-        off = PIPE_HEADER_SIZE
+        data, pos = b"", 0
+        base = PIPE_HEADER_SIZE                      # stream offset of data[0]
         pending = b""
+
+        def fill(n):                                 # at least n bytes at data[pos:] unless the input ends
+            nonlocal data, pos, base
+            have = len(data) - pos
+            if have >= n:
+                return True
+            more = self._read_exact(max(STREAM_CHUNK, n - have))
+            data, base, pos = data[pos:] + more, base + pos, 0
+            self.buf, self.size, self._base = data, len(data), base
+            return len(data) >= n
+
         try:
             while True:
-                self._base = off
-                h = self._read_exact(8)
-                if not h:
+                if not fill(8):
+                    if len(data) - pos:
+                        raise self._err(f"truncated record header ({len(data) - pos} bytes left, expected 8)", pos)
                     break
-                if len(h) < 8:
-                    self._base = 0
-                    raise self._err(f"truncated record header ({len(h)} bytes left, expected 8)", off)
-                typ, misc, size = hdr(h)
+                typ, misc, size = hdr(data, pos)
                 if size < 8:
-                    raise self._err(f"bad record size {size} (expected at least 8)", 6)
-                body = self._read_exact(size - 8)
-                if len(body) < size - 8:
+                    raise self._err(f"bad record size {size} (expected at least 8)", pos + 6)
+                if not fill(size):
                     raise self._err(f"record of type {RECORD_NAMES.get(typ, typ)} ({size} bytes) runs past the end "
-                                    f"of the input: truncated perf.data?", 0)
-                rec = h + body
-                self.buf, self.size = rec, size
-                step = size
+                                    f"of the input: truncated perf.data?", pos)
+                off = pos
                 if typ == RECORD_AUXTRACE and size >= 16:        # the AUX data follows the record: skipped
-                    aux = self._u64.unpack_from(rec, 8)[0]
-                    left = aux
+                    left = self._u64.unpack_from(data, off + 8)[0]
+                    inside = min(left, len(data) - pos - size)
+                    pos += size + inside
+                    left -= inside
                     while left:
-                        got = len(self._read_exact(min(left, 1 << 20)))
+                        got = len(self._read_exact(min(left, STREAM_CHUNK)))
                         if not got:
-                            raise self._err(f"AUXTRACE data ({aux} bytes) runs past the end of the input", 0)
+                            raise self._err("AUXTRACE data runs past the end of the input", off)
                         left -= got
-                    step += aux
+                        base += got
+                    self._count(typ, off, size, misc, stats)
+                    yield typ, misc, off, size
+                    continue
+                pos += size
                 if typ == RECORD_COMPRESSED or typ == RECORD_COMPRESSED2:
-                    chunk = pending + self._decompress(typ, 0, size)
+                    chunk = pending + self._decompress(typ, off, size)
                     self.compressed_records += 1
                     stats[typ] = stats.get(typ, 0) + 1
-                    self._in_compressed = off
+                    self._in_compressed = base + off
                     self.buf, self.size = chunk, len(chunk)
                     try:
                         used = yield from self._walk(chunk, 0, len(chunk), stats, sample_run, run_size,
                                                      partial=True)
                     finally:
                         self._in_compressed = None
+                        self.buf, self.size = data, len(data)
                     pending = chunk[used:]
-                    off += step
                     continue
-                self._count(typ, 0, size, misc, stats)
-                yield typ, misc, 0, size
-                off += step
+                self._count(typ, off, size, misc, stats)
+                yield typ, misc, off, size
             if pending:
-                self._base = 0
                 raise self._err(f"the compressed records end inside a record ({len(pending)} decompressed bytes "
-                                f"left over): truncated perf.data?", off)
+                                f"left over): truncated perf.data?", pos)
         finally:
-            self._base = 0
             self.unknown_records = self._unknown
             self.stats = {RECORD_NAMES.get(t, f"unknown({t})"): n for t, n in sorted(stats.items())}
 
