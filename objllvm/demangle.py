@@ -16,11 +16,16 @@ import os
 import shutil
 import subprocess
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
+
 MAX_NAME = 16384           # longer names are left mangled (llvm-cxxfilt reads lines of any length; a bound anyway)
 _PREFIXES = ("_Z", "__Z", "_R", "___Z")
 
-_tool: list = []           # [path or None], found once
-_cache: dict = {}          # mangled -> readable
+_tool: "list[str | None]" = []     # [path or None], found once
+_cache: "dict[str, str]" = {}      # mangled -> readable
 
 
 def is_mangled(name: str) -> bool:
@@ -55,8 +60,9 @@ def demangler_warning() -> str | None:
     return None
 
 
-def demangle_all(names) -> dict:
+def demangle_all(names: "Iterable[str]") -> "dict[str, str]":
     """``{name: readable}`` for every mangled name of ``names`` (one tool run for all the new ones)."""
+    names = list(names)
     todo = sorted({n for n in names if n and n not in _cache and is_mangled(n)})
     if todo:
         prog = tool()
@@ -83,12 +89,12 @@ def demangle(name: str) -> str:
 
 
 # -- render items and JSON documents --------------------------------------------------------------------------
-def demangle_items(items) -> list:
+def demangle_items(items: "Iterable[Any]") -> "list[Any]":
     """Render items (:mod:`objllvm.render`) with every table cell that is a mangled name, and every such word of a
     heading or a line of text, in its readable form (tables given by columns are expanded to plain ones)."""
     from .render import ColumnTable, Heading, Table, Text, expand
-    items = list(expand(items))
-    found = set()
+    items = list(expand(items))  # type: ignore[no-untyped-call]
+    found: set[str] = set()
     for it in items:
         if type(it) in (Table, ColumnTable) and it.title:
             found.update(w for w in it.title.split() if is_mangled(w))
@@ -104,8 +110,10 @@ def demangle_items(items) -> list:
     names = demangle_all(found)
     if not names:
         return items
-    fix = lambda c: names.get(c, c) if type(c) is str else c       # noqa: E731
-    out = []
+    def fix(c: "Any") -> "Any":
+        return names.get(c, c) if type(c) is str else c
+
+    out: "list[Any]" = []
     for it in items:
         if type(it) is ColumnTable:
             it = Table(it.headers, it.rows, it.title)
@@ -121,14 +129,14 @@ def demangle_items(items) -> list:
     return out
 
 
-def _words(text: str, names: dict) -> str:
+def _words(text: str, names: "dict[str, str]") -> str:
     import re
     return re.sub(r"\S+", lambda m: names.get(m.group(0), m.group(0)), text)
 
 
-def demangled_names(doc) -> dict:
+def demangled_names(doc: "Any") -> "dict[str, str]":
     """``{mangled: readable}`` for every string of a JSON document that is a mangled name and demangles."""
-    found = set()
+    found: set[str] = set()
     stack = [doc]
     while stack:
         v = stack.pop()
