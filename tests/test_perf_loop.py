@@ -375,3 +375,48 @@ def test_stream_memory_does_not_grow_with_the_input():
     n_big, rss_big = run(big)
     assert n_big > 50 * n_small
     assert rss_big - rss_small < 6 * 1024, (rss_small, rss_big)
+
+
+# -- 5. whole processes ------------------------------------------------------------------------------------------
+def test_program_and_its_shared_library_one_section_each(tmp_path):
+    want = perf_script_by_event()
+    total = sum(n for (e, _), n in want.items() if e == "cpu-clock")
+    out = tmp_path / "c.txt"
+    code, text, err = run_objllvm("perf-map", "--json", "--event", "cpu-clock", HOT, LIB, TWO, "--clusters", out)
+    assert code == 0, err
+    doc = json.loads(text)
+    objs = {os.path.basename(o["binary"]): o for o in doc["process"]["objects"]}
+    assert doc["process"]["total"] == total
+    for name in ("hot", "libhot.so"):
+        assert objs[name]["samples"] == want[("cpu-clock", name)] > 50
+        assert objs[name]["share"] == pytest.approx(want[("cpu-clock", name)] / total, abs=1e-6)
+    # each object's section is what perf-map gives for that binary alone
+    for o in doc["objects"]:
+        code, alone, err = run_objllvm("perf-map", "--json", "--event", "cpu-clock", o["binary"], TWO)
+        assert code == 0, err
+        assert json.loads(alone)["functions"] == o["functions"]
+    lib_fns = [f["name"] for f in doc["objects"][1]["functions"]]
+    assert lib_fns == ["_ZN3lib4spinERKSt6vectorIjSaIjEEj"]
+    # two links: two cluster files, each naming only its own functions
+    files = {os.path.basename(f["binary"]): f["file"] for f in doc["clusters"]["files"]}
+    assert files == {"hot": str(tmp_path / "c.hot.txt"), "libhot.so": str(tmp_path / "c.libhot.so.txt")}
+    lib_clusters = (tmp_path / "c.libhot.so.txt").read_text()
+    assert "f _ZN3lib4spinERKSt6vectorIjSaIjEEj" in lib_clusters and "3app" not in lib_clusters
+    assert "f _ZNK3app5MixerIjLi7EE4stepEjj" in (tmp_path / "c.hot.txt").read_text()
+    assert not out.exists()
+
+
+def test_all_finds_every_object_with_a_map(tmp_path):
+    """--all with the recording alone: the objects come from its mappings (found at the recorded path, or by name
+    beside the recording), those without a map are listed with the reason."""
+    for f in (HOT, LIB, TWO):
+        shutil.copy(f, tmp_path / f.name)
+    code, text, err = run_objllvm("perf-map", "--all", "--json", "--event", "cpu-clock", tmp_path / TWO.name)
+    assert code == 0, err
+    doc = json.loads(text)
+    assert [os.path.basename(o["binary"]) for o in doc["process"]["objects"]] == ["hot", "libhot.so"]
+    assert all(s["reason"] for s in doc["process"]["skipped"])
+    code, text, err = run_objllvm("perf-map", "--all", "-C", "--event", "cpu-clock", tmp_path / TWO.name)
+    assert code == 0, err
+    assert "lib::spin(std::vector<unsigned int, std::allocator<unsigned int>> const&, unsigned int)" in text
+    assert "share of all" in text and "2 objects with basic-block maps" in text

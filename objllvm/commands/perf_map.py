@@ -1,6 +1,8 @@
 """objllvm perf-map: map perf samples to the basic blocks of a binary."""
 from __future__ import annotations
 
+import os
+
 NAME = "perf-map"
 HELP = ("map the samples of perf.data files (or perf script text) to the functions and basic blocks of a binary "
         "with its basic-block address map; merge many recordings; carry a profile to the next build; optionally "
@@ -12,8 +14,12 @@ def add_arguments(p):
     from ._common import add_json_flag
     p.add_argument("binary", metavar="BINARY", help="the profiled executable or shared object (with a bb map)")
     p.add_argument("perf_data", metavar="PERF.DATA", nargs="*",
-                   help="perf.data files (read directly, no perf needed; several: merged by build-id) and profiles "
-                        "saved by --save-profile (merged with them)")
+                   help="perf.data files (read directly, no perf needed; several: merged by build-id; '-': standard "
+                        "input, perf record -o - too) and profiles saved by --save-profile (merged with them); more "
+                        "ELF binaries here (shared libraries of the process) are mapped too, one section each")
+    p.add_argument("--all", action="store_true",
+                   help="map every object of the recordings that has a basic-block map and is found here (with "
+                        "the recorded build-id), one section each, with each one's share of all samples")
     p.add_argument("--perf-script", metavar="FILE",
                    help="read the text of `perf script -F comm,pid,ip --show-mmap-events` instead ('-': stdin)")
     p.add_argument("--top", type=int, default=20, metavar="N", help="rows in the function and block tables (20)")
@@ -65,7 +71,7 @@ def run(args) -> int:
     from ..perf import clusters as cl
     from ..perf.mapping import UNMAPPED_REASONS, map_profile, open_binary
     from ..render import Heading, Table, Text, render_json, render_text, report_warning
-    if bool(args.perf_data) == (args.perf_script is not None):
+    if (bool(args.perf_data) or args.all) == (args.perf_script is not None) and not (args.all and args.perf_script):
         raise UsageError("give either PERF.DATA files or --perf-script FILE")
     if args.top < 0:
         raise UsageError("--top must be >= 0")
@@ -75,6 +81,15 @@ def run(args) -> int:
         raise UsageError("--jobs must be >= 1")
     if args.perf_script is not None and (args.save_profile or args.fleet or args.scheduler):
         raise UsageError("--save-profile, --fleet and --scheduler read perf.data files, not --perf-script text")
+    from ..perf.process import split_inputs
+    extra, args.perf_data = split_inputs(args.perf_data)
+    if args.all and args.perf_script is None and not args.perf_data and not extra:
+        args.perf_data = [args.binary]           # --all PERF.DATA: the binaries come from the recording
+        args.binary = None
+    if extra or args.all:
+        return _run_process(args, ([args.binary] if args.binary else []) + extra)
+    if bool(args.perf_data) == (args.perf_script is not None):
+        raise UsageError("give either PERF.DATA files or --perf-script FILE")
     target = args.recorded_on or args.binary
     obj, index = open_binary(target, debug_file=None if args.recorded_on else args.debug_file)
     if args.event is not None and args.perf_script is not None:
@@ -225,6 +240,95 @@ def run(args) -> int:
 
 
 STALE_OUTCOMES = ("exact hash", "same opcodes, nearest hash", "block not matched", "function not in the new build")
+
+
+def _run_process(args, binaries) -> int:
+    """perf-map of several objects (BINARY and more ELF files among the inputs, or --all)."""
+    from ..errors import ObjllvmError, UsageError
+    from ..perf import clusters as cl
+    from ..perf.process import cluster_paths, map_process, objects_with_maps
+    from ..render import Heading, Table, Text, render_json, render_text, report_warning
+    from ._common import demangled
+    if not args.perf_data and args.perf_script is None:
+        raise UsageError("give PERF.DATA files (or --perf-script FILE) with the binaries")
+    if args.recorded_on or args.function_order:
+        raise UsageError("--recorded-on and --function-order take one binary: give BINARY alone")
+    if args.event is not None and args.perf_script is not None:
+        raise UsageError("--event selects among the events of perf.data files (perf script text has one)")
+    raw = _collect(args)
+    skipped = []
+    if args.all:
+        search = list(dict.fromkeys(os.path.dirname(os.path.abspath(p)) for p in binaries + args.perf_data
+                                    if p != "-"))
+        found, skipped = objects_with_maps(raw, search)
+        seen = {os.path.realpath(b) for b in binaries}
+        for f in found:
+            if os.path.realpath(f) not in seen:
+                seen.add(os.path.realpath(f))
+                binaries.append(f)
+        if not binaries:
+            raise ObjllvmError(f"no object sampled in {', '.join(raw.sources[:3])} has a basic-block map here: "
+                               + "; ".join(f"{s['file']}: {s['reason']}" for s in skipped[:6]))
+    proc = map_process(raw, binaries, debug_files={binaries[0]: args.debug_file} if args.debug_file else None)
+    proc.skipped = skipped
+    first = proc.objects[0]
+    if first.ambiguous_events() and args.clusters:
+        raise UsageError(f"{first.source} holds {len(first.event_names)} events: {first.events_text()}; a layout "
+                         f"is made from one: give --event NAME")
+    warnings = list(first.warnings)
+    if first.ambiguous_events():
+        warnings.append(f"{first.source} holds {len(first.event_names)} events ({first.events_text()}): the "
+                        f"counts below add them up; --event NAME maps one")
+    status = 0
+    nameless = [p for p in proc.objects if any(not f.name for f in p.functions)]
+    for p in nameless:
+        if args.clusters:
+            raise ObjllvmError(p.debug_source.no_names_message() + "; no cluster file written")
+        warnings.append(p.debug_source.no_names_message())
+        status = 1
+    written = []
+    if args.clusters:
+        for p, path in zip(proc.objects, cluster_paths(args.clusters, binaries)):
+            if not p.functions:
+                continue
+            cs = cl.build_clusters(p, min_share=args.min_share, layout=args.layout, cfg=args.cfg,
+                                   clone_paths=args.clone_paths)
+            cl.write_clusters(path, cs, comment=f"objllvm perf-map {p.binary} {p.source}: {p.mapped_samples} "
+                                                f"samples mapped, {args.layout} layout\nuse: clang "
+                                                f"-fbasic-block-sections=list={path} (for {p.binary})")
+            written.append((p, path, cs))
+    if args.save_profile:
+        from ..atomicio import atomic_write
+        atomic_write(args.save_profile, raw.dumps().encode())
+    for w in dict.fromkeys(warnings):
+        report_warning(w)
+    if args.json:
+        d = proc.to_dict(args.top, demangle=args.demangle)
+        if written:
+            d["clusters"] = {"files": [{"binary": p.binary, "file": path, "functions": [
+                {"function": c.function, "blocks": c.block_ids, "samples": c.samples, "edges": c.edge_source}
+                for c in cs]} for p, path, cs in written]}
+        render_json(d)
+        return status
+    pct = lambda n: f"{100 * proc.share(n):.2f}%"  # noqa: E731
+    items = [Heading(f"{proc.total_samples} samples in {first.source}: {len(proc.objects)} objects with "
+                     f"basic-block maps")]
+    rows = [[s["binary"], s["build_id"] or "-", s["samples"], pct(s["samples"]), s["mapped"]] for s in proc.summary()]
+    rows += [[s["file"], "-", s["samples"], pct(s["samples"]), f"- ({s['reason']})"] for s in skipped[:args.top]]
+    items.append(Table(["object", "build-id", "samples", "share of all", "mapped to blocks"], rows))
+    for p in proc.objects:
+        items.append(Heading(f"{p.binary}: {p.binary_samples} samples ({pct(p.binary_samples)} of all)", 2))
+        items.append(Table(["function", "address", "samples", "share of all", "blocks hit"],
+                           [[f.name or "?", f"{f.function.address:#x}", f.samples, pct(f.samples),
+                             f"{len(f.blocks)}/{len(f.function.blocks)}"] for f in p.functions[:args.top]],
+                           title="Functions"))
+        items.append(Table(["function", "block", "address", "size", "samples", "share of all"],
+                           [[fn.name or "?", b.id, f"{b.address:#x}", b.size, c, pct(c)]
+                            for fn, b, c in p.hottest_blocks(args.top)], title="Hottest blocks"))
+    for p, path, cs in written:
+        items.append(Text(f"Clusters of {p.binary} written to {path}: {len(cs)} functions"))
+    render_text(demangled(items, args))
+    return status
 
 
 def _collect(args):
