@@ -258,8 +258,7 @@ def _run_process(args, binaries) -> int:
     raw = _collect(args)
     skipped = []
     if args.all:
-        search = list(dict.fromkeys(os.path.dirname(os.path.abspath(p)) for p in binaries + args.perf_data
-                                    if p != "-"))
+        search = list(dict.fromkeys(os.path.dirname(p) or "." for p in binaries + args.perf_data if p != "-"))
         found, skipped = objects_with_maps(raw, search)
         seen = {os.path.realpath(b) for b in binaries}
         for f in found:

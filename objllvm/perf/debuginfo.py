@@ -62,14 +62,15 @@ class DebugSource:
     unnamed: int = 0                    # functions of the map still without a name
     map_from_debug_file: bool = False   # the binary has no map (llvm-strip): the debug file's map is used
     tried: list = field(default_factory=list)      # paths looked at
+    looked: list = field(default_factory=list)     # the same, said shortly (for messages)
 
     def to_dict(self) -> dict:
         return {"binary": self.binary, "stripped": self.stripped, "debug_file": self.debug_file, "how": self.how,
                 "named": self.named, "unnamed": self.unnamed, "map_from_debug_file": self.map_from_debug_file,
-                "tried": self.tried}
+                "tried": self.tried, "looked": self.looked}
 
     def no_names_message(self) -> str:
-        looked = ", ".join(self.tried[:6]) + (", ..." if len(self.tried) > 6 else "") if self.tried else "nowhere"
+        looked = "; ".join(self.looked) or "nowhere (no build-id, no .gnu_debuglink)"
         return (f"{self.binary} is stripped: {self.unnamed} functions of its basic-block map have no name, and no "
                 f"debug file or unstripped copy was found (looked in: {looked}): give --debug-file PATH (the "
                 f"unstripped binary, or the file of objcopy --only-keep-debug), or a debug root in "
@@ -160,6 +161,14 @@ def find_debug_file(obj, path: str, src: DebugSource, debug_file: str | None = N
                                file=debug_file)
         src.debug_file, src.how = debug_file, "--debug-file"
         return dobj
+    bid = elf_build_id(obj)
+    if bid:
+        src.looked.append(", ".join(os.path.join(r, ".build-id", bid.hex()[:2], bid.hex()[2:] + ".debug")
+                                    for r in debug_roots()) + ", " + os.path.join(debuginfod_cache(), bid.hex(),
+                                                                                  "debuginfo"))
+    link = gnu_debuglink(obj)
+    if link:
+        src.looked.append(f"{link[0]} (.gnu_debuglink) beside the binary, in its .debug/ and under the debug roots")
     for p, how, check in candidates(obj, path):
         src.tried.append(p)
         if not os.path.isfile(p):

@@ -470,7 +470,7 @@ def open_binary(binary: str, *, debug_file: str | None = None):
             raise
         dobj = find_debug_file(obj, binary, src, debug_file)
         if dobj is None:
-            looked = ", ".join(src.tried[:6]) + (", ..." if len(src.tried) > 6 else "") if src.tried else "nowhere"
+            looked = "; ".join(src.looked) or "nowhere (no build-id, no .gnu_debuglink)"
             raise ObjllvmError(f"no basic-block address map in this file, and no symbols: it is stripped "
                                f"(llvm-strip removes the map with them): give the unstripped binary, or its debug "
                                f"file with --debug-file PATH (looked for one in: {looked})", file=binary) from None

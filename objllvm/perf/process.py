@@ -64,8 +64,9 @@ class ProcessProfile:
 def objects_with_maps(merged, search=()) -> tuple:
     """``(paths, skipped)``: the files of the recording's sampled objects that exist here, are linked ELF files
     with a basic-block map and have the recorded build-id, most samples first; ``skipped``: the others and why.
-    A file not at its recorded path is looked for by its name in the directories ``search`` (the recording was
-    made elsewhere, or the files moved); the build-id check tells whether it is the one."""
+    Each file is looked for by its name in the directories ``search`` first (those of the binaries and
+    recordings named: a copy beside them is what the user points at), then at its recorded path; the build-id
+    check tells whether it is the one recorded."""
     from ..formats import open_object
     from ..sections.bb_addr_map import TYPE_NAMES
     from .debuginfo import elf_build_id, same_build_id
@@ -75,10 +76,10 @@ def objects_with_maps(merged, search=()) -> tuple:
             continue
         name = sorted(o.names)[0] if o.names else o.key
         why = None
-        path = next((n for n in sorted(o.names) if os.path.isfile(n)), None)
+        path = next((c for n in sorted(o.names) for d in search
+                     for c in [os.path.join(d, os.path.basename(n))] if os.path.isfile(c)), None)
         if path is None:
-            path = next((c for n in sorted(o.names) for d in search
-                         for c in [os.path.join(d, os.path.basename(n))] if os.path.isfile(c)), None)
+            path = next((n for n in sorted(o.names) if os.path.isfile(n)), None)
         if path is None:
             why = "not found here"
         else:
