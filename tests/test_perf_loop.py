@@ -312,7 +312,7 @@ def test_pipe_mode_recording_from_standard_input_read_as_perf_reads_it():
     want = _perf_script("pipe.perf-script.txt")
     for arg in ("-", "/dev/stdin"):
         samples, got = _raw_counts_from(arg, data)
-        assert got == want and samples == sum(want.values()) > 200
+        assert got == want and samples == sum(want.values()) > 100
 
 
 def test_perf_map_reads_standard_input_as_it_reads_the_file():

@@ -4,7 +4,8 @@
 out="$TD/perf-loop"; src="$SRC/perf-loop"
 mkdir -p "$out"
 CXX=${CXX22:-clang++-22}
-flags="-O2 -fbasic-block-address-map -Wl,--build-id=sha1"
+# Block hashes (-emit-bb-hash) let perf-diff match the blocks of two builds.
+flags="-O2 -fbasic-block-address-map -mllvm -emit-bb-hash -Wl,--build-id=sha1"
 $CXX $flags -fPIC -shared "$src/libhot.cpp" -o "$out/libhot.so"
 $CXX $flags -fPIE -pie "$src/hot.cpp" -L"$out" -lhot -Wl,-rpath,'$ORIGIN' -o "$out/hot"
 # GNU strip keeps the (unknown to it) SHT_LLVM_BB_ADDR_MAP section and drops .symtab: blocks without names.
@@ -24,6 +25,19 @@ if perf record -q -e cpu-clock -o /dev/null -- true 2>/dev/null; then
   perf script -i "$out/two-events.data" -F event,ip,dso 2>/dev/null \
     | awk '{print $1, $3}' | LC_ALL=C sort | uniq -c > "$out/two-events.script.txt"
   perf script -i "$out/pipe.data" -F pid,ip 2>/dev/null | LC_ALL=C sort | uniq -c > "$out/pipe.perf-script.txt"
+  # The layout step and its evidence: the clusters perf-map writes from the cpu-clock samples, the program
+  # rebuilt with them (hot-layout), a recording of it, and perf's per-symbol counts of both runs (perf-diff's
+  # oracle: `perf script -F event,ip,sym,symoff`).
+  PYTHONPATH="$ROOT" python3 -m objllvm perf-map --event cpu-clock "$out/hot" "$out/two-events.data" \
+    --clusters "$out/hot.clusters.txt" >/dev/null
+  sed -i '/^#/d' "$out/hot.clusters.txt"
+  $CXX $flags -fPIE -pie -fbasic-block-sections=list="$out/hot.clusters.txt" "$src/hot.cpp" -L"$out" -lhot \
+    -Wl,-rpath,'$ORIGIN' -o "$out/hot-layout"
+  perf record -q -e cpu-clock -c 100000 -o "$out/layout.data" -- "$out/hot-layout" 3000 >/dev/null
+  for d in two-events layout; do
+    perf script --no-demangle -i "$out/$d.data" -F event,ip,sym,symoff,dso 2>/dev/null \
+      | awk '{print $1, $3, $4}' | LC_ALL=C sort | uniq -c > "$out/$d.sym.txt"
+  done
 else
   echo "62-perf-loop: perf record is not permitted here: recordings not remade" >&2
 fi
