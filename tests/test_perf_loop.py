@@ -420,3 +420,84 @@ def test_all_finds_every_object_with_a_map(tmp_path):
     assert code == 0, err
     assert "lib::spin(std::vector<unsigned int, std::allocator<unsigned int>> const&, unsigned int)" in text
     assert "share of all" in text and "2 objects with basic-block maps" in text
+
+
+# -- 6. perf-diff ------------------------------------------------------------------------------------------------
+def _perf_symbol_counts(name, dso):
+    """{symbol: samples} of the cpu-clock samples in ``dso`` as perf script printed them (``sym+off``)."""
+    out = Counter()
+    for line in (PL / name).read_text().splitlines():
+        n, ev, symoff, obj = line.split()
+        if ev == "cpu-clock:" and os.path.basename(obj.strip("()")) == dso:
+            out[symoff.rsplit("+", 1)[0]] += int(n)
+    return out
+
+
+def _perf_block_footprint(name, dso, binary, function):
+    """(bytes, 64-byte lines) of the blocks of ``function`` that perf's samples fall in: the sample addresses
+    from perf script (symbol + offset, the symbol's address from nm), the blocks from llvm-readobj-22."""
+    syms = {}
+    for ln in subprocess.run(["nm", str(binary)], capture_output=True, text=True, check=True).stdout.splitlines():
+        parts = ln.split()
+        if len(parts) == 3:
+            syms[parts[2]] = int(parts[0], 16)
+    addrs = set()
+    for line in (PL / name).read_text().splitlines():
+        n, ev, symoff, obj = line.split()
+        if ev == "cpu-clock:" and os.path.basename(obj.strip("()")) == dso:
+            sym, off = symoff.rsplit("+", 1)
+            if sym.split(".cold")[0] == function and sym in syms:
+                addrs.add(syms[sym] + int(off, 16))
+    exe = need_tool("llvm-readobj-22")
+    doc = json.loads(subprocess.run([exe, "--bb-addr-map", "--elf-output-style=JSON", str(binary)],
+                                    capture_output=True, text=True, check=True).stdout)
+    blocks = []
+    for fn in doc[0]["BBAddrMap"]:
+        e = fn["Function"]
+        if e["Name"] != function:
+            continue
+        for r in e["BB Ranges"]:
+            for b in r["BB Entries"]:
+                blocks.append((r["Base Address"] + b["Offset"], b["Size"]))
+    hot = {(a, s) for a, s in blocks for x in addrs if a <= x < a + s}
+    lines = {ln for a, s in hot for ln in range(a // 64, (a + s - 1) // 64 + 1)}
+    return sum(s for _, s in hot), len(lines)
+
+
+def test_perf_diff_of_two_builds_against_perf_and_llvm_readobj():
+    """The program before and after its layout (rebuilt with the clusters perf-map wrote): per function the shares
+    perf itself gives, the hot footprint from llvm-readobj-22's blocks and perf's sample addresses, and hot blocks
+    that moved."""
+    code, out, err = run_objllvm("perf-diff", "--json", "--event", "cpu-clock", TWO, PL / "layout.data",
+                                 "--old-binary", HOT, "--new-binary", PL / "hot-layout")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["same_build"] is False
+    old_syms = _perf_symbol_counts("two-events.sym.txt", "hot")
+    new_syms = _perf_symbol_counts("layout.sym.txt", "hot-layout")
+    by = {f["name"]: f for f in doc["functions"]}
+    for fn in ("_ZN3app4foldIjEET_RKSt6vectorIS1_SaIS1_EEj", "_ZNK3app5MixerIjLi7EE4stepEjj"):
+        f = by[fn]
+        assert f["old"]["samples"] == old_syms[fn] > 20
+        assert f["new"]["samples"] == new_syms[fn] + new_syms[fn + ".cold"] > 20
+        assert f["old"]["share"] == pytest.approx(f["old"]["samples"] / doc["old"]["samples"], abs=1e-6)
+        assert (f["old"]["hot_bytes"], f["old"]["hot_lines"]) == \
+            _perf_block_footprint("two-events.sym.txt", "hot", HOT, fn)
+        assert (f["new"]["hot_bytes"], f["new"]["hot_lines"]) == \
+            _perf_block_footprint("layout.sym.txt", "hot-layout", PL / "hot-layout", fn)
+        assert f["matched_by"] == "hash" and f["matched_blocks"] == f["new"]["blocks"]
+        assert f["moved_blocks"] and all(m["old_offset"] != m["new_offset"] for m in f["moved_blocks"])
+
+
+def test_perf_diff_of_one_build_moves_nothing():
+    code, out, err = run_objllvm("perf-diff", "--json", "--event", "task-clock", TWO, TWO, "--binary", HOT)
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["same_build"] is True
+    assert all(f["share_change"] == 0 and f["moved_blocks"] == [] for f in doc["functions"])
+    code, out, err = run_objllvm("perf-diff", "-C", "--event", "cpu-clock", TWO, PL / "layout.data",
+                                 "--old-binary", HOT, "--new-binary", PL / "hot-layout")
+    assert code == 0, err
+    assert "app::Mixer<unsigned int, 7>::step(unsigned int, unsigned int) const" in out and "moved" in out
+    code, _, err = run_objllvm("perf-diff", TWO, TWO, "--binary", HOT)
+    assert code == 2 and "--event" in err
