@@ -486,7 +486,40 @@ def test_perf_diff_of_two_builds_against_perf_and_llvm_readobj():
         assert (f["new"]["hot_bytes"], f["new"]["hot_lines"]) == \
             _perf_block_footprint("layout.sym.txt", "hot-layout", PL / "hot-layout", fn)
         assert f["matched_by"] == "hash" and f["matched_blocks"] == f["new"]["blocks"]
-        assert f["moved_blocks"] and all(m["old_offset"] != m["new_offset"] for m in f["moved_blocks"])
+        assert all(m["old_offset"] != m["new_offset"] for m in f["moved_blocks"])
+    # Moved blocks against llvm-readobj-22's block addresses of both builds: every block of a cluster of
+    # hot.clusters.txt (the layout hot-layout was built with) whose offset from the entry changed and that holds
+    # samples is listed, with both offsets.
+    clusters, fn = {}, None
+    for line in (PL / "hot.clusters.txt").read_text().splitlines():
+        if line.startswith("f "):
+            fn = line[2:]
+        elif line.startswith("c ") and fn:
+            clusters[fn] = [int(x) for x in line[2:].split()]
+    old_off, new_off = _readobj_offsets(HOT), _readobj_offsets(PL / "hot-layout")
+    code, out, err = run_objllvm("perf-map", "--json", "--event", "cpu-clock", HOT, TWO)
+    old_hot = {f["name"]: {b["id"] for b in f["blocks"]} for f in json.loads(out)["functions"]}
+    for fn, ids in clusters.items():
+        moved = by[fn]["moved_blocks"]
+        for m in moved:
+            assert (m["old_offset"], m["new_offset"]) == (old_off[fn][m["old_id"]], new_off[fn][m["new_id"]])
+        assert {m["old_id"] for m in moved} >= {i for i in ids if i in old_hot[fn] and old_off[fn][i] != new_off[fn][i]}
+        assert [new_off[fn][i] for i in ids] == sorted(new_off[fn][i] for i in ids)     # laid out in order
+    assert any(m["old_samples"] for m in by["_ZN3app4foldIjEET_RKSt6vectorIS1_SaIS1_EEj"]["moved_blocks"])
+
+
+def _readobj_offsets(binary):
+    """{function: {block id: offset from the function's entry}} from llvm-readobj-22 --bb-addr-map."""
+    exe = need_tool("llvm-readobj-22")
+    doc = json.loads(subprocess.run([exe, "--bb-addr-map", "--elf-output-style=JSON", str(binary)],
+                                    capture_output=True, text=True, check=True).stdout)
+    out = {}
+    for fn in doc[0]["BBAddrMap"]:
+        e = fn["Function"]
+        ranges = e["BB Ranges"]
+        entry = ranges[0]["Base Address"]
+        out[e["Name"]] = {b["ID"]: r["Base Address"] + b["Offset"] - entry for r in ranges for b in r["BB Entries"]}
+    return out
 
 
 def test_perf_diff_of_one_build_moves_nothing():
@@ -501,3 +534,70 @@ def test_perf_diff_of_one_build_moves_nothing():
     assert "app::Mixer<unsigned int, 7>::step(unsigned int, unsigned int) const" in out and "moved" in out
     code, _, err = run_objllvm("perf-diff", TWO, TWO, "--binary", HOT)
     assert code == 2 and "--event" in err
+
+
+# -- 7. the HTML report --------------------------------------------------------------------------------------------
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run", "--enable-logging=stderr",
+                  "--v=0"]
+
+
+def _chromium():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    pytest.skip("no Chromium (CI installs Debian's chromium: see .ci/run)")
+
+
+def test_html_report_renders_in_headless_chromium(tmp_path):
+    out = tmp_path / "report.html"
+    code, _, err = run_objllvm("perf-map", "-C", "--event", "cpu-clock", HOT, LIB, TWO, "--html", out)
+    assert code == 0, err
+    page = out.read_text()
+    # self-contained: no URL to load anything from
+    assert "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "").replace(
+        'xmlns:xlink="http://www.w3.org/1999/xlink"', "").replace('"http://www.w3.org/', "")
+    assert "https://" not in page and "src=" not in page and "<link" not in page
+    exe = _chromium()
+    p = subprocess.run([exe, *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom",
+                        out.as_uri()], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    dom = p.stdout
+    # the script ran (it counts the function rows) and reported no error
+    assert '<body data-rendered="3">' in dom and '<div id="errors"></div>' in dom
+    assert "Uncaught" not in p.stderr and "SyntaxError" not in p.stderr
+    # the functions of both objects, demangled, with their shares as perf-map gives them
+    code, js, _ = run_objllvm("perf-map", "--json", "--event", "cpu-clock", HOT, LIB, TWO)
+    doc = json.loads(js)
+    for o in doc["objects"]:
+        for f in o["functions"]:
+            assert f"{100 * f['share']:.2f}%" in dom
+    assert "app::Mixer&lt;unsigned int, 7&gt;::step(unsigned int, unsigned int) const" in dom
+    assert "lib::spin(std::vector&lt;unsigned int" in dom
+    # the heat map (one cell per sampled 64-byte line), the CFGs (Graphviz SVG) and source lines (DWARF)
+    assert dom.count('class="heat"') == 2 and "samples (" in dom
+    if shutil.which("dot"):
+        assert dom.count('class="graph"') >= 3
+    assert "hot.cpp:" in dom and "libhot.cpp:" in dom
+
+
+def test_html_report_source_lines_match_llvm_symbolizer(tmp_path):
+    """The source lines the report gives each hot block hold the line llvm-symbolizer-22 gives its first
+    address."""
+    exe = need_tool("llvm-symbolizer-22")
+    from objllvm.perf.mapping import profile
+    from objllvm.perf.report_html import LineTable
+    prof = profile(str(HOT), str(TWO), event="cpu-clock")
+    table = LineTable(str(HOT))
+    assert table.rows and table.note is None
+    blocks = [(b, c) for fn, b, c in prof.hottest_blocks(6)]
+    addrs = "\n".join(hex(b.address) for b, _ in blocks)
+    p = subprocess.run([exe, "--obj", str(HOT), "--no-inlines", "--basenames", "--functions=none",
+                        "--output-style=GNU"], input=addrs + "\n", capture_output=True, text=True, check=True)
+    where = p.stdout.split()
+    assert len(where) == len(blocks)
+    for (b, _), w in zip(blocks, where):
+        f, line = w.split(" ")[0].rsplit(":", 1)
+        got = table.lines_in(b.address, b.address + b.size)
+        assert got and got[0] == f"{f}:{line}", (hex(b.address), got, w)

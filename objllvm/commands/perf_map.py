@@ -7,7 +7,7 @@ NAME = "perf-map"
 HELP = ("map the samples of perf.data files (or perf script text) to the functions and basic blocks of a binary "
         "with its basic-block address map; merge many recordings; carry a profile to the next build; optionally "
         "write a layout cluster file for clang")
-INPUTS = ("binary", "perf_data", "perf_script", "recorded_on", "debug_file")  # paths read: missing = usage error (cli)
+INPUTS = ("binary", "perf_data", "perf_script", "recorded_on", "debug_file")  # (html: an output)  # paths read: missing = usage error (cli)
 
 
 def add_arguments(p):
@@ -45,6 +45,9 @@ def add_arguments(p):
                    help="names for a stripped BINARY from this file (the unstripped binary or its objcopy "
                         "--only-keep-debug file); found by build-id (/usr/lib/debug/.build-id, OBJLLVM_DEBUG_ROOT, "
                         "the debuginfod cache) or .gnu_debuglink without it")
+    p.add_argument("--html", metavar="OUT.html",
+                   help="also write a report page (one self-contained file): functions by share, a heat map of the "
+                        "text, each hot function's CFG and hot blocks with their source lines")
     p.add_argument("--event", metavar="NAME",
                    help="only the samples of this event (as perf names it: cpu-clock, cycles, ...) when the "
                         "recordings hold several; a layout from several events needs it")
@@ -146,6 +149,9 @@ def run(args) -> int:
             order, comment=f"objllvm perf-map {args.binary} {prof.source}: {args.order} order of "
                            f"{len(order)} sampled functions ({len(arcs)} call arcs)\nuse: ld.lld "
                            f"--symbol-ordering-file={args.function_order}").encode())
+    if args.html:
+        from ..perf.report_html import write_report
+        write_report(args.html, [prof], [obj], top=args.top or 20, demangle=args.demangle)
     if dsrc.debug_file:
         prof.warnings.append(f"{target} is stripped: " + (
             f"its basic-block map and names are taken from {dsrc.debug_file}" if dsrc.map_from_debug_file else
@@ -299,6 +305,11 @@ def _run_process(args, binaries) -> int:
     if args.save_profile:
         from ..atomicio import atomic_write
         atomic_write(args.save_profile, raw.dumps().encode())
+    if args.html:
+        from ..formats import open_object
+        from ..perf.report_html import write_report
+        write_report(args.html, proc.objects, [open_object(p.binary) for p in proc.objects], top=args.top or 20,
+                     demangle=args.demangle)
     for w in dict.fromkeys(warnings):
         report_warning(w)
     if args.json:

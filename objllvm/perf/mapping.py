@@ -88,6 +88,7 @@ class Profile:
     event_samples: dict = field(default_factory=dict)          # event name -> samples recorded (every event)
     event: str | None = None                                   # the event mapped (None: every event, summed)
     functions_by_event: list = field(default_factory=list)     # see functions_by_event()
+    address_samples: dict = field(default_factory=dict)        # link-time address -> samples (in the binary)
 
     @property
     def event_names(self) -> list:
@@ -296,6 +297,7 @@ def map_profile(raw, binary_path: str, obj=None, index=None) -> Profile:
         bstats["ranges_unmapped"] += merged.ranges_outside
     taken, fall = Counter(), Counter()
     matched = []
+    addresses = {}
     for o in merged.objects.values():
         status = res.matches(o)
         if status != "yes":
@@ -307,6 +309,9 @@ def map_profile(raw, binary_path: str, obj=None, index=None) -> Profile:
         for off, c in o.offsets.items():
             r = res.block(off)
             in_binary += c
+            va = res.segments.file_offset_to_vaddr(off)
+            if va is not None:
+                addresses[va] = addresses.get(va, 0) + c
             if isinstance(r, str):
                 unmapped[r] += c
                 continue
@@ -340,7 +345,7 @@ def map_profile(raw, binary_path: str, obj=None, index=None) -> Profile:
                    branch_stats=dict(bstats), warnings=warnings, records=dict(merged.records),
                    unknown_records=merged.unknown_records, matched_mappings=matched, events=list(merged.attrs),
                    padding_samples=padding, recordings=list(merged.recordings), files=_files(merged),
-                   event_samples=dict(merged.event_samples), event=merged.event,
+                   event_samples=dict(merged.event_samples), event=merged.event, address_samples=addresses,
                    mismatched_build_ids=sorted({b.hex() for b in res.mismatches.values()}))
 
 

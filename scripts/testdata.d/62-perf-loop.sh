@@ -4,8 +4,9 @@
 out="$TD/perf-loop"; src="$SRC/perf-loop"
 mkdir -p "$out"
 CXX=${CXX22:-clang++-22}
-# Block hashes (-emit-bb-hash) let perf-diff match the blocks of two builds.
-flags="-O2 -fbasic-block-address-map -mllvm -emit-bb-hash -Wl,--build-id=sha1"
+# Block hashes (-emit-bb-hash) let perf-diff match the blocks of two builds; line tables give the report its
+# source lines.
+flags="-O2 -gline-tables-only -fbasic-block-address-map -mllvm -emit-bb-hash -Wl,--build-id=sha1"
 $CXX $flags -fPIC -shared "$src/libhot.cpp" -o "$out/libhot.so"
 $CXX $flags -fPIE -pie "$src/hot.cpp" -L"$out" -lhot -Wl,-rpath,'$ORIGIN' -o "$out/hot"
 # GNU strip keeps the (unknown to it) SHT_LLVM_BB_ADDR_MAP section and drops .symtab: blocks without names.
