@@ -207,6 +207,15 @@ def _env(**kw):
     return env
 
 
+def _debug_file(dest):
+    """The debug file of hot as the test data script splits it (objcopy --only-keep-debug, deterministic: the
+    CRC in hot.stripped's .gnu_debuglink matches it)."""
+    exe = need_tool("objcopy")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run([exe, "--only-keep-debug", str(HOT), str(dest)], check=True)
+    return dest
+
+
 def _build_id(path):
     from objllvm.formats import open_object
     from objllvm.perf.mapping import elf_build_id
@@ -222,7 +231,7 @@ def test_gnu_stripped_binary_named_from_build_id_tree(tmp_path):
     bid = _build_id(stripped)
     root = tmp_path / "debug"
     (root / ".build-id" / bid[:2]).mkdir(parents=True)
-    shutil.copy(PL / "hot.debug", root / ".build-id" / bid[:2] / f"{bid[2:]}.debug")
+    _debug_file(root / ".build-id" / bid[:2] / f"{bid[2:]}.debug")
     code, want, err = _functions([HOT, TWO], _env())
     assert code == 0, err
     code, got, err = _functions([stripped, TWO], _env(OBJLLVM_DEBUG_ROOT=root))
@@ -233,7 +242,11 @@ def test_gnu_stripped_binary_named_from_build_id_tree(tmp_path):
 
 
 def test_gnu_stripped_binary_named_by_debuglink_and_debug_file_option(tmp_path):
-    code, got, err = _functions([PL / "hot.stripped", TWO], _env())        # hot.debug beside it: .gnu_debuglink
+    beside = tmp_path / "beside"
+    beside.mkdir()
+    shutil.copy(PL / "hot.stripped", beside / "hot")
+    _debug_file(beside / "hot.debug")
+    code, got, err = _functions([beside / "hot", TWO], _env())        # hot.debug beside it: .gnu_debuglink
     assert code == 0, err
     assert got["debug_file"]["how"] == ".gnu_debuglink"
     assert "_ZNK3app5MixerIjLi7EE4stepEjj" in [f["name"] for f in got["functions"]]
@@ -273,7 +286,7 @@ def test_llvm_stripped_binary_points_at_the_debug_file(tmp_path):
     bid = _build_id(lone)
     root = tmp_path / "debug"
     (root / ".build-id" / bid[:2]).mkdir(parents=True)
-    shutil.copy(PL / "hot.debug", root / ".build-id" / bid[:2] / f"{bid[2:]}.debug")
+    _debug_file(root / ".build-id" / bid[:2] / f"{bid[2:]}.debug")
     code, got, err = _functions([lone, TWO], _env(OBJLLVM_DEBUG_ROOT=root))
     assert code == 0, err
     code, want, _ = _functions([HOT, TWO], _env())
