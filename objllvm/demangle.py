@@ -33,22 +33,24 @@ def is_mangled(name: str) -> bool:
     return name.startswith(_PREFIXES) and len(name) <= MAX_NAME and name.isprintable() and " " not in name
 
 
+def newest_llvm_tool(name: str) -> str | None:
+    """The highest ``NAME-NN`` on PATH (an unversioned ``NAME`` is often an older default), else ``NAME``."""
+    versioned = []
+    for d in os.environ.get("PATH", "").split(os.pathsep):
+        try:
+            entries = os.listdir(d or ".")
+        except OSError:
+            continue
+        for e in entries:
+            if e.startswith(name + "-") and e[len(name) + 1:].isdigit() and os.access(os.path.join(d, e), os.X_OK):
+                versioned.append((int(e[len(name) + 1:]), os.path.join(d, e)))
+    return max(versioned)[1] if versioned else shutil.which(name)
+
+
 def tool() -> str | None:
     """The demangler program used: the newest llvm-cxxfilt on PATH, else GNU c++filt, else None."""
     if not _tool:
-        found = os.environ.get("OBJLLVM_CXXFILT")
-        if not found:
-            versioned = []
-            for d in os.environ.get("PATH", "").split(os.pathsep):
-                try:
-                    entries = os.listdir(d or ".")
-                except OSError:
-                    continue
-                for e in entries:
-                    if e.startswith("llvm-cxxfilt-") and e[13:].isdigit() and os.access(os.path.join(d, e), os.X_OK):
-                        versioned.append((int(e[13:]), os.path.join(d, e)))
-            # the highest versioned one first: an unversioned llvm-cxxfilt is often an older default
-            found = max(versioned)[1] if versioned else shutil.which("llvm-cxxfilt") or shutil.which("c++filt")
+        found = os.environ.get("OBJLLVM_CXXFILT") or newest_llvm_tool("llvm-cxxfilt") or shutil.which("c++filt")
         _tool.append(found or None)
     return _tool[0]
 

@@ -595,22 +595,42 @@ def test_html_report_renders_in_headless_chromium(tmp_path):
     assert "hot.cpp:" in dom and "libhot.cpp:" in dom
 
 
-def test_html_report_source_lines_match_llvm_symbolizer(tmp_path):
-    """The source lines the report gives each hot block hold the line llvm-symbolizer-22 gives its first
-    address."""
-    exe = need_tool("llvm-symbolizer-22")
+def _pyelftools_line_at(path, address):
+    """``file:line`` of the DWARF line-table row in effect at ``address`` (pyelftools, an independent reader)."""
+    elffile = pytest.importorskip("elftools.elf.elffile", reason="pyelftools is in the test extra")
+    rows = []
+    with open(path, "rb") as f:
+        dwarf = elffile.ELFFile(f).get_dwarf_info()
+        for cu in dwarf.iter_CUs():
+            lp = dwarf.line_program_for_CU(cu)
+            files, base = lp["file_entry"], (0 if lp.header.version >= 5 else 1)
+            seq = []
+            for e in lp.get_entries():
+                st = e.state
+                if st is None:
+                    continue
+                if st.end_sequence:
+                    rows.extend((a, b_, n, st.address) for a, b_, n in seq)
+                    seq = []
+                    continue
+                seq.append((st.address, os.path.basename(files[st.file - base].name.decode()), st.line))
+    best = None
+    for a, name, line, seq_end in rows:
+        if a <= address < seq_end and (best is None or a >= best[0]) and line:
+            best = (a, f"{name}:{line}")
+    return best[1] if best else None
+
+
+def test_html_report_source_lines_match_the_dwarf_line_table(tmp_path):
+    """The first source line the report gives each hot block is the line-table row in effect at the block's
+    first address, as pyelftools reads the table."""
     from objllvm.perf.mapping import profile
-    from objllvm.perf.report_html import LineTable
+    from objllvm.perf.report_html import SourceLines, _block_addresses
+    need_tool("llvm-symbolizer-22")
     prof = profile(str(HOT), str(TWO), event="cpu-clock")
-    table = LineTable(str(HOT))
-    assert table.rows and table.note is None
-    blocks = [(b, c) for fn, b, c in prof.hottest_blocks(6)]
-    addrs = "\n".join(hex(b.address) for b, _ in blocks)
-    p = subprocess.run([exe, "--obj", str(HOT), "--no-inlines", "--basenames", "--functions=none",
-                        "--output-style=GNU"], input=addrs + "\n", capture_output=True, text=True, check=True)
-    where = p.stdout.split()
-    assert len(where) == len(blocks)
-    for (b, _), w in zip(blocks, where):
-        f, line = w.split(" ")[0].rsplit(":", 1)
-        got = table.lines_in(b.address, b.address + b.size)
-        assert got and got[0] == f"{f}:{line}", (hex(b.address), got, w)
+    blocks = [b for fn, b, c in prof.hottest_blocks(6)]
+    lines = SourceLines(str(HOT), [a for b in blocks for a in _block_addresses(b, prof)])
+    assert lines.note is None and lines.where
+    for b in blocks:
+        got = lines.lines_of(_block_addresses(b, prof))
+        assert got and got[0] == _pyelftools_line_at(str(HOT), b.address), (hex(b.address), got)

@@ -3,8 +3,8 @@
 For each binary mapped: the functions by share; a heat map of its text by address (each cell a run of bytes,
 shaded by the samples that fell there on a log scale, as perf2bolt's heat map shades them); and per hot function
 its control-flow graph with block heat (the SVG ``objllvm cfg`` draws, through Graphviz ``dot`` when installed)
-and its hot blocks with their addresses and, where the binary has DWARF line tables (read with pyelftools), the
-source lines they hold.  A small script makes the function rows jump to their section and marks the page as
+and its hot blocks with their addresses and, where the binary has DWARF line tables, the source lines of the block's
+first address and of the addresses sampled in it (LLVM's ``llvm-symbolizer`` reads them).  A small script makes the function rows jump to their section and marks the page as
 rendered (``data-rendered`` on ``<body>``); ``window.onerror`` writes any script error into the page.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 import math
 import os
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 
 HEAT_COLUMNS = 64            # cells per row of the heat map
 HEAT_MAX_ROWS = 256
@@ -32,61 +32,52 @@ def _color(frac: float) -> str:
 
 
 # -- source lines --------------------------------------------------------------------------------------------
-class LineTable:
-    """Address -> (file, line) rows of a binary's DWARF line programs (empty when it has none, or pyelftools is
-    not installed: ``note`` says which)."""
+class SourceLines:
+    """``file:line`` of addresses of a binary, from its DWARF line tables through LLVM's symbolizer (the newest
+    ``llvm-symbolizer`` installed: one process for every address asked); ``note`` says why there are none."""
 
-    def __init__(self, path: str):
-        self.addrs: list = []
-        self.rows: list = []
+    def __init__(self, path: str, addresses):
+        from ..demangle import newest_llvm_tool
+        self.where = {}
         self.note = None
-        try:
-            from elftools.elf.elffile import ELFFile
-        except ImportError:
-            self.note = "source lines need pyelftools (pip install pyelftools)"
+        addresses = sorted(set(addresses))
+        exe = newest_llvm_tool("llvm-symbolizer")
+        if exe is None:
+            self.note = "source lines need llvm-symbolizer (LLVM's tools) on PATH"
             return
-        try:
-            with open(path, "rb") as f:
-                elf = ELFFile(f)
-                if not elf.has_dwarf_info() or elf.get_section_by_name(".debug_line") is None:
-                    self.note = "no DWARF line table in the binary (build with -g or -gline-tables-only)"
-                    return
-                dwarf = elf.get_dwarf_info()
-                rows = []
-                for cu in dwarf.iter_CUs():
-                    lp = dwarf.line_program_for_CU(cu)
-                    if lp is None:
-                        continue
-                    files = lp["file_entry"]
-                    base = 0 if lp.header.version >= 5 else 1
-                    for e in lp.get_entries():
-                        st = e.state
-                        if st is None or st.end_sequence:
-                            continue
-                        i = st.file - base
-                        name = files[i].name if 0 <= i < len(files) else b"?"
-                        name = name.decode("utf-8", "replace") if isinstance(name, bytes) else str(name)
-                        rows.append((st.address, os.path.basename(name), st.line))
-        except Exception as exc:        # pyelftools raises many types on malformed DWARF: the page goes on
-            self.note = f"the line table could not be read ({type(exc).__name__}: {exc})"
+        if not addresses:
             return
-        rows.sort()
-        self.addrs = [r[0] for r in rows]
-        self.rows = rows
+        import subprocess
+        try:
+            p = subprocess.run([exe, "--obj", path, "--functions=none", "--no-inlines", "--basenames",
+                                "--output-style=GNU"], input="".join(f"{a:#x}\n" for a in addresses),
+                               capture_output=True, text=True, errors="replace", timeout=120)
+        except (OSError, subprocess.SubprocessError) as exc:
+            self.note = f"llvm-symbolizer failed: {exc}"
+            return
+        lines = p.stdout.splitlines()
+        if p.returncode != 0 or len(lines) < len(addresses):
+            self.note = f"llvm-symbolizer failed (status {p.returncode})"
+            return
+        for a, ln in zip(addresses, lines):
+            if not ln.startswith("??") and not ln.endswith(":0"):
+                self.where[a] = ln.split(" ")[0]
+        if not self.where:
+            self.note = "no DWARF line table in the binary (build with -g or -gline-tables-only)"
 
-    def lines_in(self, start: int, end: int) -> list:
-        """The distinct ``file:line`` of rows at addresses in [start, end), in address order (the row in effect at
-        ``start`` first)."""
-        if not self.rows:
-            return []
-        i = max(bisect_right(self.addrs, start) - 1, 0)
-        j = bisect_left(self.addrs, end)
+    def lines_of(self, addresses) -> list:
+        """The distinct ``file:line`` of ``addresses``, in address order."""
         out = []
-        for _a, f, ln in self.rows[i:j]:
-            s = f"{f}:{ln}"
-            if s not in out and ln:
-                out.append(s)
+        for a in sorted(addresses):
+            w = self.where.get(a)
+            if w and w not in out:
+                out.append(w)
         return out
+
+
+def _block_addresses(b, prof) -> list:
+    """The block's first address and every sampled address in it (instruction starts)."""
+    return [b.address] + [a for a in prof.address_samples if b.address <= a < b.address + b.size]
 
 
 # -- the page --------------------------------------------------------------------------------------------------
@@ -206,7 +197,13 @@ def report_html(profiles, objects, *, top: int = 20, hot_functions: int = 8, dem
         out.append(f"<h3>Heat map of the text</h3><p class=\"note\">{lo:#x}-{hi:#x}; each cell {bucket} bytes, "
                    f"{HEAT_COLUMNS} cells a row; shade: samples on a log scale (hover a cell for its count)</p>")
         out.append(svg)
-        lines = LineTable(prof.binary)
+        hot_blocks = {}
+        for fp in prof.functions[:hot_functions]:
+            by_id = {b.id: b for b in fp.function.blocks}
+            hot_blocks[fp.function.address] = sorted(((by_id[i], c) for i, c in fp.blocks.items() if i in by_id),
+                                                     key=lambda t: (-t[1], t[0].address))[:top]
+        lines = SourceLines(prof.binary, [a for hb in hot_blocks.values() for b, _ in hb
+                                          for a in _block_addresses(b, prof)])
         if lines.note:
             out.append(f'<p class="note">{_esc(lines.note)}</p>')
         for fi, fp in enumerate(prof.functions[:hot_functions]):
@@ -216,13 +213,10 @@ def report_html(profiles, objects, *, top: int = 20, hot_functions: int = 8, dem
             cfg = _cfg_svg(fn, prof, demangle)
             out.append(f'<div class="cfg">{cfg}</div>' if cfg else
                        '<p class="note">control-flow graph: Graphviz dot is not installed</p>')
-            by_id = {b.id: b for b in fn.blocks}
-            hot = sorted(((by_id[i], c) for i, c in fp.blocks.items() if i in by_id),
-                         key=lambda t: (-t[1], t[0].address))
             out.append("<table><tr><th>block</th><th>address</th><th>size</th><th>samples</th><th>share</th>"
                        "<th>source lines</th></tr>")
-            for b, c in hot[:top]:
-                src = ", ".join(lines.lines_in(b.address, b.address + max(b.size, 1)))
+            for b, c in hot_blocks[fn.address]:
+                src = ", ".join(lines.lines_of(_block_addresses(b, prof)))
                 out.append(f'<tr><td class="n">{b.id}</td><td class="mono">{b.address:#x}-'
                            f'{b.address + b.size:#x}</td><td class="n">{b.size}</td><td class="n">{c}</td>'
                            f'<td class="n">{100 * share(c):.2f}%</td><td class="mono">{_esc(src) or "-"}</td></tr>')
