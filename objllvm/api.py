@@ -141,6 +141,13 @@ def decode(path: str, kind: str, options: "Options | None" = None) -> "list[Any]
     return models
 
 
+def with_demangled(doc: "JSONDict") -> "JSONDict":
+    """A command's JSON document with a ``demangled`` member: ``{mangled name: readable name}`` for every mangled
+    C++ or Rust name the document holds (the names themselves stay as they are)."""
+    from .demangle import demangled_names
+    return {**doc, "demangled": demangled_names(doc)}
+
+
 # -- JSON schemas ------------------------------------------------------------------------------
 def schema_names() -> list[str]:
     """The names of the shipped JSON Schemas (``dump``, ``sections``, ``perf-map``, ``audit``, ...)."""

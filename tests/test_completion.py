@@ -36,9 +36,10 @@ def test_bash_script_registers_and_completes_commands(bash_script):
     p = subprocess.run([need_tool("bash"), "-c", f"source '{bash_script}'; complete -p objllvm"],
                        capture_output=True, text=True)
     assert p.returncode == 0 and "objllvm" in p.stdout, p.stderr
-    commands = {"audit", "cfg", "completion", "dump", "extract", "perf-map", "rewrite", "schema", "sections"}
+    commands = {"audit", "cfg", "completion", "dump", "extract", "perf-diff", "perf-map", "rewrite", "schema",
+                "sections"}
     assert _complete(bash_script, ["objllvm", ""]) >= commands
-    assert _complete(bash_script, ["objllvm", "pe"]) == {"perf-map"}
+    assert _complete(bash_script, ["objllvm", "pe"]) == {"perf-diff", "perf-map"}
 
 
 def test_bash_script_completes_options_and_choices(bash_script):

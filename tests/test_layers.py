@@ -12,7 +12,7 @@ PKG = ROOT / "objllvm"
 # The layers, lowest first: a module may import its own layer and the ones below.
 LAYERS = [
     ("base", ("objllvm._version", "objllvm.errors", "objllvm._model", "objllvm._modules", "objllvm.binary",
-              "objllvm.atomicio", "objllvm.render")),
+              "objllvm.atomicio", "objllvm.render", "objllvm.demangle")),
     ("formats", ("objllvm.formats",)),
     ("sections", ("objllvm.sections",)),
     ("jobs", ("objllvm.bitcode", "objllvm.rewrite", "objllvm.perf", "objllvm.audit")),

@@ -167,6 +167,8 @@ def _argv(cmd, path, tmp_path):
         "audit": ["audit", "--no-progress", path],
         "perf_map": ["perf-map", path, "--perf-script", TESTDATA / "malformed" / "manifest.json"],
         "cfg": ["cfg", path, "--function", "main", "-o", f"{out}.dot"],
+        "perf_diff": ["perf-diff", TESTDATA / "perf-loop" / "pipe.data", TESTDATA / "perf-loop" / "pipe.data",
+                      "--binary", path],
         "schema": ["schema", "dump"],              # reads no input file: the command itself must still behave
         "completion": ["completion", "bash"],
     }.get(cmd, [cmd.replace("_", "-"), path])

@@ -268,8 +268,9 @@ def test_cli_tables_and_json(synthetic, tmp_path):
     got = Counter({(f["name"], b["id"]): b["samples"] for f in d["functions"] for b in f["blocks"]})
     assert got == synthetic["expected"]
     assert len(d["hottest_blocks"]) == 20
-    assert d["events"] == [{"type": 1, "config": 0, "sample_type": ["IP", "TID", "TIME", "PERIOD"], "read_format": 0,
-                            "sample_id_all": True, "branch_sample_type": 0, "ids": 1}]
+    assert d["events"] == [{"name": "cpu-clock", "type": 1, "config": 0, "sample_type": ["IP", "TID", "TIME", "PERIOD"],
+                            "read_format": 0, "sample_id_all": True, "branch_sample_type": 0, "ids": 1,
+                            "samples": synthetic["total"]}]
     code, out, err = run_objllvm("perf-map", LOOP)
     assert code == 2 and "PERF.DATA" in err
 

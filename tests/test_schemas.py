@@ -17,7 +17,7 @@ from objllvm import api, cli
 
 jsonschema = pytest.importorskip("jsonschema")
 
-NAMES = ["audit", "dump", "extract", "perf-map", "perf-profile", "rewrite", "sections"]
+NAMES = ["audit", "dump", "extract", "perf-diff", "perf-map", "perf-profile", "rewrite", "sections"]
 MALFORMED = sorted(p for p in (TESTDATA / "malformed").iterdir() if p.suffix != ".json")
 
 
@@ -72,7 +72,7 @@ def test_schema_command_lists_and_refuses():
     assert err == "objllvm: error: no JSON schema named 'nope' (expected one of " + ", ".join(NAMES) + ")\n"
 
 
-@pytest.mark.parametrize("command", ["sections", "dump", "extract", "perf-map", "audit", "rewrite"])
+@pytest.mark.parametrize("command", ["sections", "dump", "extract", "perf-map", "perf-diff", "audit", "rewrite"])
 def test_help_names_the_schema(command):
     status, out, err = run_objllvm(command, "--help")
     assert status == 0

@@ -3,6 +3,24 @@ from ..errors import ObjllvmError
 from ..render import report_error, report_warning
 
 
+def add_demangle_flag(p):
+    p.add_argument("-C", "--demangle", action="store_true",
+                   help="show C++ and Rust symbol names readable (LLVM's demangler, llvm-cxxfilt); JSON keeps the "
+                        "mangled name beside the readable one")
+
+
+def demangled(items, args):
+    """The render items, demangled when ``-C`` was given (a warning when no demangler is installed)."""
+    if not getattr(args, "demangle", False):
+        return items
+    from ..demangle import demangle_items, demangler_warning
+    from ..render import report_warning
+    w = demangler_warning()
+    if w:
+        report_warning(w)
+    return demangle_items(items)
+
+
 def add_json_flag(p):
     name = p.prog.rsplit(" ", 1)[-1]
     p.add_argument("--json", action="store_true",

@@ -8,11 +8,12 @@ INPUTS = ("paths",)  # paths read: one that does not exist is a usage error (cli
 
 
 def add_arguments(p):
-    from ._common import add_json_flag, add_limit_flags
+    from ._common import add_demangle_flag, add_json_flag, add_limit_flags
     p.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (directories are walked)")
     p.add_argument("--policy", metavar="FILE", help="TOML policy, applied on top of the default policy (--print-default-policy shows it, with every key explained)")
     add_json_flag(p)
     add_limit_flags(p)
+    add_demangle_flag(p)
     p.add_argument("--sarif", metavar="OUT", help="also write the findings as SARIF 2.1.0 to OUT")
     p.add_argument("--fail-on", choices=("error", "warning", "note", "never"), default="error",
                    help="exit status 1 when a finding reaches this severity (default: error)")
@@ -54,10 +55,15 @@ def run(args) -> int:
         buf = io.StringIO()
         render_json(report_to_sarif(report), buf)
         atomic_write(args.sarif, buf.getvalue().encode("utf-8", "surrogateescape"))
+    from ._common import demangled
     if args.json:
-        render_json(report_to_dict(report))
+        doc = report_to_dict(report)
+        if args.demangle:
+            from ..api import with_demangled
+            doc = with_demangled(doc)
+        render_json(doc)
     else:
-        render_text(report_to_text(report))
+        render_text(demangled(report_to_text(report), args))
     if report.objects == 0:
         # nothing audited is not a clean audit (a wrong directory would pass silently)
         from ..render import report_warning

@@ -14,6 +14,8 @@ def add_arguments(p):
     p.add_argument("--perf-script", metavar="FILE", help="... or of this `perf script` text")
     p.add_argument("-o", "--output", required=True, metavar="OUT.svg|OUT.dot",
                    help="output file: .svg (needs Graphviz dot) or DOT text for any other name ('-': stdout)")
+    from ._common import add_demangle_flag
+    add_demangle_flag(p)
 
 
 def run(args) -> int:
@@ -33,8 +35,10 @@ def run(args) -> int:
             raw = collect_perfdata(args.perf)
         prof = map_profile(raw, args.binary, obj, index)
     if args.output == "-":
-        render_text([Text(cfg.cfg_dot(fn, prof).rstrip("\n"))])
+        render_text([Text(cfg.cfg_dot(fn, prof, demangle=args.demangle).rstrip("\n"))])
         return 0
-    kind = cfg.write_cfg(args.output, fn, prof)
-    render_text([Text(f"{args.output}: {kind.upper()} graph of {fn.name} ({len(fn.blocks)} blocks)")])
+    kind = cfg.write_cfg(args.output, fn, prof, demangle=args.demangle)
+    from ._common import demangled
+    render_text(demangled([Text(f"{args.output}: {kind.upper()} graph of {fn.name} ({len(fn.blocks)} blocks)")],
+                          args))
     return 0

@@ -9,8 +9,9 @@
 Modules: ``raw`` (samples per runtime address), ``perfdata`` (perf.data reader, zstd-compressed records
 included), ``perfscript`` (perf script text), ``merge`` (per build-id and file offset: merged, saved, merged again),
 ``fleet`` (the same on a Dask cluster), ``mapping`` (file offset -> block), ``stale`` (a profile carried to the next
-build by block hash), ``clusters`` (clang basic-block cluster files), ``cfg`` (DOT/SVG pictures), ``writer``
-(small synthetic perf.data files for tests).  See docs/perf-map.md.
+build by block hash), ``clusters`` (clang basic-block cluster files), ``cfg`` (DOT/SVG pictures), ``debuginfo``
+(names for stripped binaries from their debug files), ``process`` (every object of a process), ``diff`` (two
+profiles compared), ``report_html`` (the report page), ``writer`` (small synthetic perf.data files for tests).  See docs/perf-map.md.
 """
 from __future__ import annotations
 

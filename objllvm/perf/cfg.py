@@ -14,10 +14,17 @@ from ..errors import ObjllvmError, UsageError
 
 
 def find_function(index, name: str):
-    """The FunctionMap called ``name`` (or at address ``0x...``) in a BBIndex."""
+    """The FunctionMap called ``name`` (mangled, or readable as ``-C`` shows it; or at address ``0x...``) in a
+    BBIndex."""
     for f in index.functions:
         if f.name == name:
             return f
+    if not name.startswith(("_Z", "_R", "0x")):
+        from ..demangle import demangle_all
+        readable = demangle_all([f.name for f in index.functions if f.name])
+        hits = [f for f in index.functions if readable.get(f.name) == name]
+        if len(hits) == 1:
+            return hits[0]
     try:
         addr = int(name, 0)
     except ValueError:
@@ -73,14 +80,19 @@ def cfg_edges(fn, profile=None):
     return out, "layout"
 
 
-def cfg_dot(fn, profile=None) -> str:
-    """The DOT text of ``fn``'s graph, shaded by the samples in ``profile`` (a mapping.Profile or None)."""
+def cfg_dot(fn, profile=None, *, demangle: bool = False) -> str:
+    """The DOT text of ``fn``'s graph, shaded by the samples in ``profile`` (a mapping.Profile or None); the title
+    names the function readable with ``demangle``."""
     fp = profile.function_by_address(fn.address) if profile is not None else None
     counts = fp.blocks if fp is not None else {}
     total = sum(counts.values())
     top = max(counts.values()) if counts else 0
     edges, source = cfg_edges(fn, profile)
-    title = f"{fn.name or hex(fn.address)} @ {fn.address:#x}"
+    name = fn.name or hex(fn.address)
+    if demangle and fn.name:
+        from ..demangle import demangle as readable
+        name = readable(fn.name)
+    title = f"{name} @ {fn.address:#x}"
     if profile is not None:
         title += f": {total} samples"
     title += f" (edges: {source})"
@@ -124,10 +136,10 @@ def dot_to_svg(dot_text: str) -> bytes:
     return p.stdout
 
 
-def write_cfg(path: str, fn, profile=None, *, force: bool = True) -> str:
+def write_cfg(path: str, fn, profile=None, *, force: bool = True, demangle: bool = False) -> str:
     """Write ``fn``'s graph to ``path`` (.svg through dot, anything else as DOT text); return the format."""
     from ..atomicio import atomic_write
-    text = cfg_dot(fn, profile)
+    text = cfg_dot(fn, profile, demangle=demangle)
     if str(path).lower().endswith(".svg"):
         atomic_write(path, dot_to_svg(text), force=force)
         return "svg"

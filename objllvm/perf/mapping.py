@@ -20,6 +20,7 @@ from collections import Counter
 
 from .._model import dataclass, field
 from ..errors import ObjllvmError
+from .debuginfo import elf_build_id, same_build_id  # noqa: F401  (re-exported)
 from .merge import MergedProfile, collect, reduce_raw
 from .perfdata import collect_perfdata, skipped_records
 from .raw import RawProfile  # noqa: F401  (re-exported)
@@ -31,32 +32,6 @@ UNMAPPED_REASONS = ("other object", "build-id mismatch", "outside the loaded seg
 
 
 # -- the binary ----------------------------------------------------------------------------------------------
-def elf_build_id(obj) -> bytes | None:
-    """The GNU build-id (NT_GNU_BUILD_ID note) of an ELF file, or None."""
-    e = getattr(obj, "endian", "<")
-    for s in getattr(obj, "sections", []):
-        if s.type != 7:          # SHT_NOTE
-            continue
-        data = s.data()
-        p = 0
-        while p + 12 <= len(data):
-            namesz, descsz, ntype = struct.unpack_from(e + "III", data, p)
-            name_end = p + 12 + namesz
-            desc = name_end + (-namesz % 4)
-            if desc + descsz > len(data):
-                break
-            if ntype == 3 and data[p + 12:name_end].rstrip(b"\0") == b"GNU":
-                return bytes(data[desc:desc + descsz])
-            p = desc + descsz + (-descsz % 4)
-    return None
-
-
-def same_build_id(a: bytes, b: bytes) -> bool:
-    """Equal, allowing for perf's zero padding of short ids to 20 bytes."""
-    n = min(len(a), len(b))
-    return a[:n] == b[:n] and not a[n:].strip(b"\0") and not b[n:].strip(b"\0")
-
-
 @dataclass
 class LoadSegments:
     """PT_LOAD segments of a linked ELF file: file offset -> virtual address."""
@@ -110,6 +85,22 @@ class Profile:
     recordings: list = field(default_factory=list)             # [{"source", "samples"}] merged
     mismatched_build_ids: list = field(default_factory=list)   # hex, of files named like the binary
     files: list = field(default_factory=list)       # [{"file", "build_id", "samples"}] objects sampled, most first
+    event_samples: dict = field(default_factory=dict)          # event name -> samples recorded (every event)
+    event: str | None = None                                   # the event mapped (None: every event, summed)
+    functions_by_event: list = field(default_factory=list)     # see functions_by_event()
+    address_samples: dict = field(default_factory=dict)        # link-time address -> samples (in the binary)
+
+    @property
+    def event_names(self) -> list:
+        """The events of the recordings, by name (an event in one recording only counts too)."""
+        return [n for n in self.event_samples if n != "unknown event"]
+
+    def ambiguous_events(self) -> bool:
+        """True when the samples are of several events summed (a layout needs one: perf-map --event)."""
+        return self.event is None and len(self.event_names) > 1
+
+    def events_text(self) -> str:
+        return ", ".join(f"{n} ({c} samples)" for n, c in self.event_samples.items())
 
     def no_sample_reason(self) -> str | None:
         """Why no sample of the recordings fell in the binary (None when some did)."""
@@ -172,7 +163,17 @@ class Profile:
                 out[(a, b)] = (t, f + c)
         return out
 
-    def to_dict(self, top: int = 20) -> dict:
+    def to_dict(self, top: int = 20, *, demangle: bool = False) -> dict:
+        """The JSON document of ``perf-map --json``; with ``demangle`` each function has its readable name in
+        ``demangled`` beside its (mangled) ``name``."""
+        readable = {}
+        if demangle:
+            from ..demangle import demangle_all
+            readable = demangle_all([fp.function.name for fp in self.functions if fp.function.name])
+
+        def fn_extra(name):
+            return {"demangled": readable.get(name, name)} if demangle else {}
+
         def blk(fn, b, c):
             return {"function": fn.name, "id": b.id, "address": b.address, "size": b.size, "samples": c,
                     "share": round(self.share(c), 6)}
@@ -187,6 +188,7 @@ class Profile:
                                      for r in UNMAPPED_REASONS}},
             "functions": [
                 {"name": fp.function.name, "address": fp.function.address, "samples": fp.samples,
+                 **fn_extra(fp.function.name),
                  "share": round(self.share(fp.samples), 6), "on_padding": sum(fp.padding.values()),
                  "blocks": [blk(fp.function, b, fp.blocks[b.id]) for b in fp.function.blocks if b.id in fp.blocks]}
                 for fp in self.functions],
@@ -198,7 +200,11 @@ class Profile:
                 "fallthrough_edges": [{"function": self._fname(fa), "from": a, "to": b, "count": c}
                                       for (fa, a, b), c in sorted(self.fallthrough_edges.items(),
                                                                   key=lambda t: -t[1])]},
-            "events": self.events, "records": self.records, "unknown_records": self.unknown_records,
+            "events": [{**e, "samples": self.event_samples.get(e["name"], 0)} if "name" in e else e
+                       for e in self.events],
+            "event": self.event,
+            **({"functions_by_event": self.functions_by_event} if self.functions_by_event else {}),
+            "records": self.records, "unknown_records": self.unknown_records,
             "skipped_records": self.skipped_records,
             "mappings": self.matched_mappings, "files": self.files, "warnings": self.warnings,
         }
@@ -291,6 +297,7 @@ def map_profile(raw, binary_path: str, obj=None, index=None) -> Profile:
         bstats["ranges_unmapped"] += merged.ranges_outside
     taken, fall = Counter(), Counter()
     matched = []
+    addresses = {}
     for o in merged.objects.values():
         status = res.matches(o)
         if status != "yes":
@@ -302,6 +309,9 @@ def map_profile(raw, binary_path: str, obj=None, index=None) -> Profile:
         for off, c in o.offsets.items():
             r = res.block(off)
             in_binary += c
+            va = res.segments.file_offset_to_vaddr(off)
+            if va is not None:
+                addresses[va] = addresses.get(va, 0) + c
             if isinstance(r, str):
                 unmapped[r] += c
                 continue
@@ -335,7 +345,29 @@ def map_profile(raw, binary_path: str, obj=None, index=None) -> Profile:
                    branch_stats=dict(bstats), warnings=warnings, records=dict(merged.records),
                    unknown_records=merged.unknown_records, matched_mappings=matched, events=list(merged.attrs),
                    padding_samples=padding, recordings=list(merged.recordings), files=_files(merged),
+                   event_samples=dict(merged.event_samples), event=merged.event, address_samples=addresses,
                    mismatched_build_ids=sorted({b.hex() for b in res.mismatches.values()}))
+
+
+def functions_by_event(paths, prof: Profile, obj, index, *, with_branches: bool = True, jobs: int = 1) -> list:
+    """``[{"name", "address", "samples": {event: n}}]``: each mapped function's samples per event of the
+    recordings ``paths`` (one more pass over them per event), hottest in ``prof`` first.  Also kept in
+    ``prof.functions_by_event``.  Empty when an input is standard input or another pipe (it cannot be read
+    again)."""
+    import stat
+    for p in paths:
+        if p == "-" or not stat.S_ISREG(os.stat(p).st_mode):
+            return []
+    per = {}
+    for ev in prof.event_names:
+        p = map_profile(collect(paths, jobs=jobs, with_branches=with_branches, event=ev), prof.binary, obj, index)
+        for f in p.functions:
+            per.setdefault(f.function.address, {})[ev] = f.samples
+    out = [{"name": f.name, "address": f.function.address,
+            "samples": {ev: per.get(f.function.address, {}).get(ev, 0) for ev in prof.event_names}}
+           for f in prof.functions]
+    prof.functions_by_event = out
+    return out
 
 
 def _files(merged) -> list:
@@ -423,18 +455,45 @@ def load_index(obj, path: str):
     return index
 
 
-def open_binary(binary: str):
-    """``(ObjectFile, BBIndex)`` of a linked ELF file with a basic-block map, or an ObjllvmError saying why not."""
+def open_binary(binary: str, *, debug_file: str | None = None):
+    """``(ObjectFile, BBIndex)`` of a linked ELF file with a basic-block map, or an ObjllvmError saying why not.
+
+    A stripped binary's functions are named from its debug file or unstripped copy (``debug_file``, else found
+    by build-id or .gnu_debuglink: :mod:`.debuginfo`); a binary without a map (llvm-strip drops it) uses that
+    file's map.  ``index.debug_source`` (:class:`~objllvm.perf.debuginfo.DebugSource`) says what was found."""
     from ..formats import open_object
+    from .debuginfo import DebugSource, find_debug_file, has_symtab, name_functions
     obj = open_object(binary)
     if obj.is_relocatable or obj.format != "elf":
         raise ObjllvmError(f"{obj.describe()}: samples map to a linked ELF executable or shared object, not to "
                            f"this file", file=binary)
-    return obj, load_index(obj, binary)
+    src = DebugSource(binary, stripped=not has_symtab(obj))
+    try:
+        index = load_index(obj, binary)
+    except ObjllvmError:
+        if not (src.stripped or debug_file):
+            raise
+        dobj = find_debug_file(obj, binary, src, debug_file)
+        if dobj is None:
+            looked = "; ".join(src.looked) or "nowhere (no build-id, no .gnu_debuglink)"
+            raise ObjllvmError(f"no basic-block address map in this file, and no symbols: it is stripped "
+                               f"(llvm-strip removes the map with them): give the unstripped binary, or its debug "
+                               f"file with --debug-file PATH (looked for one in: {looked})", file=binary) from None
+        index = load_index(dobj, src.debug_file)
+        src.map_from_debug_file = True
+        name_functions(index, dobj)
+    else:
+        if (src.stripped or debug_file) and (debug_file or any(not f.name for f in index.functions)):
+            dobj = find_debug_file(obj, binary, src, debug_file)
+            if dobj is not None:
+                src.named = name_functions(index, dobj)
+    src.unnamed = sum(1 for f in index.functions if not f.name)
+    index.debug_source = src
+    return obj, index
 
 
 def profile(binary: str, perf_data=None, *, perf_script: str | None = None, with_branches: bool = True,
-            jobs: int = 1) -> Profile:
+            jobs: int = 1, event: str | None = None) -> Profile:
     """The Python API: map a perf.data file (or ``perf script`` text) to the blocks of ``binary``.
 
     ``perf_data`` may also be a list of perf.data files and saved profiles (merged, read in ``jobs`` processes),
@@ -444,11 +503,11 @@ def profile(binary: str, perf_data=None, *, perf_script: str | None = None, with
         from .perfscript import collect_perfscript      # (it imports re: only when text is read)
         raw = collect_perfscript(perf_script)
     elif isinstance(perf_data, (list, tuple)):
-        raw = collect(perf_data, jobs=jobs, with_branches=with_branches)
+        raw = collect(perf_data, jobs=jobs, with_branches=with_branches, event=event)
     elif isinstance(perf_data, MergedProfile):
         raw = perf_data
     elif perf_data is not None:
-        raw = collect_perfdata(perf_data, with_branches=with_branches)
+        raw = collect_perfdata(perf_data, with_branches=with_branches, event=event)
     else:
         raise ObjllvmError("give a perf.data file or perf script text")
     return map_profile(raw, binary, obj, index)

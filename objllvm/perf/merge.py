@@ -55,6 +55,8 @@ class MergedProfile:
     recordings: list = field(default_factory=list)        # [{"source", "samples"}] in merge order
     attrs: list = field(default_factory=list)             # event attributes (distinct)
     warnings: list = field(default_factory=list)
+    event_samples: Counter = field(default_factory=Counter)   # event name -> samples recorded (every event)
+    event: str | None = None                              # the one event whose samples these are (None: all)
 
     @property
     def sources(self) -> list:
@@ -75,6 +77,7 @@ class MergedProfile:
             "ranges_outside": self.ranges_outside,
             "records": dict(sorted(self.records.items())), "unknown_records": self.unknown_records,
             "recordings": self.recordings, "events": self.attrs, "warnings": self.warnings,
+            "event_samples": dict(sorted(self.event_samples.items())), "event": self.event,
             "objects": [{
                 "key": o.key, "build_id": o.build_id, "names": sorted(o.names), "samples": o.samples,
                 "offsets": sorted([k, c] for k, c in o.offsets.items()),
@@ -104,7 +107,9 @@ class MergedProfile:
                     records=Counter({str(k): _nat(v) for k, v in d["records"].items()}),
                     unknown_records=_nat(d["unknown_records"]),
                     recordings=[{"source": str(r["source"]), "samples": _nat(r["samples"])} for r in d["recordings"]],
-                    attrs=list(d["events"]), warnings=[str(w) for w in d["warnings"]])
+                    attrs=list(d["events"]), warnings=[str(w) for w in d["warnings"]],
+                    event_samples=Counter({str(k): _nat(v) for k, v in d.get("event_samples", {}).items()}),
+                    event=None if d.get("event") is None else str(d["event"]))
             for od in d["objects"]:
                 bid = od["build_id"]
                 if bid is not None:
@@ -145,8 +150,12 @@ def load(path: str) -> MergedProfile:
 
 
 def is_saved_profile(path: str) -> bool:
-    """True when ``path`` starts like a saved JSON profile (perf.data files start with 'PERFILE2')."""
+    """True when ``path`` starts like a saved JSON profile (perf.data files start with 'PERFILE2').  A pipe
+    (``/dev/stdin``, a FIFO) is not sniffed, since reading would consume it: it is read as perf.data."""
+    import stat
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
         with open(path, "rb") as f:
             head = f.read(64)
     except OSError:
@@ -159,7 +168,8 @@ def reduce_raw(raw: RawProfile) -> MergedProfile:
     """Runtime addresses of one recording -> (object, file offset) counts."""
     m = MergedProfile(samples=raw.samples, branch_samples=raw.branch_samples, records=Counter(raw.records),
                       unknown_records=raw.unknown_records, attrs=list(raw.attrs), warnings=list(raw.warnings),
-                      recordings=[{"source": raw.source, "samples": raw.samples}])
+                      recordings=[{"source": raw.source, "samples": raw.samples}],
+                      event_samples=Counter(raw.event_samples), event=raw.event)
     pid_maps = {}
     seen_maps = set()
 
@@ -229,6 +239,9 @@ def merge_into(out: MergedProfile, p: MergedProfile) -> MergedProfile:
     out.branches_outside += p.branches_outside
     out.ranges_outside += p.ranges_outside
     out.records.update(p.records)
+    out.event_samples.update(p.event_samples)
+    if p.event is not None:
+        out.event = p.event
     out.unknown_records += p.unknown_records
     out.recordings.extend(dict(r) for r in p.recordings)
     for a in p.attrs:
@@ -245,25 +258,34 @@ def merge_into(out: MergedProfile, p: MergedProfile) -> MergedProfile:
     return out
 
 
-def read_one(path: str, with_branches: bool = True) -> MergedProfile:
-    """One input -> its merged form: a perf.data file (reduced) or a saved profile (loaded)."""
-    if is_saved_profile(path):
-        return load(path)
-    return reduce_raw(collect_perfdata(path, with_branches=with_branches))
+def read_one(path: str, with_branches: bool = True, event: str | None = None) -> MergedProfile:
+    """One input -> its merged form: a perf.data file (reduced; only ``event``'s samples when given) or a saved
+    profile (loaded; with ``event``, one saved for another event or for several is an error)."""
+    if path != "-" and is_saved_profile(path):       # standard input: perf.data (read once, not sniffed)
+        m = load(path)
+        if event is not None and m.event != event and (m.event is not None or len(m.event_samples) > 1):
+            raise ObjllvmError(f"this saved profile holds the samples of "
+                               f"{m.event or ', '.join(sorted(m.event_samples))}, not of event {event!r} alone",
+                               file=path)
+        return m
+    return reduce_raw(collect_perfdata(path, with_branches=with_branches, event=event))
 
 
-def collect(paths, *, jobs: int = 1, with_branches: bool = True) -> MergedProfile:
-    """Read and merge many inputs; ``jobs`` > 1 reads them in that many processes (merged in input order)."""
+def collect(paths, *, jobs: int = 1, with_branches: bool = True, event: str | None = None) -> MergedProfile:
+    """Read and merge many inputs; ``jobs`` > 1 reads them in that many processes (merged in input order);
+    ``event``: only the samples of that event."""
     paths = [os.fspath(p) for p in paths]
     if not paths:
         raise ObjllvmError("no profile to read (give perf.data files or saved profiles)")
+    if paths.count("-") > 1:
+        raise ObjllvmError("standard input ('-') can be read once: name it once")
     out = MergedProfile()
-    if jobs <= 1 or len(paths) == 1:
+    if jobs <= 1 or len(paths) == 1 or "-" in paths:     # (standard input is this process's)
         for p in paths:
-            merge_into(out, read_one(p, with_branches))
+            merge_into(out, read_one(p, with_branches, event))
         return out
     from concurrent.futures import ProcessPoolExecutor
     with ProcessPoolExecutor(max_workers=min(jobs, len(paths))) as ex:
-        for part in ex.map(read_one, paths, [with_branches] * len(paths)):
+        for part in ex.map(read_one, paths, [with_branches] * len(paths), [event] * len(paths)):
             merge_into(out, part)
     return out

@@ -78,10 +78,17 @@ MISC_BUILD_ID_SIZE = 1 << 15
 PROT_EXEC = 4
 
 HEADER_BUILD_ID = 2       # feature bit
+HEADER_EVENT_DESC = 12    # feature bit: each event's name as perf record was given it
+# perf's names of the generic events (include/uapi/linux/perf_event.h: PERF_TYPE_HARDWARE, PERF_TYPE_SOFTWARE)
+HARDWARE_EVENTS = ("cycles", "instructions", "cache-references", "cache-misses", "branch-instructions",
+                   "branch-misses", "bus-cycles", "stalled-cycles-frontend", "stalled-cycles-backend", "ref-cycles")
+SOFTWARE_EVENTS = ("cpu-clock", "task-clock", "page-faults", "context-switches", "cpu-migrations", "minor-faults",
+                   "major-faults", "alignment-faults", "emulation-faults", "dummy", "bpf-output", "cgroup-switches")
 RELEASE = 4 << 20         # give back read pages of the mapping every 4 MB
 ATTR_MIN_SIZE = 64        # PERF_ATTR_SIZE_VER0
 FILE_HEADER_SIZE = 104
 PIPE_HEADER_SIZE = 16
+STREAM_CHUNK = 1 << 20       # bytes read from a pipe at a time
 MAX_DECOMPRESSED = 64 << 20   # bytes out of one COMPRESSED record (perf writes at most its mmap size, <= a few MB)
 
 
@@ -117,6 +124,18 @@ class EventAttr:
     flags: int
     branch_sample_type: int = 0
     ids: list = field(default_factory=list)
+    desc: str | None = None          # the name in the HEADER_EVENT_DESC feature, when the file has it
+
+    @property
+    def name(self) -> str:
+        """The event's name as perf shows it: the recorded description, else the generic event's name, else
+        ``type:config``."""
+        if self.desc:
+            return self.desc
+        table = HARDWARE_EVENTS if self.type == 0 else SOFTWARE_EVENTS if self.type == 1 else ()
+        if self.config < len(table):
+            return table[self.config]
+        return f"type{self.type}:{self.config:#x}"
 
     @property
     def sample_id_all(self) -> bool:
@@ -128,7 +147,7 @@ class EventAttr:
             [f"bit{i}" for i in range(len(SAMPLE_NAMES), 64) if self.sample_type >> i & 1]
 
     def to_dict(self) -> dict:
-        return {"type": self.type, "config": self.config, "sample_type": self.sample_type_names,
+        return {"name": self.name, "type": self.type, "config": self.config, "sample_type": self.sample_type_names,
                 "read_format": self.read_format, "sample_id_all": self.sample_id_all,
                 "branch_sample_type": self.branch_sample_type, "ids": len(self.ids)}
 
@@ -214,18 +233,23 @@ class PerfData:
     """
 
     def __init__(self, path: str):
-        self.path = os.fspath(path)
+        """``path``: a perf.data file, or ``-`` for standard input.  A regular file is mapped; a pipe (``perf record
+        -o - | ...``) in perf's pipe mode is read record by record, one record in memory at a time; a file-mode
+        perf.data that comes through a pipe (its feature table is at the end) is first copied to a temporary
+        file."""
+        self.path = "<stdin>" if path == "-" else os.fspath(path)
+        self._stream = None
+        self._spool = None
+        self._base = 0                   # stream mode: the offset in the stream of the record in self.buf
         try:
-            self._f = open(self.path, "rb")
-        except OSError as exc:
-            raise ObjllvmError(f"cannot read: {exc.strerror}", file=self.path) from None
-        size = os.fstat(self._f.fileno()).st_size
-        if size == 0:
-            self._f.close()
-            raise DecodeError("empty file (expected a perf.data header starting with 'PERFILE2')", file=self.path,
-                              offset=0)
-        self.buf = mmap.mmap(self._f.fileno(), 0, access=mmap.ACCESS_READ)
-        self.size = size
+            if path == "-":
+                self._f = os.fdopen(os.dup(sys.stdin.fileno()), "rb")
+            else:
+                self._f = open(self.path, "rb")
+        except (OSError, ValueError) as exc:
+            raise ObjllvmError(f"cannot read: {getattr(exc, 'strerror', None) or exc}", file=self.path) from None
+        import stat
+        st = os.fstat(self._f.fileno())
         self.attrs: list[EventAttr] = []
         self.build_ids: list[BuildIdEntry] = []
         self.features: set[int] = set()
@@ -235,7 +259,60 @@ class PerfData:
         self.decompressed_bytes = 0
         self._zstd = None
         self._in_compressed = None
+        if not stat.S_ISREG(st.st_mode):
+            if self._open_stream():
+                return
+        size = os.fstat(self._f.fileno()).st_size
+        if size == 0:
+            self._f.close()
+            raise DecodeError("empty file (expected a perf.data header starting with 'PERFILE2')", file=self.path,
+                              offset=0)
+        self.buf = mmap.mmap(self._f.fileno(), 0, access=mmap.ACCESS_READ)
+        self.size = size
         self._parse_header()
+
+    def _open_stream(self) -> bool:
+        """A pipe: read its header; True when it is in pipe mode (then read as a stream), else spool it to a
+        temporary file and let the caller map that (False)."""
+        head = self._read_exact(PIPE_HEADER_SIZE)
+        if not head:
+            self._f.close()
+            raise DecodeError("empty input (expected a perf.data header starting with 'PERFILE2')", file=self.path,
+                              offset=0)
+        self.buf, self.size = head, len(head)
+        if len(head) < PIPE_HEADER_SIZE:
+            raise self._err(f"truncated perf.data header: {len(head)} bytes (expected at least 16)", 0)
+        if head[:8] not in (MAGIC, MAGIC[::-1]):
+            raise self._err(f"not a perf.data file: magic {head[:8]!r} (expected b'PERFILE2')", 0)
+        e = "<" if head[:8] == MAGIC else ">"
+        if struct.unpack_from(e + "Q", head, 8)[0] == PIPE_HEADER_SIZE:
+            self.endian, self.pipe_mode = e, True
+            self._u64 = struct.Struct(e + "Q")
+            self._hdr = struct.Struct(e + "IHH")
+            self._stream = self._f
+            self.data_offset, self.data_size = PIPE_HEADER_SIZE, None
+            return True
+        import shutil
+        import tempfile
+        spool = tempfile.TemporaryFile(prefix="objllvm-perf-")
+        spool.write(head)
+        shutil.copyfileobj(self._f, spool, 1 << 20)
+        spool.flush()
+        self._f.close()
+        self._f = self._spool = spool
+        return False
+
+    def _read_exact(self, n: int) -> bytes:
+        """``n`` bytes of the stream, fewer only at its end."""
+        out = self._f.read(n)
+        if out is None:
+            out = b""
+        while len(out) < n:
+            more = self._f.read(n - len(out))
+            if not more:
+                break
+            out += more
+        return out
 
     # -- errors ---------------------------------------------------------------------------------------------
     def _err(self, message: str, offset: int) -> DecodeError:
@@ -243,11 +320,14 @@ class PerfData:
             message += (f" (byte {offset} of the data decompressed from the COMPRESSED record at "
                         f"{self._in_compressed:#x})")
             offset = self._in_compressed
+        else:
+            offset += self._base
         return DecodeError(message, file=self.path, offset=offset)
 
     def close(self):
         try:
-            self.buf.close()
+            if self._stream is None:
+                self.buf.close()
         finally:
             self._f.close()
 
@@ -323,8 +403,45 @@ class PerfData:
             bst = self._u64.unpack_from(b, off + 72)[0]
         return EventAttr(typ, size, config, sample_type, read_format, flags, bst)
 
+    def _feature_range(self, bit: int):
+        """``(offset, size)`` of feature ``bit``'s section (the table after the data section holds one entry per
+        set bit, in bit order)."""
+        table = self.data_offset + self.data_size
+        pos = table + 16 * sum(1 for f in self.features if f < bit)
+        if pos + 16 > self.size:
+            raise self._err("feature section table runs past the end of the file: truncated perf.data?", pos)
+        off, size = struct.unpack_from(self.endian + "QQ", self.buf, pos)
+        self._check_range(off, size, f"feature {bit} section", pos)
+        return off, size
+
+    def _parse_event_desc(self):
+        """Event names from HEADER_EVENT_DESC: ``u32 nr, u32 attr_size``, then per event its attribute, ``u32
+        nr_ids``, the name (``u32 len`` + text padded) and ``nr_ids`` u64 ids.  A malformed table costs the names
+        only (the generic names stand in)."""
+        off, size = self._feature_range(HEADER_EVENT_DESC)
+        end, e, b = off + size, self.endian, self.buf
+        if size < 8:
+            return
+        nr, attr_size = struct.unpack_from(e + "II", b, off)
+        p = off + 8
+        names = []
+        for _ in range(min(nr, len(self.attrs))):
+            if attr_size < ATTR_MIN_SIZE or p + attr_size + 8 > end:
+                return
+            p += attr_size
+            nr_ids, slen = struct.unpack_from(e + "II", b, p)
+            p += 8
+            if slen > end - p or nr_ids > (end - p - slen) // 8:
+                return
+            names.append(bytes(b[p:p + slen]).split(b"\0", 1)[0].decode("utf-8", "replace"))
+            p += slen + 8 * nr_ids
+        for a, n in zip(self.attrs, names):
+            a.desc = n or None
+
     def _parse_features(self):
-        """Read the feature section table after the data section; decode HEADER_BUILD_ID."""
+        """Read the feature section table after the data section; decode HEADER_BUILD_ID and HEADER_EVENT_DESC."""
+        if HEADER_EVENT_DESC in self.features:
+            self._parse_event_desc()
         if HEADER_BUILD_ID not in self.features:
             return
         table = self.data_offset + self.data_size
@@ -368,6 +485,9 @@ class PerfData:
         ``self.buf``, so they work unchanged).  ``stats`` counts the inner records by type;
         ``compressed_records`` / ``decompressed_bytes`` say how much came out of compressed records.
         """
+        if self._stream is not None:
+            yield from self._stream_records(sample_run)
+            return
         hdr = self._hdr.unpack_from
         file_buf = self.buf
         off, end = self.data_offset, self.data_offset + self.data_size
@@ -421,6 +541,79 @@ class PerfData:
             if pending:
                 raise self._err(f"the compressed records end inside a record ({len(pending)} decompressed bytes "
                                 f"left over): truncated perf.data?", end)
+        finally:
+            self.unknown_records = self._unknown
+            self.stats = {RECORD_NAMES.get(t, f"unknown({t})"): n for t, n in sorted(stats.items())}
+
+    def _stream_records(self, sample_run=None):
+        """records() of a pipe: the stream is read in chunks of STREAM_CHUNK bytes (more for a longer record) and
+        its records walked there (``self.buf`` is the chunk, ``_base`` its offset in the stream, for errors), so
+        memory holds one chunk (and one decompressed record) whatever the length of the input."""
+        hdr = self._hdr.unpack_from
+        stats = {}
+        self._unknown = 0
+        run_size = sample_run.size if sample_run is not None else -1
+        data, pos = b"", 0
+        base = PIPE_HEADER_SIZE                      # stream offset of data[0]
+        pending = b""
+
+        def fill(n):                                 # at least n bytes at data[pos:] unless the input ends
+            nonlocal data, pos, base
+            have = len(data) - pos
+            if have >= n:
+                return True
+            more = self._read_exact(max(STREAM_CHUNK, n - have))
+            data, base, pos = data[pos:] + more, base + pos, 0
+            self.buf, self.size, self._base = data, len(data), base
+            return len(data) >= n
+
+        try:
+            while True:
+                if not fill(8):
+                    if len(data) - pos:
+                        raise self._err(f"truncated record header ({len(data) - pos} bytes left, expected 8)", pos)
+                    break
+                typ, misc, size = hdr(data, pos)
+                if size < 8:
+                    raise self._err(f"bad record size {size} (expected at least 8)", pos + 6)
+                if not fill(size):
+                    raise self._err(f"record of type {RECORD_NAMES.get(typ, typ)} ({size} bytes) runs past the end "
+                                    f"of the input: truncated perf.data?", pos)
+                off = pos
+                if typ == RECORD_AUXTRACE and size >= 16:        # the AUX data follows the record: skipped
+                    left = self._u64.unpack_from(data, off + 8)[0]
+                    inside = min(left, len(data) - pos - size)
+                    pos += size + inside
+                    left -= inside
+                    while left:
+                        got = len(self._read_exact(min(left, STREAM_CHUNK)))
+                        if not got:
+                            raise self._err("AUXTRACE data runs past the end of the input", off)
+                        left -= got
+                        base += got
+                    self._count(typ, off, size, misc, stats)
+                    yield typ, misc, off, size
+                    continue
+                pos += size
+                if typ == RECORD_COMPRESSED or typ == RECORD_COMPRESSED2:
+                    chunk = pending + self._decompress(typ, off, size)
+                    self.compressed_records += 1
+                    stats[typ] = stats.get(typ, 0) + 1
+                    self._in_compressed = base + off
+                    self.buf, self.size = chunk, len(chunk)
+                    try:
+                        used = yield from self._walk(chunk, 0, len(chunk), stats, sample_run, run_size,
+                                                     partial=True)
+                    finally:
+                        self._in_compressed = None
+                        self.buf, self.size = data, len(data)
+                    pending = chunk[used:]
+                    continue
+                self._count(typ, off, size, misc, stats)
+                yield typ, misc, off, size
+            if pending:
+                raise self._err(f"the compressed records end inside a record ({len(pending)} decompressed bytes "
+                                f"left over): truncated perf.data?", pos)
         finally:
             self.unknown_records = self._unknown
             self.stats = {RECORD_NAMES.get(t, f"unknown({t})"): n for t, n in sorted(stats.items())}
@@ -797,10 +990,22 @@ class _SampleRuns:
         return n
 
 
-def collect_perfdata(path: str, *, with_branches: bool = True) -> RawProfile:
-    """Read a perf.data file and aggregate its samples (one pass, streaming)."""
+def _event_of_id(pd) -> dict | None:
+    """``{sample id: event name}`` when the recording holds several events (None for one)."""
+    if len(pd.attrs) <= 1:
+        return None
+    return {i: a.name for a in pd.attrs for i in a.ids}
+
+
+def collect_perfdata(path: str, *, with_branches: bool = True, event: str | None = None) -> RawProfile:
+    """Read a perf.data file and aggregate its samples (one pass, streaming).
+
+    ``raw.event_samples`` counts the samples of each event; with ``event`` (a name as
+    :attr:`EventAttr.name` gives it) only that event's samples are aggregated, and a name the recording does not
+    hold is an error that lists the ones it does."""
     with PerfData(path) as pd:
-        raw = RawProfile(source=os.fspath(path))
+        raw = RawProfile(source=pd.path)
+        raw.event = event
         for b in pd.build_ids:
             raw.build_ids.setdefault(b.filename, b.build_id)
         counts = raw.ip_counts
@@ -808,14 +1013,21 @@ def collect_perfdata(path: str, *, with_branches: bool = True) -> RawProfile:
         nsamples = nbranch = lost = 0
         runs = None
         single = None
+        ev_of = _event_of_id(pd)
+        ev_counts = {}
         if pd.attrs:                       # file mode: the layout is known before the data
             single, _ = pd.layouts()
-            if single is not None and not (with_branches and single.st & SAMPLE_BRANCH_STACK):
+            if single is not None and ev_of is None and not (with_branches and single.st & SAMPLE_BRANCH_STACK):
                 runs = _SampleRuns(pd, single, counts)
         for typ, misc, off, size in pd.records(runs):
             if typ == 9:
                 nsamples += 1
                 s = pd.parse_sample(off, size, misc, single)
+                if ev_of is not None:
+                    name = ev_of.get(s.id, "unknown event")
+                    ev_counts[name] = ev_counts.get(name, 0) + 1
+                    if event is not None and name != event:
+                        continue
                 if s.ip is None:
                     continue
                 pid = s.pid if s.pid is not None else -1
@@ -845,6 +1057,7 @@ def collect_perfdata(path: str, *, with_branches: bool = True) -> RawProfile:
                     raw.parents[pid] = ppid
             elif typ == RECORD_HEADER_ATTR:
                 single = None                  # pipe mode: layouts are known once the attributes came
+                ev_of = _event_of_id(pd)
             elif typ == RECORD_LOST and size >= 24:
                 lost += pd._u64.unpack_from(pd.buf, off + 16)[0]
             elif typ == RECORD_LOST_SAMPLES and size >= 16:
@@ -852,7 +1065,17 @@ def collect_perfdata(path: str, *, with_branches: bool = True) -> RawProfile:
         if lost:
             raw.warnings.append(f"{raw.source}: perf lost {lost} samples while recording (LOST records): the "
                                 f"counts cover the samples it kept")
-        raw.samples = nsamples + (runs.samples if runs is not None else 0)
+        total = nsamples + (runs.samples if runs is not None else 0)
+        names = [a.name for a in pd.attrs]
+        if ev_of is None:
+            ev_counts = {names[0]: total} if names else {}
+        raw.event_samples = {n: ev_counts.get(n, 0) for n in names}
+        if ev_counts.get("unknown event"):
+            raw.event_samples["unknown event"] = ev_counts["unknown event"]
+        if event is not None and event not in names:
+            raise ObjllvmError(f"no event {event!r} in this recording (its events: {', '.join(names) or 'none'})",
+                               file=raw.source)
+        raw.samples = total if event is None or ev_of is None else ev_counts.get(event, 0)
         raw.branch_samples = nbranch
         raw.records = dict(pd.stats)
         raw.unknown_records = pd.unknown_records

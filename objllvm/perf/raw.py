@@ -25,6 +25,8 @@ class RawProfile:
     unknown_records: int = 0
     attrs: list = field(default_factory=list)
     warnings: list = field(default_factory=list)
+    event_samples: dict = field(default_factory=dict)          # event name -> samples, every event recorded
+    event: str | None = None                                   # the one event aggregated (None: all of them)
 
     def add_mmap(self, m):
         self.mmaps.setdefault(m.pid, []).append(m)
