@@ -270,3 +270,23 @@ def test_random_layouts_noop_identical_and_rewrites_keep_the_rest(case):
         assert any(o < s["offset"] + s["filesz"] and s["offset"] < o + z for s in src.segments)
         return
     assert_kept(src, out, changed={i})
+
+
+def test_noop_rewrite_of_every_readable_elf_input_is_byte_identical(tmp_path):
+    """A rewrite with no operation gives the input's bytes, also for the malformed, lit and hostile-name inputs: a
+    relocatable object with bytes between its sections is not repacked."""
+    from conftest import TESTDATA, run_objllvm
+    files = [p for p in sorted(TESTDATA.rglob("*.o")) + sorted(TESTDATA.rglob("*.pie"))
+             if p.read_bytes()[:4] == b"\x7fELF"]
+    assert len(files) > 100
+    written = 0
+    for p in files:
+        out = tmp_path / "out"
+        rc, _, err = run_objllvm("rewrite", p, "-o", out)
+        if rc == 0:
+            assert out.read_bytes() == p.read_bytes(), p
+            written += 1
+        else:
+            assert "Traceback" not in err and not out.exists(), (p, err)
+        out.unlink(missing_ok=True)
+    assert written > 100

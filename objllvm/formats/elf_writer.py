@@ -885,6 +885,12 @@ class ElfWriter:
         if not self._removed:
             self.out_size, self.out_shoff = len(self.data), 0
             return [memoryview(self.data)]      # no section header table: nothing this writer can change
+        if not self._changes_anything():
+            # Nothing removed, added or edited: the new file is the input, byte for byte (a relocatable object is
+            # not repacked, and a group that was empty before is not dropped).
+            self.out_size, self.out_shoff = len(self.data), self.elf.e_shoff
+            self.out_copies, self.out_parts = [], [memoryview(self.data)]
+            return self.out_parts
         removed = self._closure(cols[_TYPE], cols[_INFO])
         rm = self._removed
         if rm[0]:
