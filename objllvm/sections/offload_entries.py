@@ -137,7 +137,9 @@ class OffloadEntriesCodec(Codec):
                 vals[name] = struct.unpack_from(e + fmt[sz], data, base + off)[0]
             if legacy:
                 vals.update(reserved=0, version=0, kind=legacy_kind, aux=0)
-            ptr = {k: res.at(base + off, vals[k]) for k, off, _ in layout if k in _POINTERS}
+            # any pointer of an entry may be null (an aux pointer, a global without an address): no relocation
+            # there keeps the stored value
+            ptr = {k: res.at(base + off, vals[k], required=False) for k, off, _ in layout if k in _POINTERS}
             if legacy:
                 ptr["aux"] = Address(0)
             np = ptr["name"]
