@@ -226,6 +226,15 @@ class Resolver:
             return self._funcs[i][2]
         return None
 
+    def containing(self, address: int):
+        """Linked file: (name, offset from its start) of the function whose [value, value + size) holds
+        ``address``; (None, None) when none does."""
+        self.function_containing(address)
+        i = bisect.bisect_right(self._funcs, (address, float("inf"), "")) - 1
+        if i >= 0 and self._funcs[i][0] <= address < self._funcs[i][1]:
+            return self._funcs[i][2], address - self._funcs[i][0]
+        return None, None
+
     def function_at(self, address: int) -> str | None:
         names = self.functions_at(address)
         return names[0] if names else None

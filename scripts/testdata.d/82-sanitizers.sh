@@ -1,0 +1,14 @@
+# Sanitizer sections: AddressSanitizer's global descriptors (asan_globals) and SanitizerCoverage's tables
+# (__sancov_pcs, __sancov_guards, __sancov_cntrs, __sancov_bools), from clang-22: an object, the compiler's
+# IR for the same source (the descriptors and tables the tests compare with), and a link against the shared
+# ASan runtime (non-PIE: the fields hold the addresses themselves).
+S="$SRC/sanitizers"
+O="$TD/sanitizers"
+rm -rf "$O"; mkdir -p "$O"
+SAN="-fsanitize=address -fsanitize-coverage=trace-pc-guard,pc-table,inline-8bit-counters,inline-bool-flag"
+CC="clang-22 -fno-ident -fdebug-prefix-map=$ROOT=. -ffile-prefix-map=$ROOT=. -O1 $SAN"
+cd "$S"
+$CC -c san.c -o "$O/san.o"
+$CC -S -emit-llvm san.c -o "$O/san.ll"
+$CC -shared-libasan -no-pie -fuse-ld=lld -Wl,--build-id=none "$O/san.o" -o "$O/san-linked"
+echo "sanitizer sections in $O"
