@@ -1,7 +1,7 @@
 """The shared address resolver (sections/support/addresses.py) and the ELF reader never answer silently wrong.
 
 Inputs: LLVM's stack-sizes.test documents (testdata/lit/ss-*.o, scripts/testdata.d/80-lit.sh) and objllvm's own
-documents in the same style (testdata/resolver/*.o, scripts/testdata.d/81-resolver.sh), built by yaml2obj-22.
+documents in the same style (testdata/lit/resolver/*.o, scripts/testdata.d/81-resolver.sh), built by yaml2obj-22.
 What LLVM says of each is recorded beside the lit cases (testdata/lit/*.json); the cases here check the values
 and the located warnings and errors that docs/errors.md promises.
 """
@@ -17,7 +17,7 @@ from conftest import TESTDATA, run_objllvm
 from objllvm import api
 
 LIT = TESTDATA / "lit"
-OWN = TESTDATA / "resolver"
+OWN = TESTDATA / "lit" / "resolver"
 
 
 def _stack_sizes(path):

@@ -178,7 +178,8 @@ class ElfFile(ObjectFile):
         if max(map(add, offs, sizes), default=0) > size_in:
             row = self._shdr.size
             for i in range(shnum):
-                if types[i] != SHT_NOBITS and sizes[i] and offs[i] + sizes[i] > size_in:
+                # (an empty section too: an offset past the end is no place in the file, as LLVM's reader says)
+                if types[i] != SHT_NOBITS and offs[i] + sizes[i] > size_in:
                     self.section_errors[i] = DecodeError(
                         f"section header: contents ({sizes[i]:#x} bytes at {offs[i]:#x}) run past the end of the file "
                         f"({size_in:#x} bytes)", file=path, member=member, section_index=i,

@@ -1,7 +1,7 @@
 # objllvm's own malformed inputs for the shared address resolver and the ELF reader
 # (testdata/src/resolver/resolver.yaml, one YAML document per case), built with yaml2obj-22 into
-# testdata/resolver/; llvm-readobj-22's warnings for the cases it reads are checked in tests/test_resolver.py.
-out="$TD/resolver"
+# testdata/lit/resolver/ (beside the lit cases: malformed, so outside the corpus); llvm-readobj-22's warnings for the cases it reads are checked in tests/test_resolver.py.
+out="$TD/lit/resolver"
 mkdir -p "$out"
 rm -f "$out"/*.o
 i=0

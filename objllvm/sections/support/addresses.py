@@ -147,7 +147,7 @@ class Resolver:
             return (f"the address field at {where:#x} has no relocation: the relocation section cannot be read "
                     f"({why.message})")
         if not self.ctx.relocations:
-            return (f"the address field at {where:#x} has no relocation (the section has no relocation section): "
+            return (f"the address field at {where:#x} has no relocation (no relocation section applies to the section): "
                     f"its stored value is a placeholder, not the address")
         return f"the address field at {where:#x} has no relocation: its stored value is a placeholder, not the address"
 
