@@ -80,15 +80,15 @@ $counter = comdat any
 define dso_local range(i32 -2147483544, -2147483648) i32 @process(ptr noundef readonly captures(none) %s) local_unnamed_addr #0 comdat {
 entry:
   call void @__sanitizer_cov_trace_pc_guard(ptr @__sancov_gen_) #3
-  %0 = load i8, ptr @__sancov_gen_.2, align 1, !nosanitize !14
+  %0 = load i8, ptr @__sancov_gen_.2, align 1, !nosanitize !15
   %1 = add i8 %0, 1
-  store i8 %1, ptr @__sancov_gen_.2, align 1, !nosanitize !14
-  %2 = load i1, ptr @__sancov_gen_.3, align 1, !nosanitize !14
+  store i8 %1, ptr @__sancov_gen_.2, align 1, !nosanitize !15
+  %2 = load i1, ptr @__sancov_gen_.3, align 1, !nosanitize !15
   %3 = icmp eq i1 %2, false
-  br i1 %3, label %4, label %5, !prof !15
+  br i1 %3, label %4, label %5, !prof !16
 
 4:                                                ; preds = %entry
-  store i1 true, ptr @__sancov_gen_.3, align 1, !nosanitize !14
+  store i1 true, ptr @__sancov_gen_.3, align 1, !nosanitize !15
   br label %5
 
 5:                                                ; preds = %entry, %4
@@ -101,15 +101,15 @@ entry.for.body_crit_edge:                         ; preds = %5
 
 entry.for.cond.cleanup_crit_edge:                 ; preds = %5
   call void @__sanitizer_cov_trace_pc_guard(ptr getelementptr inbounds ([7 x i32], ptr @__sancov_gen_, i64 0, i64 1)) #3
-  %6 = load i8, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.2, i64 0, i64 1), align 1, !nosanitize !14
+  %6 = load i8, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.2, i64 0, i64 1), align 1, !nosanitize !15
   %7 = add i8 %6, 1
-  store i8 %7, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.2, i64 0, i64 1), align 1, !nosanitize !14
-  %8 = load i1, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.3, i64 0, i64 1), align 1, !nosanitize !14
+  store i8 %7, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.2, i64 0, i64 1), align 1, !nosanitize !15
+  %8 = load i1, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.3, i64 0, i64 1), align 1, !nosanitize !15
   %9 = icmp eq i1 %8, false
-  br i1 %9, label %10, label %11, !prof !15
+  br i1 %9, label %10, label %11, !prof !16
 
 10:                                               ; preds = %entry.for.cond.cleanup_crit_edge
-  store i1 true, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.3, i64 0, i64 1), align 1, !nosanitize !14
+  store i1 true, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.3, i64 0, i64 1), align 1, !nosanitize !15
   br label %11
 
 11:                                               ; preds = %entry.for.cond.cleanup_crit_edge, %10
@@ -117,9 +117,9 @@ entry.for.cond.cleanup_crit_edge:                 ; preds = %5
 
 for.cond.cleanup:                                 ; preds = %69, %11
   %n.0.lcssa = phi i32 [ 0, %11 ], [ %n.1, %69 ]
-  %12 = load i32, ptr @counter, align 4, !tbaa !10
+  %12 = load i32, ptr @counter, align 4, !tbaa !11
   %add5 = add nsw i32 %12, %n.0.lcssa
-  store i32 %add5, ptr @counter, align 4, !tbaa !10
+  store i32 %add5, ptr @counter, align 4, !tbaa !11
   %add7 = add nsw i32 %n.0.lcssa, 104
   ret i32 %add7
 
@@ -133,7 +133,7 @@ for.body:                                         ; preds = %63, %entry.for.body
   %16 = inttoptr i64 %15 to ptr
   %17 = load i8, ptr %16, align 1
   %18 = icmp ne i8 %17, 0
-  br i1 %18, label %19, label %24, !prof !15
+  br i1 %18, label %19, label %24, !prof !16
 
 19:                                               ; preds = %for.body
   %20 = and i64 %13, 7
@@ -146,21 +146,21 @@ for.body:                                         ; preds = %63, %entry.for.body
   unreachable
 
 24:                                               ; preds = %19, %for.body
-  %25 = load i8, ptr %arrayidx, align 1, !tbaa !16
+  %25 = load i8, ptr %arrayidx, align 1, !tbaa !17
   %cmp1 = icmp eq i8 %25, 120
   br i1 %cmp1, label %if.then, label %for.body.for.inc_crit_edge
 
 for.body.for.inc_crit_edge:                       ; preds = %24
   call void @__sanitizer_cov_trace_pc_guard(ptr getelementptr inbounds ([7 x i32], ptr @__sancov_gen_, i64 0, i64 2)) #3
-  %26 = load i8, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.2, i64 0, i64 2), align 1, !nosanitize !14
+  %26 = load i8, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.2, i64 0, i64 2), align 1, !nosanitize !15
   %27 = add i8 %26, 1
-  store i8 %27, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.2, i64 0, i64 2), align 1, !nosanitize !14
-  %28 = load i1, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.3, i64 0, i64 2), align 1, !nosanitize !14
+  store i8 %27, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.2, i64 0, i64 2), align 1, !nosanitize !15
+  %28 = load i1, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.3, i64 0, i64 2), align 1, !nosanitize !15
   %29 = icmp eq i1 %28, false
-  br i1 %29, label %30, label %31, !prof !15
+  br i1 %29, label %30, label %31, !prof !16
 
 30:                                               ; preds = %for.body.for.inc_crit_edge
-  store i1 true, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.3, i64 0, i64 2), align 1, !nosanitize !14
+  store i1 true, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.3, i64 0, i64 2), align 1, !nosanitize !15
   br label %31
 
 31:                                               ; preds = %for.body.for.inc_crit_edge, %30
@@ -173,15 +173,15 @@ if.then:                                          ; preds = %24
 
 cond.true.i:                                      ; preds = %if.then
   call void @__sanitizer_cov_trace_pc_guard(ptr getelementptr inbounds ([7 x i32], ptr @__sancov_gen_, i64 0, i64 3)) #3
-  %32 = load i8, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.2, i64 0, i64 3), align 1, !nosanitize !14
+  %32 = load i8, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.2, i64 0, i64 3), align 1, !nosanitize !15
   %33 = add i8 %32, 1
-  store i8 %33, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.2, i64 0, i64 3), align 1, !nosanitize !14
-  %34 = load i1, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.3, i64 0, i64 3), align 1, !nosanitize !14
+  store i8 %33, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.2, i64 0, i64 3), align 1, !nosanitize !15
+  %34 = load i1, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.3, i64 0, i64 3), align 1, !nosanitize !15
   %35 = icmp eq i1 %34, false
-  br i1 %35, label %36, label %37, !prof !15
+  br i1 %35, label %36, label %37, !prof !16
 
 36:                                               ; preds = %cond.true.i
-  store i1 true, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.3, i64 0, i64 3), align 1, !nosanitize !14
+  store i1 true, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.3, i64 0, i64 3), align 1, !nosanitize !15
   br label %37
 
 37:                                               ; preds = %cond.true.i, %36
@@ -190,15 +190,15 @@ cond.true.i:                                      ; preds = %if.then
 
 cond.false.i:                                     ; preds = %if.then
   call void @__sanitizer_cov_trace_pc_guard(ptr getelementptr inbounds ([7 x i32], ptr @__sancov_gen_, i64 0, i64 4)) #3
-  %38 = load i8, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.2, i64 0, i64 4), align 1, !nosanitize !14
+  %38 = load i8, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.2, i64 0, i64 4), align 1, !nosanitize !15
   %39 = add i8 %38, 1
-  store i8 %39, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.2, i64 0, i64 4), align 1, !nosanitize !14
-  %40 = load i1, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.3, i64 0, i64 4), align 1, !nosanitize !14
+  store i8 %39, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.2, i64 0, i64 4), align 1, !nosanitize !15
+  %40 = load i1, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.3, i64 0, i64 4), align 1, !nosanitize !15
   %41 = icmp eq i1 %40, false
-  br i1 %41, label %42, label %43, !prof !15
+  br i1 %41, label %42, label %43, !prof !16
 
 42:                                               ; preds = %cond.false.i
-  store i1 true, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.3, i64 0, i64 4), align 1, !nosanitize !14
+  store i1 true, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.3, i64 0, i64 4), align 1, !nosanitize !15
   br label %43
 
 43:                                               ; preds = %cond.false.i, %42
@@ -210,7 +210,7 @@ cond.false.i:                                     ; preds = %if.then
   %47 = inttoptr i64 %46 to ptr
   %48 = load i8, ptr %47, align 1
   %49 = icmp ne i8 %48, 0
-  br i1 %49, label %50, label %56, !prof !15
+  br i1 %49, label %50, label %56, !prof !16
 
 50:                                               ; preds = %43
   %51 = and i64 %44, 7
@@ -224,7 +224,7 @@ cond.false.i:                                     ; preds = %if.then
   unreachable
 
 56:                                               ; preds = %50, %43
-  %57 = load i32, ptr %arrayidx.i, align 4, !tbaa !10
+  %57 = load i32, ptr %arrayidx.i, align 4, !tbaa !11
   %add.i = add nsw i32 %57, %conv3
   br label %for.inc
 
@@ -233,39 +233,39 @@ for.inc:                                          ; preds = %31, %56, %37
   %n.1 = add nsw i32 %call4.pn, %n.016
   %inc = add nuw i64 %i.017, 1
   %exitcond.not = icmp eq i64 %inc, %call
-  br i1 %exitcond.not, label %for.inc.for.cond.cleanup_crit_edge, label %for.inc.for.body_crit_edge, !llvm.loop !17
+  br i1 %exitcond.not, label %for.inc.for.cond.cleanup_crit_edge, label %for.inc.for.body_crit_edge, !llvm.loop !18
 
 for.inc.for.body_crit_edge:                       ; preds = %for.inc
   call void @__sanitizer_cov_trace_pc_guard(ptr getelementptr inbounds ([7 x i32], ptr @__sancov_gen_, i64 0, i64 5)) #3
-  %58 = load i8, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.2, i64 0, i64 5), align 1, !nosanitize !14
+  %58 = load i8, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.2, i64 0, i64 5), align 1, !nosanitize !15
   %59 = add i8 %58, 1
-  store i8 %59, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.2, i64 0, i64 5), align 1, !nosanitize !14
-  %60 = load i1, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.3, i64 0, i64 5), align 1, !nosanitize !14
+  store i8 %59, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.2, i64 0, i64 5), align 1, !nosanitize !15
+  %60 = load i1, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.3, i64 0, i64 5), align 1, !nosanitize !15
   %61 = icmp eq i1 %60, false
-  br i1 %61, label %62, label %63, !prof !15
+  br i1 %61, label %62, label %63, !prof !16
 
 62:                                               ; preds = %for.inc.for.body_crit_edge
-  store i1 true, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.3, i64 0, i64 5), align 1, !nosanitize !14
+  store i1 true, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.3, i64 0, i64 5), align 1, !nosanitize !15
   br label %63
 
 63:                                               ; preds = %for.inc.for.body_crit_edge, %62
-  br label %for.body, !llvm.loop !17
+  br label %for.body, !llvm.loop !18
 
 for.inc.for.cond.cleanup_crit_edge:               ; preds = %for.inc
   call void @__sanitizer_cov_trace_pc_guard(ptr getelementptr inbounds ([7 x i32], ptr @__sancov_gen_, i64 0, i64 6)) #3
-  %64 = load i8, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.2, i64 0, i64 6), align 1, !nosanitize !14
+  %64 = load i8, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.2, i64 0, i64 6), align 1, !nosanitize !15
   %65 = add i8 %64, 1
-  store i8 %65, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.2, i64 0, i64 6), align 1, !nosanitize !14
-  %66 = load i1, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.3, i64 0, i64 6), align 1, !nosanitize !14
+  store i8 %65, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.2, i64 0, i64 6), align 1, !nosanitize !15
+  %66 = load i1, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.3, i64 0, i64 6), align 1, !nosanitize !15
   %67 = icmp eq i1 %66, false
-  br i1 %67, label %68, label %69, !prof !15
+  br i1 %67, label %68, label %69, !prof !16
 
 68:                                               ; preds = %for.inc.for.cond.cleanup_crit_edge
-  store i1 true, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.3, i64 0, i64 6), align 1, !nosanitize !14
+  store i1 true, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.3, i64 0, i64 6), align 1, !nosanitize !15
   br label %69
 
 69:                                               ; preds = %for.inc.for.cond.cleanup_crit_edge, %68
-  br label %for.cond.cleanup, !llvm.loop !17
+  br label %for.cond.cleanup, !llvm.loop !18
 }
 
 ; Function Attrs: mustprogress nobuiltin nocallback nofree nounwind willreturn
@@ -275,15 +275,15 @@ declare i64 @strlen(ptr noundef captures(none)) local_unnamed_addr #1
 define dso_local range(i32 -2147483544, -2147483648) i32 @main(i32 noundef %argc, ptr noundef readonly captures(none) %argv) local_unnamed_addr #0 comdat {
 entry:
   call void @__sanitizer_cov_trace_pc_guard(ptr @__sancov_gen_.5) #3
-  %0 = load i8, ptr @__sancov_gen_.6, align 1, !nosanitize !14
+  %0 = load i8, ptr @__sancov_gen_.6, align 1, !nosanitize !15
   %1 = add i8 %0, 1
-  store i8 %1, ptr @__sancov_gen_.6, align 1, !nosanitize !14
-  %2 = load i1, ptr @__sancov_gen_.7, align 1, !nosanitize !14
+  store i8 %1, ptr @__sancov_gen_.6, align 1, !nosanitize !15
+  %2 = load i1, ptr @__sancov_gen_.7, align 1, !nosanitize !15
   %3 = icmp eq i1 %2, false
-  br i1 %3, label %4, label %5, !prof !15
+  br i1 %3, label %4, label %5, !prof !16
 
 4:                                                ; preds = %entry
-  store i1 true, ptr @__sancov_gen_.7, align 1, !nosanitize !14
+  store i1 true, ptr @__sancov_gen_.7, align 1, !nosanitize !15
   br label %5
 
 5:                                                ; preds = %entry, %4
@@ -303,7 +303,7 @@ entry:
   unreachable
 
 13:                                               ; preds = %5
-  %cond = load ptr, ptr %cond.in, align 8, !tbaa !20
+  %cond = load ptr, ptr %cond.in, align 8, !tbaa !21
   %call.i = tail call i64 @strlen(ptr noundef nonnull readonly dereferenceable(1) %cond) #4
   %cmp15.not.i = icmp eq i64 %call.i, 0
   br i1 %cmp15.not.i, label %entry.process.exit_crit_edge, label %entry.for.body.i_crit_edge
@@ -313,15 +313,15 @@ entry.for.body.i_crit_edge:                       ; preds = %13
 
 entry.process.exit_crit_edge:                     ; preds = %13
   call void @__sanitizer_cov_trace_pc_guard(ptr getelementptr inbounds ([7 x i32], ptr @__sancov_gen_.5, i64 0, i64 1)) #3
-  %14 = load i8, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.6, i64 0, i64 1), align 1, !nosanitize !14
+  %14 = load i8, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.6, i64 0, i64 1), align 1, !nosanitize !15
   %15 = add i8 %14, 1
-  store i8 %15, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.6, i64 0, i64 1), align 1, !nosanitize !14
-  %16 = load i1, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.7, i64 0, i64 1), align 1, !nosanitize !14
+  store i8 %15, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.6, i64 0, i64 1), align 1, !nosanitize !15
+  %16 = load i1, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.7, i64 0, i64 1), align 1, !nosanitize !15
   %17 = icmp eq i1 %16, false
-  br i1 %17, label %18, label %19, !prof !15
+  br i1 %17, label %18, label %19, !prof !16
 
 18:                                               ; preds = %entry.process.exit_crit_edge
-  store i1 true, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.7, i64 0, i64 1), align 1, !nosanitize !14
+  store i1 true, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.7, i64 0, i64 1), align 1, !nosanitize !15
   br label %19
 
 19:                                               ; preds = %entry.process.exit_crit_edge, %18
@@ -337,7 +337,7 @@ for.body.i:                                       ; preds = %70, %entry.for.body
   %23 = inttoptr i64 %22 to ptr
   %24 = load i8, ptr %23, align 1
   %25 = icmp ne i8 %24, 0
-  br i1 %25, label %26, label %31, !prof !15
+  br i1 %25, label %26, label %31, !prof !16
 
 26:                                               ; preds = %for.body.i
   %27 = and i64 %20, 7
@@ -350,21 +350,21 @@ for.body.i:                                       ; preds = %70, %entry.for.body
   unreachable
 
 31:                                               ; preds = %26, %for.body.i
-  %32 = load i8, ptr %arrayidx.i, align 1, !tbaa !16
+  %32 = load i8, ptr %arrayidx.i, align 1, !tbaa !17
   %cmp1.i = icmp eq i8 %32, 120
   br i1 %cmp1.i, label %if.then.i, label %for.body.i.for.inc.i_crit_edge
 
 for.body.i.for.inc.i_crit_edge:                   ; preds = %31
   call void @__sanitizer_cov_trace_pc_guard(ptr getelementptr inbounds ([7 x i32], ptr @__sancov_gen_.5, i64 0, i64 2)) #3
-  %33 = load i8, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.6, i64 0, i64 2), align 1, !nosanitize !14
+  %33 = load i8, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.6, i64 0, i64 2), align 1, !nosanitize !15
   %34 = add i8 %33, 1
-  store i8 %34, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.6, i64 0, i64 2), align 1, !nosanitize !14
-  %35 = load i1, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.7, i64 0, i64 2), align 1, !nosanitize !14
+  store i8 %34, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.6, i64 0, i64 2), align 1, !nosanitize !15
+  %35 = load i1, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.7, i64 0, i64 2), align 1, !nosanitize !15
   %36 = icmp eq i1 %35, false
-  br i1 %36, label %37, label %38, !prof !15
+  br i1 %36, label %37, label %38, !prof !16
 
 37:                                               ; preds = %for.body.i.for.inc.i_crit_edge
-  store i1 true, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.7, i64 0, i64 2), align 1, !nosanitize !14
+  store i1 true, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.7, i64 0, i64 2), align 1, !nosanitize !15
   br label %38
 
 38:                                               ; preds = %for.body.i.for.inc.i_crit_edge, %37
@@ -377,15 +377,15 @@ if.then.i:                                        ; preds = %31
 
 cond.true.i.i:                                    ; preds = %if.then.i
   call void @__sanitizer_cov_trace_pc_guard(ptr getelementptr inbounds ([7 x i32], ptr @__sancov_gen_.5, i64 0, i64 3)) #3
-  %39 = load i8, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.6, i64 0, i64 3), align 1, !nosanitize !14
+  %39 = load i8, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.6, i64 0, i64 3), align 1, !nosanitize !15
   %40 = add i8 %39, 1
-  store i8 %40, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.6, i64 0, i64 3), align 1, !nosanitize !14
-  %41 = load i1, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.7, i64 0, i64 3), align 1, !nosanitize !14
+  store i8 %40, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.6, i64 0, i64 3), align 1, !nosanitize !15
+  %41 = load i1, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.7, i64 0, i64 3), align 1, !nosanitize !15
   %42 = icmp eq i1 %41, false
-  br i1 %42, label %43, label %44, !prof !15
+  br i1 %42, label %43, label %44, !prof !16
 
 43:                                               ; preds = %cond.true.i.i
-  store i1 true, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.7, i64 0, i64 3), align 1, !nosanitize !14
+  store i1 true, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.7, i64 0, i64 3), align 1, !nosanitize !15
   br label %44
 
 44:                                               ; preds = %cond.true.i.i, %43
@@ -394,15 +394,15 @@ cond.true.i.i:                                    ; preds = %if.then.i
 
 cond.false.i.i:                                   ; preds = %if.then.i
   call void @__sanitizer_cov_trace_pc_guard(ptr getelementptr inbounds ([7 x i32], ptr @__sancov_gen_.5, i64 0, i64 4)) #3
-  %45 = load i8, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.6, i64 0, i64 4), align 1, !nosanitize !14
+  %45 = load i8, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.6, i64 0, i64 4), align 1, !nosanitize !15
   %46 = add i8 %45, 1
-  store i8 %46, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.6, i64 0, i64 4), align 1, !nosanitize !14
-  %47 = load i1, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.7, i64 0, i64 4), align 1, !nosanitize !14
+  store i8 %46, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.6, i64 0, i64 4), align 1, !nosanitize !15
+  %47 = load i1, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.7, i64 0, i64 4), align 1, !nosanitize !15
   %48 = icmp eq i1 %47, false
-  br i1 %48, label %49, label %50, !prof !15
+  br i1 %48, label %49, label %50, !prof !16
 
 49:                                               ; preds = %cond.false.i.i
-  store i1 true, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.7, i64 0, i64 4), align 1, !nosanitize !14
+  store i1 true, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.7, i64 0, i64 4), align 1, !nosanitize !15
   br label %50
 
 50:                                               ; preds = %cond.false.i.i, %49
@@ -414,7 +414,7 @@ cond.false.i.i:                                   ; preds = %if.then.i
   %54 = inttoptr i64 %53 to ptr
   %55 = load i8, ptr %54, align 1
   %56 = icmp ne i8 %55, 0
-  br i1 %56, label %57, label %63, !prof !15
+  br i1 %56, label %57, label %63, !prof !16
 
 57:                                               ; preds = %50
   %58 = and i64 %51, 7
@@ -428,7 +428,7 @@ cond.false.i.i:                                   ; preds = %if.then.i
   unreachable
 
 63:                                               ; preds = %57, %50
-  %64 = load i32, ptr %arrayidx.i.i, align 4, !tbaa !10
+  %64 = load i32, ptr %arrayidx.i.i, align 4, !tbaa !11
   %add.i.i = add nsw i32 %64, %conv3.i
   br label %for.inc.i
 
@@ -437,45 +437,45 @@ for.inc.i:                                        ; preds = %38, %63, %44
   %n.1.i = add nsw i32 %call4.pn.i, %n.016.i
   %inc.i = add nuw i64 %i.017.i, 1
   %exitcond.not.i = icmp eq i64 %inc.i, %call.i
-  br i1 %exitcond.not.i, label %for.inc.i.process.exit_crit_edge, label %for.inc.i.for.body.i_crit_edge, !llvm.loop !17
+  br i1 %exitcond.not.i, label %for.inc.i.process.exit_crit_edge, label %for.inc.i.for.body.i_crit_edge, !llvm.loop !18
 
 for.inc.i.for.body.i_crit_edge:                   ; preds = %for.inc.i
   call void @__sanitizer_cov_trace_pc_guard(ptr getelementptr inbounds ([7 x i32], ptr @__sancov_gen_.5, i64 0, i64 5)) #3
-  %65 = load i8, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.6, i64 0, i64 5), align 1, !nosanitize !14
+  %65 = load i8, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.6, i64 0, i64 5), align 1, !nosanitize !15
   %66 = add i8 %65, 1
-  store i8 %66, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.6, i64 0, i64 5), align 1, !nosanitize !14
-  %67 = load i1, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.7, i64 0, i64 5), align 1, !nosanitize !14
+  store i8 %66, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.6, i64 0, i64 5), align 1, !nosanitize !15
+  %67 = load i1, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.7, i64 0, i64 5), align 1, !nosanitize !15
   %68 = icmp eq i1 %67, false
-  br i1 %68, label %69, label %70, !prof !15
+  br i1 %68, label %69, label %70, !prof !16
 
 69:                                               ; preds = %for.inc.i.for.body.i_crit_edge
-  store i1 true, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.7, i64 0, i64 5), align 1, !nosanitize !14
+  store i1 true, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.7, i64 0, i64 5), align 1, !nosanitize !15
   br label %70
 
 70:                                               ; preds = %for.inc.i.for.body.i_crit_edge, %69
-  br label %for.body.i, !llvm.loop !17
+  br label %for.body.i, !llvm.loop !18
 
 for.inc.i.process.exit_crit_edge:                 ; preds = %for.inc.i
   call void @__sanitizer_cov_trace_pc_guard(ptr getelementptr inbounds ([7 x i32], ptr @__sancov_gen_.5, i64 0, i64 6)) #3
-  %71 = load i8, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.6, i64 0, i64 6), align 1, !nosanitize !14
+  %71 = load i8, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.6, i64 0, i64 6), align 1, !nosanitize !15
   %72 = add i8 %71, 1
-  store i8 %72, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.6, i64 0, i64 6), align 1, !nosanitize !14
-  %73 = load i1, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.7, i64 0, i64 6), align 1, !nosanitize !14
+  store i8 %72, ptr getelementptr ([7 x i8], ptr @__sancov_gen_.6, i64 0, i64 6), align 1, !nosanitize !15
+  %73 = load i1, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.7, i64 0, i64 6), align 1, !nosanitize !15
   %74 = icmp eq i1 %73, false
-  br i1 %74, label %75, label %76, !prof !15
+  br i1 %74, label %75, label %76, !prof !16
 
 75:                                               ; preds = %for.inc.i.process.exit_crit_edge
-  store i1 true, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.7, i64 0, i64 6), align 1, !nosanitize !14
+  store i1 true, ptr getelementptr ([7 x i1], ptr @__sancov_gen_.7, i64 0, i64 6), align 1, !nosanitize !15
   br label %76
 
 76:                                               ; preds = %for.inc.i.process.exit_crit_edge, %75
-  br label %process.exit, !llvm.loop !17
+  br label %process.exit, !llvm.loop !18
 
 process.exit:                                     ; preds = %76, %19
   %n.0.lcssa.i = phi i32 [ 0, %19 ], [ %n.1.i, %76 ]
-  %77 = load i32, ptr @counter, align 4, !tbaa !10
+  %77 = load i32, ptr @counter, align 4, !tbaa !11
   %add5.i = add nsw i32 %77, %n.0.lcssa.i
-  store i32 %add5.i, ptr @counter, align 4, !tbaa !10
+  store i32 %add5.i, ptr @counter, align 4, !tbaa !11
   %add7.i = add nsw i32 %n.0.lcssa.i, 104
   ret i32 %add7.i
 }
@@ -554,7 +554,8 @@ attributes #3 = { nomerge }
 attributes #4 = { nobuiltin nounwind willreturn memory(read) }
 
 !llvm.module.flags = !{!5, !6, !7, !8, !9}
-!llvm.errno.tbaa = !{!10}
+!llvm.ident = !{!10}
+!llvm.errno.tbaa = !{!11}
 
 !0 = !{ptr @table}
 !1 = !{ptr @.str}
@@ -566,16 +567,17 @@ attributes #4 = { nobuiltin nounwind willreturn memory(read) }
 !7 = !{i32 7, !"PIE Level", i32 2}
 !8 = !{i32 7, !"uwtable", i32 2}
 !9 = !{i32 4, !"nosanitize_address", i32 1}
-!10 = !{!11, !11, i64 0}
-!11 = !{!"int", !12, i64 0}
-!12 = !{!"omnipotent char", !13, i64 0}
-!13 = !{!"Simple C/C++ TBAA"}
-!14 = !{}
-!15 = !{!"branch_weights", i32 1, i32 1048575}
-!16 = !{!12, !12, i64 0}
-!17 = distinct !{!17, !18, !19}
-!18 = !{!"llvm.loop.mustprogress"}
-!19 = !{!"llvm.loop.unroll.disable"}
-!20 = !{!21, !21, i64 0}
-!21 = !{!"p1 omnipotent char", !22, i64 0}
-!22 = !{!"any pointer", !12, i64 0}
+!10 = !{!"Debian clang version 22.1.8 (1~deb12u1)"}
+!11 = !{!12, !12, i64 0}
+!12 = !{!"int", !13, i64 0}
+!13 = !{!"omnipotent char", !14, i64 0}
+!14 = !{!"Simple C/C++ TBAA"}
+!15 = !{}
+!16 = !{!"branch_weights", i32 1, i32 1048575}
+!17 = !{!13, !13, i64 0}
+!18 = distinct !{!18, !19, !20}
+!19 = !{!"llvm.loop.mustprogress"}
+!20 = !{!"llvm.loop.unroll.disable"}
+!21 = !{!22, !22, i64 0}
+!22 = !{!"p1 omnipotent char", !23, i64 0}
+!23 = !{!"any pointer", !13, i64 0}

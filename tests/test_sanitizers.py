@@ -1,0 +1,171 @@
+"""Sanitizer sections (asan-globals, sancov-*) against the compiler's own IR and the symbol table.
+
+testdata/sanitizers/ (scripts/testdata.d/82-sanitizers.sh): san.c and dyn.cc compiled by clang-22 with
+``-fsanitize=address -fsanitize-coverage=trace-pc-guard,pc-table,inline-8bit-counters,inline-bool-flag`` to
+objects and to IR (``-S -emit-llvm``, the same flags), and a non-PIE link of both.  The IR holds each ASan
+descriptor and each coverage array as the compiler built it; the tests read them from the IR text and compare
+what objllvm decodes from the objects and the link, and check names and addresses against the symbol table
+(read with pyelftools, not objllvm's reader).
+"""
+from __future__ import annotations
+
+import re
+
+import pytest
+from elftools.elf.elffile import ELFFile
+
+from conftest import TESTDATA, run_objllvm
+from objllvm import api
+
+D = TESTDATA / "sanitizers"
+UNITS = ("san", "dyn")
+ALL_ONES = (1 << 64) - 1
+
+
+def _ir(unit):
+    return (D / f"{unit}.ll").read_text()
+
+
+def ir_globals(unit):
+    """{IR name of the global: (size, size with redzone, name, module, dynamic init, odr symbol or None)}."""
+    text = _ir(unit)
+    strings = {m.group(1): m.group(2) for m in
+               re.finditer(r'^@(___asan_gen_\S+) = private (?:unnamed_addr )?constant \[\d+ x i8\] c"(.*?)\\00"',
+                           text, re.M)}
+    out = {}
+    for m in re.finditer(r'^@__asan_global_(\S+) = private global \{[^}]*\} \{ (.*) \}, section "asan_globals"', text,
+                         re.M):
+        f = re.findall(r"i64 (?:ptrtoint \(ptr @(\S+) to i64\)|(-?\d+))", m.group(2))
+        assert len(f) == 8, m.group(0)
+        odr = f[7][0] or None
+        assert odr is not None or int(f[7][1]) in (-1, 0)
+        out[m.group(1)] = (int(f[1][1]), int(f[2][1]), strings[f[3][0]], strings[f[4][0]], int(f[5][1]), odr)
+    return out
+
+
+def ir_coverage(unit):
+    """{(function, table): slots}; for the PC table, entries (PC and flags pairs) and function entries too."""
+    out = {}
+    for m in re.finditer(r'^@__sancov_gen_\S* = private (?:global|constant) \[(\d+) x (?:i32|i8|i1|ptr)\] (.*), '
+                         r'section "__sancov_(\w+)", comdat\(\$(\S+?)\)', _ir(unit), re.M):
+        n, body, table, fn = int(m.group(1)), m.group(2), m.group(3), m.group(4)
+        if table == "pcs":
+            assert body.startswith(f"[ptr @{fn}, ptr inttoptr (i64 1 to ptr)")     # the entry block first
+            out[(fn, "pcs")] = n // 2
+            out[(fn, "entries")] = body.count("inttoptr (i64 1 to ptr)")
+        else:
+            out[(fn, table)] = n
+    return out
+
+
+def decoded(path, kinds):
+    items = api.dump(str(path), kinds)
+    secs = [d for i in items for d in i.sections]
+    for d in secs:
+        assert d.error is None and not d.warnings, (d.section.name, d.error, d.warnings)
+    return secs
+
+
+def symbols(path, every=False):
+    """{name: symbol} of the symbol table ({name: [symbols]} with ``every``)."""
+    with open(path, "rb") as f:
+        elf = ELFFile(f)
+        syms = [s for s in elf.get_section_by_name(".symtab").iter_symbols() if s.name]
+    if every:
+        out = {}
+        for s in syms:
+            out.setdefault(s.name, []).append(s)
+        return out
+    return {s.name: s for s in syms}
+
+
+@pytest.mark.parametrize("unit", UNITS)
+def test_asan_globals_of_an_object_match_the_ir(unit):
+    want = ir_globals(unit)
+    got = {}
+    for d in decoded(D / f"{unit}.o", ["asan-globals"]):
+        assert d.section.flags & 0x80                      # SHF_LINK_ORDER to the global's section
+        for g in d.model.globals:
+            odr = g.odr_indicator.symbol if g.odr_indicator.symbol else None
+            if odr is None:
+                assert g.odr_indicator.value in (0, ALL_ONES)
+            got[g.address.symbol] = (g.size, g.size_with_redzone, g.name_text, g.module_text, g.has_dynamic_init, odr)
+    assert got == want
+    assert any(v[4] for v in got.values()) == (unit == "dyn")     # C++'s dynamic initializer is flagged
+
+
+@pytest.mark.parametrize("unit", UNITS)
+def test_asan_globals_agree_with_the_symbol_table(unit):
+    syms = symbols(D / f"{unit}.o")
+    for d in decoded(D / f"{unit}.o", ["asan-globals"]):
+        (g,) = d.model.globals                             # one descriptor per section in an object
+        s = syms[g.address.symbol]
+        assert s["st_info"]["type"] == "STT_OBJECT"
+        assert s["st_size"] == g.size_with_redzone          # the global is padded with its redzone
+        assert s["st_shndx"] == d.section.link               # SHF_LINK_ORDER names the global's section
+
+
+def test_asan_globals_of_the_link_are_addresses_of_the_symbols():
+    want = {}
+    for unit in UNITS:
+        for k, v in ir_globals(unit).items():
+            want.setdefault(k, []).append(v)
+    syms = symbols(D / "san-linked")
+    all_syms = symbols(D / "san-linked", every=True)
+    (d,) = decoded(D / "san-linked", ["asan-globals"])
+    assert len(d.model.globals) == sum(len(v) for v in want.values())
+    for g in d.model.globals:
+        odr = g.odr_indicator.symbol or None
+        assert (g.size, g.size_with_redzone, g.name_text, g.module_text, g.has_dynamic_init, odr) in want[g.address.symbol]
+        # (two units each have a local .str: the one at this address)
+        assert g.address.value in [x["st_value"] for x in all_syms[g.address.symbol]]
+        if odr:
+            assert syms[odr]["st_value"] == g.odr_indicator.value
+
+
+@pytest.mark.parametrize("unit", UNITS)
+def test_sancov_tables_of_an_object_match_the_ir(unit):
+    want = ir_coverage(unit)
+    got = {}
+    for d in decoded(D / f"{unit}.o", ["sancov-pcs", "sancov-guards", "sancov-cntrs", "sancov-bools"]):
+        m = d.model
+        if d.codec.kind == "sancov-pcs":
+            fn = m.entries[0].function
+            assert m.entries[0].is_function_entry and m.entries[0].offset == 0
+            assert {e.function for e in m.entries} == {fn}           # every block PC inside its function
+            got[(fn, "pcs")] = len(m.entries)
+            got[(fn, "entries")] = sum(e.is_function_entry for e in m.entries)
+        else:
+            (r,) = m.ranges
+            assert r.first == 0 and r.count == len(m.values) and set(m.values) == {0}
+            got[(r.function, m.table)] = r.count
+    assert got == want
+
+
+def test_sancov_tables_of_the_link_are_split_by_function():
+    want = {}
+    for unit in UNITS:
+        want.update(ir_coverage(unit))
+    syms = symbols(D / "san-linked")
+    secs = {d.codec.kind: d for d in decoded(D / "san-linked", ["sancov-pcs", "sancov-guards", "sancov-cntrs",
+                                                                  "sancov-bools"])}
+    pcs = secs.pop("sancov-pcs").model.entries
+    starts = [e for e in pcs if e.is_function_entry]
+    for e in starts:
+        assert syms[e.function]["st_value"] == e.pc.value and e.offset == 0
+    for e in pcs:
+        s = syms[e.function]
+        assert s["st_value"] <= e.pc.value < s["st_value"] + s["st_size"]
+    for kind, d in secs.items():
+        table = kind.split("-")[1]
+        assert {(r.function, table): r.count for r in d.model.ranges} == \
+            {k: v for k, v in want.items() if k[1] == table}
+        assert [r.function for r in d.model.ranges] == [e.function for e in starts]   # the PC table's order
+
+
+def test_sancov_text_names_functions_and_blocks():
+    rc, out, err = run_objllvm("dump", "-s", "sancov-pcs", "-s", "sancov-guards", str(D / "san.o"))
+    assert rc == 0 and not err
+    assert "process+0x" in out and "function entry" in out
+    rc, out, _ = run_objllvm("dump", "--json", "-s", "asan-globals", str(D / "dyn.o"))
+    assert rc == 0 and '"ns::weights"' in out and '"dyn.cc"' in out
