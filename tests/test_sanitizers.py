@@ -169,3 +169,37 @@ def test_sancov_text_names_functions_and_blocks():
     assert "process+0x" in out and "function entry" in out
     rc, out, _ = run_objllvm("dump", "--json", "-s", "asan-globals", str(D / "dyn.o"))
     assert rc == 0 and '"ns::weights"' in out and '"dyn.cc"' in out
+
+
+def test_audit_flags_sanitizer_instrumented_objects(tmp_path):
+    import shutil
+    from objllvm.audit import audit, parse_policy
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for f in ("san.o", "san-linked", "dyn-macho.o"):
+        shutil.copy(D / f, tree / f)
+    shutil.copy(TESTDATA / "bitcode" / "marker.o", tree / "plain.o")      # no sanitizer section: no finding
+    rep = audit([str(tree)], jobs=1)
+    hits = {f.request.file.rsplit("/", 1)[1]: f for f in rep.findings if f.rule == "embedded-sanitizer"}
+    assert set(hits) == {"san.o", "san-linked", "dyn-macho.o"}
+    assert {f.severity for f in hits.values()} == {"warning"}
+    # every table of the object is named: the sections counted are those of readelf's section list
+    with open(D / "san.o", "rb") as fh:
+        names = [s.name for s in ELFFile(fh).iter_sections()]
+    n = sum(names.count(x) for x in ("asan_globals", "__sancov_guards", "__sancov_cntrs", "__sancov_bools",
+                                     "__sancov_pcs"))
+    assert hits["san.o"].request.section == f"{n} sanitizer sections"
+    assert hits["san.o"].request.value == "asan-globals, sancov-bools, sancov-cntrs, sancov-guards, sancov-pcs"
+    # a release gate: the key as an error fails the audit; "allow" silences it
+    gate = parse_policy('[embedded]\nsanitizer = "error"\n', "gate.toml")
+    rep = audit([str(tree)], policy=gate, jobs=1)
+    assert rep.exit_status("error") == 1
+    assert {f.severity for f in rep.findings if f.rule == "embedded-sanitizer"} == {"error"}
+    off = parse_policy('[embedded]\nsanitizer = "allow"\n', "off.toml")
+    assert not [f for f in audit([str(tree)], policy=off, jobs=1).findings if f.rule == "embedded-sanitizer"]
+    sarif = rep.to_sarif()
+    rules = sarif["runs"][0]["tool"]["driver"]["rules"]
+    res = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "embedded-sanitizer"]
+    assert len(res) == 3 and all(rules[r["ruleIndex"]]["id"] == "embedded-sanitizer" for r in res)
+    rc, out, _ = run_objllvm("audit", "--no-progress", "--json", tree)
+    assert rc == 0 and "embedded-sanitizer" in out

@@ -13,5 +13,7 @@ $CC -S -emit-llvm san.c -o "$O/san.ll"
 # C++: a global with a dynamic initializer, mangled names.
 $CC -c dyn.cc -o "$O/dyn.o"
 $CC -S -emit-llvm dyn.cc -o "$O/dyn.ll"
+# Mach-O (audit finds the sanitizer sections by their Mach-O names).
+$CC --target=x86_64-apple-macos13 -c dyn.cc -o "$O/dyn-macho.o"
 $CC -shared-libasan -no-pie -fuse-ld=lld -Wl,--build-id=none "$O/san.o" "$O/dyn.o" -o "$O/san-linked"
 echo "sanitizer sections in $O"
