@@ -29,7 +29,7 @@ CASES = sorted(p.stem for p in LIT.glob("*.json"))
 
 OPTION_KIND = {"--cg-profile": "cg-profile", "--addrsig": "addrsig", "--dependent-libraries": "deplibs",
                "--elf-linker-options": "linker-options", "--bb-addr-map": "bb-addr-map",
-               "--stack-sizes": "stack-sizes"}
+               "--stack-sizes": "stack-sizes", "--stackmap": "stackmaps"}
 
 # Disagreement classes.
 LLVM_ONLY = "values agree; only LLVM reports a problem"
@@ -84,6 +84,9 @@ KNOWN = {
     # LLVM prints an entry per relocation: two relocations at offset 0 print the entry twice.
     "ss-reloc-inside": (FEWER, "LLVM prints the entry once per relocation at its address (twice here); objllvm "
                                "once, with a warning for the second relocation and for the two inside the field"),
+    # Stack maps (stackmap.test): llvm-readobj dumps the first .llvm_stackmaps section and no other.
+    "sm-empty": (OURS_ONLY, "LLVM dumps only the first stack-map section (an empty one); objllvm decodes the "
+                            "second too, 1 byte, and reports it"),
     "own-addrsig-nosymtab": (LLVM_ONLY, "a table whose sh_link is 0 is reported stale (a note, indices kept), "
                                         "not warned about; LLVM warns about the missing symbol table"),
 }
@@ -138,6 +141,12 @@ def llvm_values(rec):
                 pgo = fn.get("PGO analyses", [{}])[0]
                 out.append((fn["At"][0], ranges, pgo.get("FuncEntryCount", [None])[0]))
         return out
+    if opt == "--stackmap":
+        # llvm-readobj dumps the first stack-map section only: (version, functions, constants, records)
+        d = doc[0]
+        if "LLVM StackMap Version" not in d:
+            return []
+        return [(d["LLVM StackMap Version"][0], d["Num Functions"][0], d["Num Constants"][0], d["Num Records"][0])]
     if opt == "--stack-sizes":
         # (names, size) per entry; names None where LLVM prints "?" (no function could be named)
         out = []
@@ -180,6 +189,8 @@ def our_values(rec):
             out += list(m.libraries)
         elif kind == "linker-options":
             out += [(o.key, o.value) for o in m.options]
+        elif kind == "stackmaps":
+            out.append((m.version, len(m.functions), len(m.constants), len(m.records)))
         elif kind == "stack-sizes":
             out += [(tuple(e.function.names) or None, e.size) for e in m.entries]
         elif kind == "bb-addr-map":
