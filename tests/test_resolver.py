@@ -95,3 +95,14 @@ def test_empty_section_past_the_end_of_the_file_is_reported():
 def test_llvm_reports_the_own_cases_too(name, option):
     p = subprocess.run(["llvm-readobj-22", option, str(OWN / f"{name}.o")], capture_output=True, text=True)
     assert "warning:" in p.stderr or p.returncode
+
+
+def test_fault_map_addresses_without_relocations_are_refused():
+    """LLVM's fault-map test writes function addresses as numbers in a Mach-O object, without relocations;
+    llvm-objdump prints the stored words (it never reads relocations, so for a compiler's object it prints the
+    placeholder 0).  objllvm refuses an object's address field without its relocation (docs/errors.md lists this
+    difference)."""
+    items = api.dump(str(OWN / "faultmap-literal-macho.o"), ["faultmaps"])
+    (d,) = [d for i in items for d in i.sections]
+    assert d.error is not None and d.error.offset == 8 and "no relocation" in d.error.message
+    assert d.model is None or not d.model.functions

@@ -203,3 +203,20 @@ def test_audit_flags_sanitizer_instrumented_objects(tmp_path):
     assert len(res) == 3 and all(rules[r["ruleIndex"]]["id"] == "embedded-sanitizer" for r in res)
     rc, out, _ = run_objllvm("audit", "--no-progress", "--json", tree)
     assert rc == 0 and "embedded-sanitizer" in out
+
+
+@pytest.mark.parametrize("name", ["san.o", "dyn.o", "san-linked"])
+def test_json_views_go_back_to_the_same_bytes(name):
+    from objllvm.formats import open_object
+    from objllvm.sections import registry
+    obj = open_object(str(D / name))
+    n = 0
+    for s in obj.sections:
+        d = registry.decode_section(obj, s)
+        if d.codec is None or not d.codec.kind.startswith(("asan-", "sancov-")):
+            continue
+        ctx = registry.SectionContext.for_section(obj, s)
+        model = d.codec.from_dict(d.codec.to_dict(d.model), ctx)
+        assert d.codec.encode(model, ctx) == s.data()
+        n += 1
+    assert n >= 5

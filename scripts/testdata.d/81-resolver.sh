@@ -9,4 +9,7 @@ for name in callgraph-sym-past-table stack-sizes-rela-info-0 empty-section-past-
   i=$((i + 1))
   yaml2obj-22 --docnum=$i "$SRC/resolver/resolver.yaml" -o "$out/$name.o"
 done
-echo "$i resolver cases in $out"
+# LLVM's fault-map test for llvm-objdump: a Mach-O object whose function addresses are numbers, no relocation.
+llvm-mc-22 -triple=x86_64-apple-macosx -filetype=obj "$SRC/resolver/faultmap-literal-macho.s" \
+  -o "$out/faultmap-literal-macho.o"
+echo "$((i + 1)) resolver cases in $out"
