@@ -31,9 +31,11 @@ def _expected(m, path, key="errors"):
 
 
 def _lines(m, path):
-    """The stderr lines of ``objllvm dump`` on one file: warnings and errors (each section's warnings first)."""
-    return [f"objllvm: warning: {e}" for e in _expected(m, path, "warnings")] + \
-        [f"objllvm: error: {e}" for e in _expected(m, path)]
+    """The stderr lines of ``objllvm dump`` on one file: warnings and errors (each section's warnings first; a
+    container-level case's errors are items of their own, reported before any section's problems)."""
+    warnings = [f"objllvm: warning: {e}" for e in _expected(m, path, "warnings")]
+    errors = [f"objllvm: error: {e}" for e in _expected(m, path)]
+    return errors + warnings if m["level"] == "container" else warnings + errors
 
 
 def _errors(path):

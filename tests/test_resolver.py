@@ -15,6 +15,7 @@ import pytest
 
 from conftest import TESTDATA, run_objllvm
 from objllvm import api
+from objllvm.errors import ObjllvmError
 
 LIT = TESTDATA / "lit"
 OWN = TESTDATA / "lit" / "resolver"
@@ -83,10 +84,13 @@ def test_relocation_inside_an_entry_and_a_repeated_one_are_reported():
 
 def test_empty_section_past_the_end_of_the_file_is_reported():
     items = api.dump(str(OWN / "empty-section-past-eof.o"))
-    secs = {d.section.name: d for i in items for d in i.sections}
-    assert secs[".llvm_addrsig"].error is not None
-    assert "past the end of the file" in secs[".llvm_addrsig"].error.message
+    (err,) = [i for i in items if isinstance(i, ObjllvmError)]
+    assert err.section_index == 2 and err.section_name == ".llvm_addrsig"
+    assert "(0x0 bytes at 0x10000) run past the end of the file" in err.message
+    secs = {d.section.name: d for i in items if not isinstance(i, ObjllvmError) for d in i.sections}
     assert secs[".deplibs"].model.libraries == ["m"]           # the rest of the file still dumped
+    rc, _, stderr = run_objllvm("dump", str(OWN / "empty-section-past-eof.o"))
+    assert rc == 1 and "section [2] .llvm_addrsig" in stderr
 
 
 @pytest.mark.skipif(not shutil.which("llvm-readobj-22"), reason="llvm-readobj-22 is not installed")

@@ -175,12 +175,14 @@ class ElfFile(ObjectFile):
         # read as usual.  Checked by columns; walked only when there is one.
         size_in = len(data)
         self.section_errors = {}
+        # An empty section whose offset is past the end has no bytes to lose: it reads as empty, and the header
+        # is reported (``empty_past_end``, given out by open_data as the section_errors are), as LLVM's reader does.
+        self.empty_past_end = {}
         if max(map(add, offs, sizes), default=0) > size_in:
             row = self._shdr.size
             for i in range(shnum):
-                # (an empty section too: an offset past the end is no place in the file, as LLVM's reader says)
                 if types[i] != SHT_NOBITS and offs[i] + sizes[i] > size_in:
-                    self.section_errors[i] = DecodeError(
+                    (self.section_errors if sizes[i] else self.empty_past_end)[i] = DecodeError(
                         f"section header: contents ({sizes[i]:#x} bytes at {offs[i]:#x}) run past the end of the file "
                         f"({size_in:#x} bytes)", file=path, member=member, section_index=i,
                         section_name=self.section_name(i), offset=self.e_shoff + i * row)
