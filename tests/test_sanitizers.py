@@ -105,22 +105,28 @@ def test_asan_globals_agree_with_the_symbol_table(unit):
         assert s["st_shndx"] == d.section.link               # SHF_LINK_ORDER names the global's section
 
 
-def test_asan_globals_of_the_link_are_addresses_of_the_symbols():
+LINKS = ("san-linked", "san-pie")
+
+
+@pytest.mark.parametrize("link", LINKS)
+def test_asan_globals_of_the_link_are_addresses_of_the_symbols(link):
     want = {}
     for unit in UNITS:
         for k, v in ir_globals(unit).items():
             want.setdefault(k, []).append(v)
-    syms = symbols(D / "san-linked")
-    all_syms = symbols(D / "san-linked", every=True)
-    (d,) = decoded(D / "san-linked", ["asan-globals"])
+    syms = symbols(D / link)
+    all_syms = symbols(D / link, every=True)
+    (d,) = decoded(D / link, ["asan-globals"])
     assert len(d.model.globals) == sum(len(v) for v in want.values())
     for g in d.model.globals:
         odr = g.odr_indicator.symbol or None
         assert (g.size, g.size_with_redzone, g.name_text, g.module_text, g.has_dynamic_init, odr) in want[g.address.symbol]
         # (two units each have a local .str: the one at this address)
-        assert g.address.value in [x["st_value"] for x in all_syms[g.address.symbol]]
+        assert g.address.address in [x["st_value"] for x in all_syms[g.address.symbol]]
         if odr:
-            assert syms[odr]["st_value"] == g.odr_indicator.value
+            assert syms[odr]["st_value"] == g.odr_indicator.address
+        if link == "san-pie":                               # the words are 0: R_X86_64_RELATIVE fills them
+            assert g.address.value == 0 and g.address.resolved
 
 
 @pytest.mark.parametrize("unit", UNITS)
@@ -142,20 +148,21 @@ def test_sancov_tables_of_an_object_match_the_ir(unit):
     assert got == want
 
 
-def test_sancov_tables_of_the_link_are_split_by_function():
+@pytest.mark.parametrize("link", LINKS)
+def test_sancov_tables_of_the_link_are_split_by_function(link):
     want = {}
     for unit in UNITS:
         want.update(ir_coverage(unit))
-    syms = symbols(D / "san-linked")
-    secs = {d.codec.kind: d for d in decoded(D / "san-linked", ["sancov-pcs", "sancov-guards", "sancov-cntrs",
-                                                                  "sancov-bools"])}
+    syms = symbols(D / link)
+    secs = {d.codec.kind: d for d in decoded(D / link, ["sancov-pcs", "sancov-guards", "sancov-cntrs",
+                                                         "sancov-bools"])}
     pcs = secs.pop("sancov-pcs").model.entries
     starts = [e for e in pcs if e.is_function_entry]
     for e in starts:
-        assert syms[e.function]["st_value"] == e.pc.value and e.offset == 0
+        assert syms[e.function]["st_value"] == e.pc.address and e.offset == 0
     for e in pcs:
         s = syms[e.function]
-        assert s["st_value"] <= e.pc.value < s["st_value"] + s["st_size"]
+        assert s["st_value"] <= e.pc.address < s["st_value"] + s["st_size"]
     for kind, d in secs.items():
         table = kind.split("-")[1]
         assert {(r.function, table): r.count for r in d.model.ranges} == \
@@ -205,7 +212,7 @@ def test_audit_flags_sanitizer_instrumented_objects(tmp_path):
     assert rc == 0 and "embedded-sanitizer" in out
 
 
-@pytest.mark.parametrize("name", ["san.o", "dyn.o", "san-linked"])
+@pytest.mark.parametrize("name", ["san.o", "dyn.o", "san-linked", "san-pie"])
 def test_json_views_go_back_to_the_same_bytes(name):
     from objllvm.formats import open_object
     from objllvm.sections import registry

@@ -50,16 +50,16 @@ class AsanGlobals:
     globals: list = field(default_factory=list)
 
 
-def _string(ctx, res, strings, offset: int, value: int) -> str | None:
-    """The string a pointer field points to: through its relocation (object) or its value (linked file)."""
+def _string(ctx, res, strings, offset: int, pointer: Address) -> str | None:
+    """The string a pointer field points to: through its relocation (object) or its address (linked file)."""
     if ctx.is_relocatable:
         r = res.reloc_at(offset)
         if r is None or r.symbol is None:
             return None
-        addend = r.addend if r.addend is not None else value
+        addend = r.addend if r.addend is not None else pointer.value
         at = addend if r.symbol.is_section else r.symbol.value + addend
         return strings.at(r.symbol.shndx, at)
-    return strings.at_address(value) if value else None
+    return strings.at_address(pointer.address) if pointer.address else None
 
 
 @register
@@ -72,7 +72,7 @@ class AsanGlobalsCodec(Codec):
         w = ctx.addr_size
         size = 8 * w
         r = Reader(data, ctx.endian)
-        res = Resolver(ctx)
+        res = Resolver(ctx, dynamic=True)          # a position-independent link: the loader fills the words
         strings = SectionStrings(ctx.obj)
         out = AsanGlobals(w)
         n = len(data) // size
@@ -89,8 +89,12 @@ class AsanGlobalsCodec(Codec):
                 exc.partial = out
                 raise
             g = AsanGlobal(addr, v[1], v[2], name, module, v[5], loc, odr,
-                           _string(ctx, res, strings, base + 3 * w, v[3]),
-                           _string(ctx, res, strings, base + 4 * w, v[4]))
+                           _string(ctx, res, strings, base + 3 * w, name),
+                           _string(ctx, res, strings, base + 4 * w, module))
+            for what, text, at in (("name", g.name_text, base + 3 * w), ("module name", g.module_text, base + 4 * w)):
+                if text is None:
+                    ctx.warn(f"descriptor {i}: the {what} pointer ({(name if what == 'name' else module).text()}) "
+                             f"points to no string of the file", at)
             if g.size_with_redzone < g.size:
                 ctx.warn(f"descriptor {i}: size with redzone {g.size_with_redzone} is smaller than the size "
                          f"{g.size}", base + w)
@@ -135,10 +139,10 @@ class AsanGlobalsCodec(Codec):
         def odr(a):
             if a.symbol is not None or a.unknown:
                 return a.text()
-            return "none" if a.value in (0, (1 << (8 * w)) - 1) else f"{a.value:#x}"
+            return "none" if a.address in (0, (1 << (8 * w)) - 1) else f"{a.address:#x}"
         return [Table(["global", "address", "size", "redzone", "name", "module", "dynamic init", "odr indicator"],
                       [["<?>" if g.address.unknown else ", ".join(g.address.names) or "?",
-                        f"{g.address.value:#x}", g.size, g.redzone,
+                        f"{g.address.address:#x}", g.size, g.redzone,
                         g.name_text if g.name_text is not None else "?",
                         g.module_text if g.module_text is not None else "?",
                         "yes" if g.has_dynamic_init else "no", odr(g.odr_indicator)] for g in model.globals])]

@@ -114,9 +114,15 @@ def _pc_table_functions(ctx, res) -> list | None:
     n = len(data) // (2 * w)
     fmt = ctx.endian + ("Q" if w == 8 else "I") * (2 * n)
     words = struct.unpack_from(fmt, data) if n else ()
+    dyn = res.dynamic_relocations(sec)           # a position-independent link: the loader fills the PCs
+    mask = (1 << (8 * w)) - 1
     out = []
     for i in range(n):
         pc, flags = words[2 * i], words[2 * i + 1]
+        r = dyn.get(2 * w * i)
+        if r is not None:
+            sym = r.symbol if r.sym else None
+            pc = ((sym.value if sym is not None and sym.shndx else 0) + (r.addend if r.addend is not None else pc)) & mask
         if flags & PC_FUNCTION_ENTRY or not out:
             out.append([res.function_at(pc) if flags & PC_FUNCTION_ENTRY else None, 0])
         out[-1][1] += 1
@@ -132,7 +138,7 @@ class SancovPcsCodec(Codec):
     def decode(self, data, ctx):
         w = ctx.addr_size
         r = Reader(data, ctx.endian)
-        res = Resolver(ctx)
+        res = Resolver(ctx, dynamic=True)          # a position-independent link: the loader fills the PCs
         out = SancovPcTable(w, relocatable=ctx.is_relocatable)
         n = len(data) // (2 * w)
         for i in range(n):
@@ -152,7 +158,7 @@ class SancovPcsCodec(Codec):
                 elif pc.symbol is not None:
                     e.function, e.offset = pc.symbol, pc.addend
             else:
-                e.function, e.offset = res.containing(pc.value)
+                e.function, e.offset = res.containing(pc.address)
             out.entries.append(e)
         res.finish()
         if n * 2 * w != len(data):
@@ -180,7 +186,7 @@ class SancovPcsCodec(Codec):
                 return "<?>" if x.pc.unknown else "?"
             return f"{x.function}+{x.offset:#x}" if x.offset else x.function
         return [Table(["pc", "block", "flags"],
-                      [[x.pc.text() if model.relocatable else f"{x.pc.value:#x}", where(x),
+                      [[x.pc.text() if model.relocatable else f"{x.pc.address:#x}", where(x),
                         "function entry" if x.is_function_entry else f"{x.flags:#x}"] for x in model.entries])]
 
 

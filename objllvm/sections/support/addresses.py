@@ -15,7 +15,7 @@ from __future__ import annotations
 import bisect
 
 from ..._model import dataclass, field
-from ...errors import DecodeError
+from ...errors import DecodeError, ObjllvmError
 from .symbols import UNKNOWN_NAME, SymbolNamer
 
 
@@ -26,6 +26,13 @@ class Address:
     addend: int = 0                 # with ``symbol`` from a relocation: the offset from it
     unknown: bool = False           # a relocation names a symbol that cannot be named (``symbol`` is None)
     aliases: list = field(default_factory=list)   # other function symbols at the same address (folded code)
+    resolved: int | None = None     # linked file: the address a dynamic relocation puts there (the stored word
+                                    # of a position-independent image is then a placeholder)
+
+    @property
+    def address(self) -> int:
+        """The address the field holds once loaded: the dynamic relocation's, else the stored word."""
+        return self.value if self.resolved is None else self.resolved
 
     def to_dict(self):
         d = {"value": self.value, "symbol": self.symbol, "addend": self.addend}
@@ -33,14 +40,17 @@ class Address:
             d["unknown"] = True
         if self.aliases:
             d["aliases"] = list(self.aliases)
+        if self.resolved is not None:
+            d["address"] = self.resolved
         return d
 
     @classmethod
     def from_dict(cls, d):
         if isinstance(d, int):
             return cls(d)
+        res = d.get("address")
         return cls(int(d["value"]), d.get("symbol"), int(d.get("addend") or 0), bool(d.get("unknown")),
-                   [str(a) for a in d.get("aliases") or ()])
+                   [str(a) for a in d.get("aliases") or ()], None if res is None else int(res))
 
     @property
     def names(self) -> list:
@@ -51,22 +61,24 @@ class Address:
         if self.unknown:
             name = UNKNOWN_NAME
         elif self.symbol is None:
-            return f"{self.value:#x}"
+            return f"{self.address:#x}"
         else:
             name = ", ".join(self.names)
         if self.addend:
             sign = "+" if self.addend > 0 else "-"
             return f"{name}{sign}{abs(self.addend):#x}"
-        return name if self.value == 0 or self.unknown else f"{self.value:#x} <{name}>"
+        return name if self.address == 0 or self.unknown else f"{self.address:#x} <{name}>"
 
 
 class Resolver:
     """Resolve address fields of one section: by relocation (object) or by symbol value (linked file)."""
 
-    def __init__(self, ctx, base: int = 0, all_names: bool = False):
+    def __init__(self, ctx, base: int = 0, all_names: bool = False, dynamic: bool = False):
         self.ctx = ctx
         self.base = base               # offset of the decoded bytes within the section (0: the whole section)
         self.all_names = all_names     # name every function symbol at an address, not only the first
+        self.dynamic = dynamic         # linked ELF file: apply the dynamic relocations that fill the fields
+        self._dyn = None
         self.namer = SymbolNamer(ctx)
         self._relocs = None
         self._by_value = None
@@ -132,11 +144,51 @@ class Resolver:
             if not required:
                 return Address(value)
             raise DecodeError(self._missing(where), offset=where)
+        if self.dynamic:
+            d = self.dynamic_relocations(self.ctx.section).get(where)
+            if d is not None:
+                sym = d.symbol if d.sym else None
+                at = ((sym.value if sym is not None and sym.shndx else 0)
+                      + (d.addend if d.addend is not None else value)) & ((1 << (8 * self.ctx.addr_size)) - 1)
+                names = self.functions_at(at) if at else []
+                if not names and sym is not None and sym.name:
+                    names = [sym.name]            # an undefined symbol the loader binds
+                return Address(value, names[0] if names else None, 0,
+                               aliases=names[1:] if self.all_names else [], resolved=at)
         if self.all_names:
             names = self.functions_at(value)
             return self._named(value, names, 0) if names else Address(value)
         name = self.function_at(value)
         return Address(value, name) if name else Address(value)
+
+    def dynamic_relocations(self, section) -> dict:
+        """Linked ELF file: section offset -> the dynamic relocation (``.rela.dyn``/``.rel.dyn``: a relocation
+        section applying to no one section) that fills that place of ``section`` when the image is loaded.
+        Position-independent images keep their addresses there (``R_*_RELATIVE`` addends), not in the section."""
+        if self._dyn is None:
+            self._dyn = {}
+        key = section.index if section is not None else None
+        got = self._dyn.get(key)
+        if got is not None:
+            return got
+        out = {}
+        obj = self.ctx.obj
+        if section is not None and section.addr and self.ctx.format == "elf" and hasattr(obj, "read_relocations"):
+            lo, hi = section.addr, section.addr + section.size
+            for rs in obj.sections:
+                if rs.type not in (4, 9) or rs.info or not rs.flags & 2:     # SHT_RELA/SHT_REL, allocated, sh_info 0
+                    continue
+                try:
+                    rels = obj.read_relocations(rs)
+                except ObjllvmError as exc:
+                    self.ctx.warn(f"the dynamic relocations of [{rs.index}] {rs.name} cannot be read ({exc.message}): "
+                                  f"addresses they fill are shown as stored", 0)
+                    continue
+                for r in rels:
+                    if lo <= r.offset < hi:
+                        out.setdefault(r.offset - lo, r)
+        self._dyn[key] = out
+        return out
 
     def _named(self, value, names, addend) -> Address:
         return Address(value, names[0], addend, aliases=names[1:] if self.all_names else [])
