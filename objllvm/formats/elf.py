@@ -138,6 +138,7 @@ class ElfFile(ObjectFile):
         self._groups = None
         self._flag_bytes: dict = {}     # k -> byte k of every section's sh_flags (_flag_byte), read once
         self.section_errors = {}
+        self.empty_past_end = {}
         if self.e_shoff == 0:
             self.e_shnum = 0
             self.e_shstrndx = 0
@@ -177,7 +178,6 @@ class ElfFile(ObjectFile):
         self.section_errors = {}
         # An empty section whose offset is past the end has no bytes to lose: it reads as empty, and the header
         # is reported (``empty_past_end``, given out by open_data as the section_errors are), as LLVM's reader does.
-        self.empty_past_end = {}
         if max(map(add, offs, sizes), default=0) > size_in:
             row = self._shdr.size
             for i in range(shnum):

@@ -1,7 +1,7 @@
 # Sanitizer sections: AddressSanitizer's global descriptors (asan_globals) and SanitizerCoverage's tables
 # (__sancov_pcs, __sancov_guards, __sancov_cntrs, __sancov_bools), from clang-22: an object, the compiler's
-# IR for the same source (the descriptors and tables the tests compare with), and two links against the shared
-# ASan runtime (non-PIE: the fields hold the addresses; PIE: dynamic relocations hold them).
+# IR for the same source (the descriptors and tables the tests compare with), and a PIE link against the shared
+# ASan runtime.
 S="$SRC/sanitizers"
 O="$TD/sanitizers"
 rm -rf "$O"; mkdir -p "$O"
@@ -15,7 +15,7 @@ $CC -c dyn.cc -o "$O/dyn.o"
 $CC -S -emit-llvm dyn.cc -o "$O/dyn.ll"
 # Mach-O (audit finds the sanitizer sections by their Mach-O names).
 $CC --target=x86_64-apple-macos13 -c dyn.cc -o "$O/dyn-macho.o"
-$CC -shared-libasan -no-pie -fuse-ld=lld -Wl,--build-id=none "$O/san.o" "$O/dyn.o" -o "$O/san-linked"
-# A position-independent link: the fields are left 0 and R_X86_64_RELATIVE relocations in .rela.dyn fill them.
+# A position-independent link (the common default): the fields are left 0 and R_X86_64_RELATIVE relocations in
+# .rela.dyn fill them.
 $CC -shared-libasan -pie -fuse-ld=lld -Wl,--build-id=none "$O/san.o" "$O/dyn.o" -o "$O/san-pie"
 echo "sanitizer sections in $O"
