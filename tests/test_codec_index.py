@@ -176,7 +176,7 @@ def test_a_pc_section_named_in_the_options_loads_its_codec(lazy):
 
 def test_get_loads_one_module_and_unknown_kinds_name_every_kind(lazy):
     assert registry.get("deplibs").kind == "deplibs" and lazy == ["deplibs"]
-    with pytest.raises(ObjllvmError, match="unknown section kind 'nope' \\(known: addrsig, bb-addr-map, "):
+    with pytest.raises(ObjllvmError, match="unknown section kind 'nope' \\(known: addrsig, asan-globals, bb-addr-map, "):
         registry.get("nope")
 
 

@@ -28,12 +28,14 @@ LIT = TESTDATA / "lit"
 CASES = sorted(p.stem for p in LIT.glob("*.json"))
 
 OPTION_KIND = {"--cg-profile": "cg-profile", "--addrsig": "addrsig", "--dependent-libraries": "deplibs",
-               "--elf-linker-options": "linker-options", "--bb-addr-map": "bb-addr-map"}
+               "--elf-linker-options": "linker-options", "--bb-addr-map": "bb-addr-map",
+               "--stack-sizes": "stack-sizes", "--stackmap": "stackmaps"}
 
 # Disagreement classes.
 LLVM_ONLY = "values agree; only LLVM reports a problem"
 OURS_ONLY = "values agree; only objllvm reports a problem"
 MORE = "objllvm keeps values LLVM drops; both report"
+FEWER = "objllvm shows a part of LLVM's values; both report"
 DIFFER = "values differ"
 FILE = "objllvm cannot read the file"
 
@@ -66,6 +68,25 @@ KNOWN = {
     # An address-significance table in a file without a symbol table has sh_link 0: objllvm reports the table
     # stale (indices kept, names not looked up, what lld does: issue #16.1), which is not a warning; LLVM
     # warns that there is no symbol table.
+    # Stack sizes (stack-sizes.test).  LLVM names the functions through its map of function addresses, which
+    # one symbol with a bad section index spoils for the whole file; objllvm names each relocation's symbol
+    # and warns about the bad one.
+    "ss-bad-shndx": (MORE, "a function symbol whose section index names no section: LLVM gives up naming every "
+                           "entry of the file, objllvm names each (the bad symbol too) and warns about that one"),
+    "ss-sym-past-table": (MORE, "as ss-bad-shndx for the first entry; the two past the table are unknown in both"),
+    "ss-not-function": (MORE, "a relocation to an STT_OBJECT symbol: LLVM prints ?, objllvm names it and warns that "
+                              "it is no function"),
+    # A symbol table that cannot be read: the ELF reader cannot read the relocations that name it, so every
+    # address field is without its relocation (an error at the first, never the stored 0); LLVM shows the sizes
+    # with unknown functions.
+    "ss-broken-symtab": (FEWER, "an unreadable symbol table costs the relocations: objllvm reports the first "
+                                "address field without its relocation and stops; LLVM lists the sizes with ?"),
+    # LLVM prints an entry per relocation: two relocations at offset 0 print the entry twice.
+    "ss-reloc-inside": (FEWER, "LLVM prints the entry once per relocation at its address (twice here); objllvm "
+                               "once, with a warning for the second relocation and for the two inside the field"),
+    # Stack maps (stackmap.test): llvm-readobj dumps the first .llvm_stackmaps section and no other.
+    "sm-empty": (OURS_ONLY, "LLVM dumps only the first stack-map section (an empty one); objllvm decodes the "
+                            "second too, 1 byte, and reports it"),
     "own-addrsig-nosymtab": (LLVM_ONLY, "a table whose sh_link is 0 is reported stale (a note, indices kept), "
                                         "not warned about; LLVM warns about the missing symbol table"),
 }
@@ -120,6 +141,21 @@ def llvm_values(rec):
                 pgo = fn.get("PGO analyses", [{}])[0]
                 out.append((fn["At"][0], ranges, pgo.get("FuncEntryCount", [None])[0]))
         return out
+    if opt == "--stackmap":
+        # llvm-readobj dumps the first stack-map section only: (version, functions, constants, records)
+        d = doc[0]
+        if "LLVM StackMap Version" not in d:
+            return []
+        return [(d["LLVM StackMap Version"][0], d["Num Functions"][0], d["Num Constants"][0], d["Num Records"][0])]
+    if opt == "--stack-sizes":
+        # (names, size) per entry; names None where LLVM prints "?" (no function could be named)
+        out = []
+        for sec in doc[0].get("StackSizes", []):
+            for e in sec:
+                (ent,) = e["Entry"]
+                (names,) = ent["Functions"]
+                out.append((None if names == ["?"] else tuple(names), ent["Size"][0]))
+        return out
     text = rec["text"]
     if opt == "--addrsig":
         return [(None if m.group(1) == "<?>" else m.group(1), int(m.group(2)))
@@ -140,7 +176,9 @@ def our_values(rec):
     reported = bool(errors) or any(d.error is not None or d.warnings for d in secs)
     out = []
     for d in secs:
-        if d.status != "decoded" or d.mistyped:     # LLVM shows nothing of a section it cannot dump or ignores
+        # LLVM shows nothing of a section it cannot dump or ignores; of stack sizes, the entries before a fault
+        partial = kind == "stack-sizes" and d.model is not None
+        if (d.status != "decoded" and not partial) or d.mistyped:
             continue
         m = d.model
         if kind == "cg-profile":
@@ -151,6 +189,10 @@ def our_values(rec):
             out += list(m.libraries)
         elif kind == "linker-options":
             out += [(o.key, o.value) for o in m.options]
+        elif kind == "stackmaps":
+            out.append((m.version, len(m.functions), len(m.constants), len(m.records)))
+        elif kind == "stack-sizes":
+            out += [(tuple(e.function.names) or None, e.size) for e in m.entries]
         elif kind == "bb-addr-map":
             out += [(f.ranges[0].base_address, [(r.base_address, [(b.id, b.offset, b.size) for b in r.blocks])
                                                 for r in f.ranges], f.entry_count) for f in m.functions]
@@ -172,6 +214,8 @@ def classify(case):
         return (LLVM_ONLY if llvm_reported else OURS_ONLY), (theirs, ours)
     if reported and llvm_reported and len(ours) >= len(theirs):
         return MORE, (theirs, ours)
+    if reported and llvm_reported and not Counter(map(repr, ours)) - Counter(map(repr, theirs)):
+        return FEWER, (theirs, ours)
     return DIFFER, (theirs, ours)
 
 

@@ -31,10 +31,12 @@ def _expected(m, path, key="errors"):
 
 
 def _lines(m, path):
-    """The stderr lines of ``objllvm dump`` on one file: warnings and errors (each section's warnings first).
-    A NUL from the file (a member name) is written as ``\\x00`` (docs/errors.md: names are escaped)."""
-    return [f"objllvm: warning: {e}".replace("\0", "\\x00") for e in _expected(m, path, "warnings")] + \
-        [f"objllvm: error: {e}".replace("\0", "\\x00") for e in _expected(m, path)]
+    """The stderr lines of ``objllvm dump`` on one file: warnings and errors (each section's warnings first; a
+    container-level case's errors are items of their own, reported before any section's problems).  A NUL from
+    the file (a member name) is written as ``\\x00`` (docs/errors.md: names are escaped)."""
+    warnings = [f"objllvm: warning: {e}".replace("\0", "\\x00") for e in _expected(m, path, "warnings")]
+    errors = [f"objllvm: error: {e}".replace("\0", "\\x00") for e in _expected(m, path)]
+    return errors + warnings if m["level"] == "container" else warnings + errors
 
 
 def _errors(path):

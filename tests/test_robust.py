@@ -52,7 +52,9 @@ def test_text_shows_unknown_names_as_placeholder():
 
 def test_warning_names_the_section_being_decoded_not_symtab():
     for name in ("addrsig-index-past-symtab.o", "reloc-symbol-past-symtab.o", "rewrite-empty-section-past-end.o"):
-        for d in _dump(MAL / name).values():
+        # (the last one's empty .symtab lies past the end of the file: its header is an error item of its own)
+        (item,) = [i for i in api.dump(str(MAL / name)) if not isinstance(i, ObjllvmError)]
+        for d in item.sections:
             for w in d.warnings:
                 assert w.section_index == d.section.index and w.section_name == d.section.name
                 assert ".symtab" not in str(w).split(": ")[1]

@@ -7,8 +7,8 @@
     >>> report.exit_status("error")          # 1 when a finding is at least an error
 
 Requests come from ELF ``.linker-options`` and ``.deplibs``, COFF ``.drectve``, Mach-O
-``LC_LINKER_OPTION``; embedded bitcode, compiler command lines and profile instrumentation / coverage mapping
-sections are findings of their own.  Files are
+``LC_LINKER_OPTION``; embedded bitcode, compiler command lines, profile instrumentation / coverage mapping and
+sanitizer sections are findings of their own.  Files are
 scanned in worker processes, a bounded number of chunks at a time, and the results are folded into the
 report as they arrive: memory grows with the number of requests found, not with the bytes scanned.
 """
@@ -19,8 +19,8 @@ from collections import deque
 
 from .._model import dataclass, field
 from .policy import Policy, default_policy, load_policy, parse_policy, severity_rank  # noqa: F401
-from .scan import (BITCODE, CMDLINE, IGNORED, INSTRUMENTATION, LIBPATH, LIBRARY, OPTION, UNREADABLE,  # noqa
-                   library_name, scan_chunk, walk)
+from .scan import (BITCODE, CMDLINE, IGNORED, INSTRUMENTATION, LIBPATH, LIBRARY, OPTION, SANITIZER,  # noqa
+                   UNREADABLE, library_name, scan_chunk, walk)
 
 RULES = {
     "library-denied": "A library the policy denies is requested",
@@ -31,6 +31,8 @@ RULES = {
     "embedded-cmdline": "An embedded compiler command line ships flags and paths in the artifact",
     "embedded-instrumentation": "Profile instrumentation or coverage mapping (-fprofile-instr-generate, "
                                 "-fcoverage-mapping, -C instrument-coverage) is built into the artifact",
+    "embedded-sanitizer": "Sanitizer instrumentation (AddressSanitizer global descriptors, SanitizerCoverage "
+                          "tables: -fsanitize=address, -fsanitize-coverage) is built into the artifact",
     "unreadable": "A file, archive member or section could not be read",
     "mistyped-section": "A section named as linker requests has another type: linkers ignore it",
 }
@@ -129,6 +131,8 @@ class AuditReport:
         elif req.kind == INSTRUMENTATION:
             v = ("embedded-instrumentation", f"profile instrumentation / coverage mapping: {req.size} bytes "
                                              f"({req.value})")
+        elif req.kind == SANITIZER:
+            v = ("embedded-sanitizer", f"sanitizer instrumentation: {req.size} bytes ({req.value})")
         elif req.kind == CMDLINE:
             v = ("embedded-cmdline", f"embedded compiler command line in {req.section}: {_shorten(req.value)}")
         elif req.kind == IGNORED:

@@ -23,7 +23,8 @@ _SCHEMA = {
     "libraries": {"deny": "globs", "allow": "globs", "severity": "severity"},
     "libpath": {"roots": "strings", "severity": "severity"},
     "options": {"deny": "globs", "severity": "severity"},
-    "embedded": {"bitcode": "severity", "cmdline": "severity", "instrumentation": "severity"},
+    "embedded": {"bitcode": "severity", "cmdline": "severity", "instrumentation": "severity",
+                 "sanitizer": "severity"},
     "unreadable": {"severity": "severity"},
     "mistyped": {"count": "bool", "severity": "severity"},
 }
@@ -45,6 +46,7 @@ class Policy:
     bitcode: str | None = "warning"
     cmdline: str | None = "warning"
     instrumentation: str | None = "warning"
+    sanitizer: str | None = "warning"
     unreadable: str | None = "warning"
     mistyped_count: bool = False       # count requests of sections linkers ignore (type contradicts name)
     mistyped_severity: str | None = "warning"
@@ -78,7 +80,7 @@ class Policy:
         return {"library-denied": self.library_severity, "library-not-allowed": self.library_severity,
                 "libpath-outside-roots": self.libpath_severity, "option-denied": self.option_severity,
                 "embedded-bitcode": self.bitcode, "embedded-cmdline": self.cmdline,
-                "embedded-instrumentation": self.instrumentation,
+                "embedded-instrumentation": self.instrumentation, "embedded-sanitizer": self.sanitizer,
                 "unreadable": self.unreadable, "mistyped-section": self.mistyped_severity}[rule]
 
     def to_dict(self) -> dict:
@@ -89,7 +91,7 @@ class Policy:
                 "libpath": {"roots": self.libpath_roots, "severity": sev(self.libpath_severity)},
                 "options": {"deny": self.option_deny, "severity": sev(self.option_severity)},
                 "embedded": {"bitcode": sev(self.bitcode), "cmdline": sev(self.cmdline),
-                             "instrumentation": sev(self.instrumentation)},
+                             "instrumentation": sev(self.instrumentation), "sanitizer": sev(self.sanitizer)},
                 "unreadable": {"severity": sev(self.unreadable)},
                 "mistyped": {"count": self.mistyped_count, "severity": sev(self.mistyped_severity)}}
 
@@ -198,6 +200,7 @@ def parse_policy(text: str, name: str = "(policy)", base: Policy | None = None) 
                     ("libpath", "severity"): "libpath_severity", ("options", "deny"): "option_deny",
                     ("options", "severity"): "option_severity", ("embedded", "bitcode"): "bitcode",
                     ("embedded", "cmdline"): "cmdline", ("embedded", "instrumentation"): "instrumentation",
+                    ("embedded", "sanitizer"): "sanitizer",
                     ("unreadable", "severity"): "unreadable",
                     ("mistyped", "count"): "mistyped_count",
                     ("mistyped", "severity"): "mistyped_severity"}[(table, key)]

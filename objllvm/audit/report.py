@@ -47,7 +47,7 @@ def report_to_text(report) -> list:
         items.append(Heading("Search paths and other options"))
         items.append(Table(["kind", "option", "value", "requested by"],
                            [[r.kind, r.key, r.value, _label(r)] for r in others]))
-    emb = [r for r in report.requests if r.kind in ("bitcode", "cmdline", "instrumentation")]
+    emb = [r for r in report.requests if r.kind in ("bitcode", "cmdline", "instrumentation", "sanitizer")]
     if emb:
         items.append(Heading("Embedded bitcode, command lines and instrumentation"))
         items.append(Table(["kind", "section", "bytes", "object"],

@@ -24,6 +24,7 @@ HEAD = 64                        # bytes read to decide whether a file is an obj
 LIBRARY, LIBPATH, OPTION, BITCODE, CMDLINE, UNREADABLE = "library", "libpath", "option", "bitcode", "cmdline", \
     "unreadable"
 INSTRUMENTATION = "instrumentation"     # one request per object: value = its profile/coverage section names
+SANITIZER = "sanitizer"                 # one request per object: value = the sanitizer tables it has
 # A request in a section linkers ignore (its ELF type contradicts its name, e.g. an SHT_PROGBITS .deplibs):
 # key "KIND:KEY" (KIND what it would be); counted as KIND only when the policy says so ([mistyped] count)
 IGNORED = "ignored"
@@ -39,10 +40,16 @@ IGNORED = "ignored"
 _BITCODE_NAMES = {".llvmbc", ".llvm.lto", "__LLVM,__bitcode", "__LLVM,__bundle"}
 _CMDLINE_NAMES = {".llvmcmd", "__LLVM,__cmdline"}
 _REQUEST_NAMES = {".linker-options", ".deplibs", ".drectve", "LC_LINKER_OPTION"}
+# Sections only a sanitizer-instrumented build has (ELF names, and Mach-O's segment,section): the table each is
+_SANITIZER_NAMES = {"asan_globals": "asan-globals", "__sancov_guards": "sancov-guards",
+                    "__sancov_cntrs": "sancov-cntrs", "__sancov_bools": "sancov-bools", "__sancov_pcs": "sancov-pcs",
+                    "__DATA,__asan_globals": "asan-globals", "__DATA,__sancov_guards": "sancov-guards",
+                    "__DATA,__sancov_cntrs": "sancov-cntrs", "__DATA,__sancov_bools": "sancov-bools",
+                    "__DATA_CONST,__sancov_pcs": "sancov-pcs", "__DATA,__sancov_pcs": "sancov-pcs"}
 _INTERESTING_NAMES = _BITCODE_NAMES | _CMDLINE_NAMES | _REQUEST_NAMES
 _ELF_TYPES = {0x6FFF4C01: "linker-options", 0x6FFF4C04: "deplibs", 0x6FFF4C0C: "bitcode"}
 _REQUEST_KINDS = {"linker-options", "deplibs", "coff-directives", "macho-linker-options", "llvmcmd"}
-_ELF_NAMES = _INTERESTING_NAMES | role_names("elf")   # every ELF section name scan_object looks at
+_ELF_NAMES = _INTERESTING_NAMES | role_names("elf") | set(_SANITIZER_NAMES)   # every ELF name scan_object reads
 
 _LIB_SUFFIX = re.compile(r"^(.+?)\.(a|so(\.[0-9][0-9.]*)?|lib|dylib|tbd|dll|dll\.a)$", re.I)
 
@@ -227,9 +234,15 @@ def scan_object(obj, out) -> None:
     fmt = obj.format
     path, member = obj.path, obj.member
     instr = {}
+    sanitizer = {}
     for s in _sections_to_scan(obj):
         name = s.name
         what = _ELF_TYPES.get(s.type) if fmt == "elf" else None
+        table = _SANITIZER_NAMES.get(name) if what is None else None
+        if table is not None:
+            n, size = sanitizer.get(table, (0, 0))
+            sanitizer[table] = (n + 1, size + s.size)
+            continue
         if what is None and name not in _INTERESTING_NAMES:
             role = section_role(s, obj)
             if role is not None:
@@ -262,6 +275,10 @@ def scan_object(obj, out) -> None:
                                       "vns", "covnames") if r in instr)
         out.append((INSTRUMENTATION, path, member, f"{count} profile/coverage sections", "", roles, None,
                     sum(sz for _, sz in instr.values()), fmt))
+    if sanitizer:
+        count = sum(n for n, _ in sanitizer.values())
+        out.append((SANITIZER, path, member, f"{count} sanitizer sections", "", ", ".join(sorted(sanitizer)), None,
+                    sum(sz for _, sz in sanitizer.values()), fmt))
 
 
 def _sections_to_scan(obj) -> list:

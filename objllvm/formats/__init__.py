@@ -31,6 +31,7 @@ def open_data(data: bytes, path: str, member: str | None = None, *, kind: str | 
         yield elf
         yield from elf.file_errors                  # (section names unknown: the rest is read all the same)
         yield from elf.section_errors.values()      # a broken section header costs that section only
+        yield from elf.empty_past_end.values()      # an empty section placed past the end: reported, read as empty
     elif kind == "archive":
         if member is not None:
             raise DecodeError("nested archives are not supported", file=path, member=member, offset=0)

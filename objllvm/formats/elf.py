@@ -139,6 +139,7 @@ class ElfFile(ObjectFile):
         self._flag_bytes: dict = {}     # k -> byte k of every section's sh_flags (_flag_byte), read once
         self.section_errors = {}
         self.file_errors = []
+        self.empty_past_end = {}
         if self.e_shoff == 0:
             self.e_shnum = 0
             self.e_shstrndx = 0
@@ -187,11 +188,13 @@ class ElfFile(ObjectFile):
         # read as usual.  Checked by columns; walked only when there is one.
         size_in = len(data)
         self.section_errors = {}
+        # An empty section whose offset is past the end has no bytes to lose: it reads as empty, and the header
+        # is reported (``empty_past_end``, given out by open_data as the section_errors are), as LLVM's reader does.
         if max(map(add, offs, sizes), default=0) > size_in:
             row = self._shdr.size
             for i in range(shnum):
-                if types[i] != SHT_NOBITS and sizes[i] and offs[i] + sizes[i] > size_in:
-                    self.section_errors[i] = DecodeError(
+                if types[i] != SHT_NOBITS and offs[i] + sizes[i] > size_in:
+                    (self.section_errors if sizes[i] else self.empty_past_end)[i] = DecodeError(
                         f"section header: contents ({sizes[i]:#x} bytes at {offs[i]:#x}) run past the end of the file "
                         f"({size_in:#x} bytes)", file=path, member=member, section_index=i,
                         section_name=self.section_name(i), offset=self.e_shoff + i * row)

@@ -7,6 +7,7 @@ edit.  tests/test_codec_index.py fails when it no longer matches what the codec 
 # add_arguments calls as (0: the parser / n: the n-th group, method, args, kwargs); True: import it to ask)
 KINDS = {
     'addrsig': ('addrsig', (0x6fff4c03,), ('.llvm_addrsig', '__DATA,__llvm_addrsig'), ('elf', 'coff', 'macho'), 0, False, None),
+    'asan-globals': ('asan_globals', (), ('asan_globals',), ('elf',), 0, False, None),
     'bb-addr-map': ('bb_addr_map', (0x6fff4c08, 0x6fff4c0a), ('.llvm_bb_addr_map',), ('elf', 'coff'), 0, False, (
         (0, 'add_argument', ('--pretty-pgo',), {'action': 'store_true', 'help': 'bb-addr-map: show block frequencies relative to the entry block and branch probabilities as percentages'}),)),
     'bitcode': ('bitcode', (0x6fff4c0c,), ('.llvmbc', '.llvm.lto', '__LLVM,__bitcode', '<bitcode>'), ('elf', 'coff', 'macho', 'bitcode'), 0, False, (
@@ -33,6 +34,10 @@ KINDS = {
         (0, 'add_argument_group', ('PC sections (--section pc-sections)',), {}),
         (1, 'add_argument', ('--pc-section',), {'action': 'append', 'metavar': 'LAYOUT', 'dest': 'pc_section', 'help': 'layout of a PC section: NAME:func|insn[:C][:aux=u8,u32,...] (repeatable); sanmd_covered2/sanmd_atomics2 (and their -mcmodel=large forms) are built in'}),
         (1, 'add_argument', ('--pc-width',), {'type': int, 'choices': (4, 8), 'dest': 'pc_width', 'help': 'bytes per stored PC (default: from the section name or the relocations; linked files: probed, 4 unless only 8 fits)'}),)),
+    'sancov-pcs': ('sancov', (), ('__sancov_pcs',), ('elf',), 0, False, None),
+    'sancov-guards': ('sancov', (), ('__sancov_guards',), ('elf',), 0, False, None),
+    'sancov-cntrs': ('sancov', (), ('__sancov_cntrs',), ('elf',), 0, False, None),
+    'sancov-bools': ('sancov', (), ('__sancov_bools',), ('elf',), 0, False, None),
     'stack-sizes': ('stack_sizes', (), ('.stack_sizes',), ('elf',), 0, False, None),
     'stackmaps': ('stackmaps', (), ('.llvm_stackmaps', '__LLVM_STACKMAPS,__llvm_stackmaps'), ('elf', 'coff', 'macho'), 0, False, None),
     'sympart': ('sympart', (0x6fff4c05,), ('.llvm_sympart',), ('elf',), 0, False, None),
@@ -42,6 +47,7 @@ KINDS = {
 # every codec module
 MODULES = (
     'addrsig',
+    'asan_globals',
     'bb_addr_map',
     'bitcode',
     'call_graph',
@@ -63,6 +69,7 @@ MODULES = (
     'offload_entries',
     'offloading',
     'pc_sections',
+    'sancov',
     'stack_sizes',
     'stackmaps',
     'sympart',

@@ -63,7 +63,8 @@ class CfiJumpTableCodec(Codec):
                 a = r.addend if r.addend is not None else 0
                 if ctx.machine in ("x86-64", "i386") and a == -4:
                     a = 0                     # jmp rel32: the -4 is the instruction's own bias
-                target = Address(0, res.symbol_name(r.symbol), a)
+                name = res.symbol_name(r.symbol, r, roff)
+                target = Address(0, name, a, unknown=name is None)
             elif not ctx.is_relocatable and raw[:1] == b"\xe9" and len(raw) >= 5 and sec is not None:
                 rel = int.from_bytes(raw[1:5], "little", signed=True)
                 dest = (sec.addr + off + 5 + rel) & ((1 << (8 * ctx.addr_size)) - 1)

@@ -72,6 +72,7 @@ class FaultMapsCodec(Codec):
             raise
         if not r.at_end():
             raise DecodeError(f"{r.remaining()} bytes after the last of {nf} functions", offset=r.pos, partial=out)
+        res.finish()
         return out
 
     def encode(self, model, ctx):

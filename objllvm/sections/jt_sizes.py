@@ -161,9 +161,14 @@ class JumpTableSizesCodec(Codec):
                 exc.message += f" (records are two {w}-byte words)"
                 exc.partial = out
                 raise
-            addr = res.at(start, v)
+            try:
+                addr = res.at(start, v)
+            except DecodeError as exc:
+                exc.partial = out
+                raise
             fn = refs.function_for(addr) if ctx.is_relocatable else refs.linked_function_for(addr, n)
             out.tables.append(JumpTableSize(addr, n, fn))
+        res.finish()
         return out
 
     def encode(self, model, ctx):

@@ -10,7 +10,6 @@ auxiliary pointer.  Pointers are relocations in an object; the name is read from
 """
 from __future__ import annotations
 
-import bisect
 import struct
 
 from .._model import dataclass, field
@@ -18,6 +17,7 @@ from ..binary import pack_uint
 from ..errors import DecodeError
 from .registry import Codec, Table, register
 from .support.addresses import Address, Resolver
+from .support.strings import SectionStrings
 
 KINDS = {0: "none", 1: "openmp", 2: "cuda", 4: "hip", 8: "sycl"}
 # (field, offset, size) for 64-bit and 32-bit pointers
@@ -62,45 +62,6 @@ class OffloadEntries:
     layout: str = "v1"               # 'v1' (LLVM 20+, 56/48 bytes) or 'legacy' (LLVM <= 19, 32/20 bytes)
 
 
-_MAX_NAME = 4096
-
-
-class _Strings:
-    """NUL-terminated strings of the object's sections, by section index (object) or by address (linked).
-    A string is looked for within 4 KiB of its start."""
-
-    def __init__(self, obj):
-        self.obj = obj
-        self._by_index = None
-        self._by_addr = None
-
-    def _sections(self):
-        if self._by_index is None:
-            secs = [s for s in getattr(self.obj, "sections", ()) if s.type != 8]       # not SHT_NOBITS
-            self._by_index = {s.index: s for s in secs}
-            self._by_addr = sorted(((s.addr, s.addr + s.size, s.index) for s in secs if s.addr and s.size))
-        return self._by_index
-
-    def at(self, index, offset):
-        sec = self._sections().get(index)
-        if sec is None:
-            return None
-        data = sec.data()
-        if not 0 <= offset < len(data):
-            return None
-        end = data.find(b"\0", offset, offset + _MAX_NAME)
-        if end < 0:
-            return None
-        return bytes(data[offset:end]).decode("utf-8", "surrogateescape")
-
-    def at_address(self, address):
-        self._sections()
-
-        i = bisect.bisect_right(self._by_addr, (address, float("inf"), 0)) - 1
-        if i >= 0 and self._by_addr[i][0] <= address < self._by_addr[i][1]:
-            lo, _, index = self._by_addr[i]
-            return self.at(index, address - lo)
-        return None
 
 
 @register
@@ -125,7 +86,7 @@ class OffloadEntriesCodec(Codec):
         size = (_LEGACY_SIZE if legacy else _SIZE)[w]
         e = ctx.endian
         res = Resolver(ctx)
-        strings = _Strings(ctx.obj)
+        strings = SectionStrings(ctx.obj)
         out = OffloadEntries(w, layout="legacy" if legacy else "v1")
         legacy_kind = _LEGACY_KINDS.get(base_name.partition("_")[0], 0) if legacy else 0
         n = len(data) // size
@@ -137,7 +98,9 @@ class OffloadEntriesCodec(Codec):
                 vals[name] = struct.unpack_from(e + fmt[sz], data, base + off)[0]
             if legacy:
                 vals.update(reserved=0, version=0, kind=legacy_kind, aux=0)
-            ptr = {k: res.at(base + off, vals[k]) for k, off, _ in layout if k in _POINTERS}
+            # any pointer of an entry may be null (an aux pointer, a global without an address): no relocation
+            # there keeps the stored value
+            ptr = {k: res.at(base + off, vals[k], required=False) for k, off, _ in layout if k in _POINTERS}
             if legacy:
                 ptr["aux"] = Address(0)
             np = ptr["name"]

@@ -127,6 +127,7 @@ class StackMapsCodec(Codec):
             raise
         if not r.at_end():
             raise DecodeError(f"{r.remaining()} bytes after the last of {nr} records", offset=r.pos, partial=out)
+        res.finish()
         return out
 
     def encode(self, model, ctx):

@@ -16,6 +16,7 @@ from ..binary import Reader, pack_uint
 from ..errors import DecodeError
 from .registry import Codec, Table, register
 from .support.addresses import Address, Resolver
+from .support.symbols import UNKNOWN_NAME
 
 SLED_KINDS = {0: "function-enter", 1: "function-exit", 2: "tail-exit", 3: "log-args-enter", 4: "custom-event",
               5: "typed-event"}
@@ -110,7 +111,7 @@ class XRayInstrMapCodec(Codec):
                     if sym is not None and sym.is_section:
                         name, delta = res.locate(sym.shndx, addend)
                     else:
-                        name, delta = res.symbol_name(sym), addend
+                        name, delta = res.symbol_name(sym, rel, off), addend   # None: unnamed, warned
                     setattr(s, attr + "_symbol", name)
                     setattr(s, attr + "_offset", delta)
                     continue
@@ -172,6 +173,8 @@ class XRayInstrMapCodec(Codec):
         def where(v, sym, off):
             if v is None:
                 return "?"
+            if sym is None and off is not None:       # an object's relocation whose symbol has no name
+                sym = UNKNOWN_NAME
             if sym and off is not None:
                 return f"{sym}+{off:#x}" if off > 0 else f"{sym}-{-off:#x}" if off < 0 else sym
             return f"{v:#x} <{sym}>" if sym else f"{v:#x}"
@@ -206,7 +209,11 @@ class XRayFnIndexCodec(Codec):
                 exc.message += f" (entries are two {w}-byte words)"
                 exc.partial = out
                 raise
-            e = XRayFnIndexEntry(res.at(p, v), n)
+            try:
+                e = XRayFnIndexEntry(res.at(p, v), n)
+            except DecodeError as exc:
+                exc.partial = out
+                raise
             rels = [x for x in pairs.get(p, ())] if ctx.format == "macho" else ()
             if len(rels) >= 2 and rels[0].symbol is not None and rels[1].symbol is not None:
                 # SUBTRACTOR (this entry's label) then UNSIGNED (the sleds' start): A - B + stored
@@ -215,6 +222,7 @@ class XRayFnIndexCodec(Codec):
             if not ctx.is_relocatable and sec is not None:
                 e.sleds_address = _wrap(v + sec.addr + p, w)
             out.entries.append(e)
+        res.finish()
         return out
 
     def encode(self, model, ctx):
