@@ -19,8 +19,9 @@ def add_arguments(p):
     p.add_argument("--top", type=int, default=20, metavar="N", help="rows in the function and block tables (20)")
     p.add_argument("--clusters", metavar="OUT.txt",
                    help="write a basic-block cluster file for clang -fbasic-block-sections=list=OUT.txt")
-    p.add_argument("--min-share", type=float, default=0.005, metavar="F",
-                   help="functions with at least this share of the mapped samples get a cluster (0.005)")
+    p.add_argument("--min-share", type=float, default=0.0, metavar="F",
+                   help="functions with at least this share of the mapped samples get a cluster (0: every sampled "
+                        "function, so that the cold blocks of all of them leave the hot code)")
     p.add_argument("--layout", choices=("ext-tsp", "heaviest-path"), default="ext-tsp",
                    help="block order in the clusters: ext-TSP on estimated edge counts (default), or the "
                         "heaviest path from the entry")
@@ -32,8 +33,9 @@ def add_arguments(p):
                         "(v1 'p' lines, clang >= 22)")
     p.add_argument("--function-order", metavar="OUT.txt",
                    help="write a function order (C3 call-chain clustering) for lld --symbol-ordering-file=OUT.txt")
-    p.add_argument("--order", choices=("c3", "hotness"), default="c3",
-                   help="function order algorithm for --function-order (c3)")
+    p.add_argument("--order", choices=("cdsort", "c3", "hotness"), default="cdsort",
+                   help="function order algorithm for --function-order: cache-directed sort (cdsort, the "
+                        "default), call-chain clustering (c3), or by samples (hotness)")
     p.add_argument("--no-branches", action="store_true", help="ignore branch stacks (LBR)")
     g = p.add_argument_group("many recordings")
     g.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
@@ -99,8 +101,10 @@ def run(args) -> int:
     order = None
     if args.function_order:
         from ..perf import layout as lay
-        order, arcs, relocated = lay.order_for_binary(prof, args.binary, algorithm=args.order)
-        if args.order == "c3" and not relocated:
+        order, arcs, relocated = lay.order_for_binary(
+            prof, args.binary, algorithm=args.order,
+            **({} if args.recorded_on else {"obj": obj, "index": index}))
+        if args.order in ("c3", "cdsort") and not relocated:
             prof.warnings.append("no relocations for the text (link with -Wl,--emit-relocs): no call arcs, the "
                                  "function order is by density alone")
         atomic_write(args.function_order, lay.function_order_text(
@@ -152,7 +156,8 @@ def run(args) -> int:
             items.append(Table(["function", "from", "to", "count"],
                                [[prof._fname(fa), a, b, c] for (fa, a, b), c in top], title=title))
     if clusters is not None:
-        items.append(Heading(f"Clusters written to {args.clusters}: {len(clusters)} functions", 2))
+        shown = "" if len(clusters) <= args.top else f" (the {args.top} hottest listed; --top N for more)"
+        items.append(Heading(f"Clusters written to {args.clusters}: {len(clusters)} functions{shown}", 2))
         items.append(Table(["function", "samples", "hot blocks", "edges from"],
                            [[c.function, c.samples, len(c.block_ids), c.edge_source] for c in clusters[:args.top]]))
     if stale is not None:
