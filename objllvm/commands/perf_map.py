@@ -103,6 +103,7 @@ def run(args) -> int:
         from ..perf import layout as lay
         order, arcs, relocated = lay.order_for_binary(
             prof, args.binary, algorithm=args.order,
+            hot_sizes=None if clusters is None else {c.function: c.hot_size for c in clusters},
             **({} if args.recorded_on else {"obj": obj, "index": index}))
         if args.order in ("c3", "cdsort") and not relocated:
             prof.warnings.append("no relocations for the text (link with -Wl,--emit-relocs): no call arcs, the "

@@ -180,7 +180,8 @@ class _ExtTSP(_Chains):
         return best
 
     def _gains(self, x, y, cands):
-        """``[(gain, k, kind)]`` for the merges ``cands`` of ``x`` (split at ``k``) and ``y``, in their order.
+        """``[(gain, k, kind)]`` for the merges ``cands`` of ``x`` (split at ``k``) and ``y``, in their order,
+        leaving out those that cannot beat an earlier one.
 
         The jumps between the chains score anew.  Of the jumps inside ``x`` only those across the split point
         change their score: for ``Y X2 X1`` and ``X2 X1 Y`` by an amount that does not depend on ``y``
@@ -194,8 +195,14 @@ class _ExtTSP(_Chains):
             a, b, w = edges[e]
             inter.append((chain[a] == x, index[a], off[a] + size[a], chain[b] == x, index[b], off[b], w))
         deltas, across = self._split_deltas(x) if nx > 1 else ({}, {})
+        ws = sorted((r[6] for r in inter), reverse=True)
+        # the jumps between the chains score at most this (two fall-throughs, the rest near jumps)
+        inter_ub = sum(ws[:2]) * FALLTHROUGH_WEIGHT + max(FORWARD_WEIGHT, BACKWARD_WEIGHT) * sum(ws[2:])
         out, best = [], EPS
         for k, kind in cands:
+            d = deltas[(k, kind)] if kind in (Y_X2_X1, X2_X1_Y) else 0.0
+            if inter_ub + d <= best:
+                continue                        # cannot beat the best merge found
             s = off[xn[k]] if k < nx else xs
             if kind == X_Y:
                 bx1, bx2, by = 0, 0, xs
@@ -205,16 +212,20 @@ class _ExtTSP(_Chains):
                 bx1, bx2, by = ys + xs - s, ys - s, 0
             else:
                 bx1, bx2, by = xs - s, -s, xs
-            g = 0.0
+            g = d
             for sx, si, se, dx, di, do, w in inter:
                 g += _jump_score(se + ((bx1 if si < k else bx2) if sx else by),
                                  do + ((bx1 if di < k else bx2) if dx else by), w)
-            if kind == X1_Y_X2:
-                if g > best:
-                    for _lo, _hi, si, se, di, do, w, old in across[k]:
-                        g += _jump_score(se + (0 if si < k else ys), do + (0 if di < k else ys), w) - old
-            elif kind != X_Y:
-                g += deltas[(k, kind)]
+            if kind == X1_Y_X2 and g > best:
+                # every term is a loss (the jumps get longer): the biggest possible losses first, stop once
+                # the merge cannot win
+                rows = across[k]
+                if type(rows) is list:
+                    rows = across[k] = tuple(sorted(rows, key=lambda t: -t[7]))
+                for _lo, _hi, si, se, di, do, w, old in rows:
+                    g += _jump_score(se + (0 if si < k else ys), do + (0 if di < k else ys), w) - old
+                    if g <= best:
+                        break
             best = max(best, g)
             out.append((g, k, kind))
         return out
@@ -699,15 +710,19 @@ def has_text_relocations(obj) -> bool:
 
 
 def order_for_binary(profile, binary: str, *, algorithm: str = "c3", min_share: float = 0.0, obj=None,
-                     index=None) -> tuple:
+                     index=None, hot_sizes=None) -> tuple:
     """``(function names in order, call arcs, whether the text has relocations)`` for the binary ``profile``
-    was mapped to (``obj`` and ``index``: that binary already opened, see :func:`~objllvm.perf.mapping.open_binary`)."""
+    was mapped to (``obj`` and ``index``: that binary already opened, see :func:`~objllvm.perf.mapping.open_binary`;
+    ``hot_sizes``: ``{function: bytes of its hot part}`` when the clusters are known)."""
     if obj is None or index is None:
         from .mapping import load_index
         from ..formats import open_object
         obj = open_object(binary)
         index = load_index(obj, binary)
-    layouts = build_layouts(profile, min_share=min_share, algorithm="address")
+    if hot_sizes is None:
+        layouts = build_layouts(profile, min_share=min_share, algorithm="address")
+    else:
+        layouts = [FunctionLayout(f, 0, [], 0, n, n, "") for f, n in hot_sizes.items()]
     offsets = {}
     arcs = call_arcs(obj, index, profile, offsets) if algorithm in ("c3", "cdsort") else {}
     return (function_order(profile, layouts, arcs, algorithm=algorithm, offsets=offsets), arcs,
