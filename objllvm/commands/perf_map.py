@@ -36,6 +36,10 @@ def add_arguments(p):
     p.add_argument("--order", choices=("cdsort", "c3", "hotness"), default="cdsort",
                    help="function order algorithm for --function-order: cache-directed sort (cdsort, the "
                         "default), call-chain clustering (c3), or by samples (hotness)")
+    p.add_argument("--sample-profile", metavar="OUT.txt",
+                   help="write an LLVM sample profile (text) for clang -fprofile-sample-use=OUT.txt, from the "
+                        "samples and the binary's DWARF line tables (build with -gline-tables-only "
+                        "-fdebug-info-for-profiling)")
     p.add_argument("--no-branches", action="store_true", help="ignore branch stacks (LBR)")
     g = p.add_argument_group("many recordings")
     g.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
@@ -112,6 +116,14 @@ def run(args) -> int:
             order, comment=f"objllvm perf-map {args.binary} {prof.source}: {args.order} order of "
                            f"{len(order)} sampled functions ({len(arcs)} call arcs)\nuse: ld.lld "
                            f"--symbol-ordering-file={args.function_order}").encode())
+    sample_funcs = None
+    if args.sample_profile:
+        from ..perf import sample_profile as sp
+        sample_funcs = sp.build_sample_profile(prof, args.binary)
+        if not sample_funcs:
+            raise ObjllvmError(f"{args.binary}: no sampled function has DWARF line information (build with "
+                               f"-gline-tables-only -fdebug-info-for-profiling); no sample profile written")
+        sp.write_sample_profile(args.sample_profile, sample_funcs)
     for w in prof.warnings:
         report_warning(w)
     if args.json:
@@ -122,6 +134,8 @@ def run(args) -> int:
             d["clusters"] = {"file": args.clusters, "functions": [
                 {"function": c.function, "blocks": c.block_ids, "samples": c.samples, "edges": c.edge_source}
                 for c in clusters]}
+        if sample_funcs is not None:
+            d["sample_profile"] = {"file": args.sample_profile, "functions": len(sample_funcs)}
         if order is not None:
             d["function_order"] = {"file": args.function_order, "algorithm": args.order, "functions": order}
         render_json(d)
@@ -181,6 +195,9 @@ def run(args) -> int:
     if order is not None:
         items.append(Text(f"Function order ({args.order}) written to {args.function_order}: {len(order)} "
                           f"functions, first: {', '.join(order[:5])}"))
+    if sample_funcs is not None:
+        items.append(Text(f"Sample profile written to {args.sample_profile}: {len(sample_funcs)} functions "
+                          f"(use: clang -fprofile-sample-use={args.sample_profile})"))
     if prof.unknown_records:
         items.append(Text(f"skipped {prof.unknown_records} records of unknown type"))
     render_text(items)
