@@ -502,3 +502,30 @@ def test_cdsort_lowers_call_distance_against_hotness_order():
         if lay.call_distance(order, funcs, arcs) <= lay.call_distance(hot, funcs, arcs):
             better += 1
     assert better >= 24, better
+
+
+def test_default_clusters_cover_every_sampled_function_and_the_heading_says_what_is_listed(tmp_path):
+    """A function with a sliver of the samples still gets a cluster by default (its cold blocks leave the hot
+    code), and a table cut at --top says so."""
+    fmap = readobj_map(INTERP)
+    seg, bid = elf_text(INTERP)
+    w = PerfDataWriter()
+    start = BASE + (seg["vaddr"] & ~0xFFF)
+    length = (seg["vaddr"] + seg["memsz"] - (seg["vaddr"] & ~0xFFF) + 0xFFF) & ~0xFFF
+    w.mmap2(7, 7, start, length, seg["offset"] & ~0xFFF, str(INTERP), build_id=bid)
+    shares = {"run": 5000, "helper_mix": 3, "helper_rare": 2, "main": 1}     # the helpers: < 0.1% each
+    for name, n in shares.items():
+        b = fmap[name]["blocks"][0]
+        for k in range(n):
+            w.sample(BASE + b["start"] + (k * 4) % max(1, b["size"]), 7)
+    data = tmp_path / "d.data"
+    data.write_bytes(w.to_bytes())
+    out_file = tmp_path / "c.txt"
+    code, out, err = run_objllvm("perf-map", INTERP, data, "--clusters", out_file, "--top", "2")
+    assert code == 0, err
+    assert set(cl.parse_cluster_text(out_file.read_text())) == set(shares)
+    assert f"Clusters written to {out_file}: 4 functions (the 2 hottest listed; --top N for more)" in out
+    code, out, err = run_objllvm("perf-map", INTERP, data, "--clusters", out_file, "--min-share", "0.01")
+    assert code == 0, err
+    assert set(cl.parse_cluster_text(out_file.read_text())) == {"run"}
+    assert "hottest listed" not in out
