@@ -135,74 +135,48 @@ class _ExtTSP(_Chains):
         for a, b, _w in edges:
             self.succ[a].add(b)
 
-    def candidates(self, x, y):
-        """Merges ``(k, kind)`` worth scoring with ``x`` the chain that may be split (LLVM's CodeLayout set:
-        plain concatenation, splits next to the jumps into ``y``'s first and out of its last node, and every
-        split point of a short chain that does not break a fall-through of the CFG)."""
-        xn, yn = self.nodes[x], self.nodes[y]
-        nx = len(xn)
-        out = [(nx, X_Y)]
-        seen = set(out)
-
-        def add(k, kinds):
-            if 0 < k < nx:
-                for kind in kinds:
-                    if (k, kind) not in seen:
-                        seen.add((k, kind))
-                        out.append((k, kind))
-        for e in self.nbr[x].get(y, ()):
-            a, b, _w = self.edges[e]
-            if b == yn[0] and self.chain[a] == x:
-                add(self.index[a] + 1, (X1_Y_X2, X2_X1_Y))
-            if a == yn[-1] and self.chain[b] == x:
-                add(self.index[b], (X1_Y_X2, Y_X2_X1))
-        if nx <= SPLIT_THRESHOLD:
-            for k in range(1, nx):
-                if xn[k] not in self.succ[xn[k - 1]]:
-                    add(k, (X1_Y_X2, Y_X2_X1, X2_X1_Y))
-        # the entry node stays first
-        ex, ey = self.chain[self.entry] == x, self.chain[self.entry] == y
-        if ex:
-            out = [c for c in out if c[1] in (X_Y, X1_Y_X2)]
-        elif ey:
-            out = [c for c in out if c[1] == Y_X2_X1]
-        return out
-
     def best_merge(self, x, y):
         """``(gain, pred, succ, k, kind)`` of the best merge of the two chains, ``pred`` the one split."""
         best = (0.0, None, None, 0, X_Y)
         for p, q in ((x, y), (y, x)):
-            cands = self.candidates(p, q)
-            if cands:
-                for g, k, kind in self._gains(p, q, cands):
-                    if g > EPS and g > best[0] + EPS:
-                        best = (g, p, q, k, kind)
+            g, k, kind = self._best_split(p, q)
+            if kind is not None and g > EPS and g > best[0] + EPS:
+                best = (g, p, q, k, kind)
         return best
 
-    def _gains(self, x, y, cands):
-        """``[(gain, k, kind)]`` for the merges ``cands`` of ``x`` (split at ``k``) and ``y``, in their order,
-        leaving out those that cannot beat an earlier one.
+    def _best_split(self, x, y):
+        """``(gain, k, kind)`` of the best merge of ``x`` (split at ``k``) and ``y`` (kind None: none gains).
 
-        The jumps between the chains score anew.  Of the jumps inside ``x`` only those across the split point
-        change their score: for ``Y X2 X1`` and ``X2 X1 Y`` by an amount that does not depend on ``y``
-        (:meth:`_split_deltas`, kept per chain); for ``X1 Y X2`` they only get longer, so their change (never
-        positive) is computed only when the jumps between the chains alone would beat the best gain so far."""
+        The candidates are LLVM's CodeLayout set: plain concatenation, splits next to the jumps into ``y``'s
+        first and out of its last node, and every split point of a short chain that does not break a CFG edge;
+        the entry node stays first.  They are searched by branch and bound: a jump between the chains becomes
+        a fall-through only at a seam of the merge and scores at most a near jump's weight elsewhere, and the
+        chain's own jumps change by :meth:`_split_deltas` (``X2`` before ``X1``) or lose (``X1 Y X2``: they
+        get longer), so a candidate is scored only when that bound beats the best gain found."""
         size, off, chain, index, edges = self.size, self.off, self.chain, self.index, self.edges
-        xn = self.nodes[x]
+        xn, yn = self.nodes[x], self.nodes[y]
         nx, xs, ys = len(xn), self.csize[x], self.csize[y]
-        inter = []
+        y0, y1 = yn[0], yn[-1]
+        if chain[self.entry] == x:
+            allowed = (X_Y, X1_Y_X2)
+        elif chain[self.entry] == y:
+            allowed = (Y_X2_X1,)
+        else:
+            allowed = (X_Y, X1_Y_X2, Y_X2_X1, X2_X1_Y)
+        split = self._split_deltas(x) if nx > 1 else None
+        deltas = split[0] if split else {}
+        inter, seam, total = [], {}, 0.0
         for e in self.nbr[x][y]:
             a, b, w = edges[e]
             inter.append((chain[a] == x, index[a], off[a] + size[a], chain[b] == x, index[b], off[b], w))
-        deltas, across = self._split_deltas(x) if nx > 1 else ({}, {})
-        ws = sorted((r[6] for r in inter), reverse=True)
-        # the jumps between the chains score at most this (two fall-throughs, the rest near jumps)
-        inter_ub = sum(ws[:2]) * FALLTHROUGH_WEIGHT + max(FORWARD_WEIGHT, BACKWARD_WEIGHT) * sum(ws[2:])
-        out, best = [], EPS
-        for k, kind in cands:
-            d = deltas[(k, kind)] if kind in (Y_X2_X1, X2_X1_Y) else 0.0
-            if inter_ub + d <= best:
-                continue                        # cannot beat the best merge found
+            seam[(a, b)] = seam.get((a, b), 0.0) + w
+            total += w
+        near_total = max(FORWARD_WEIGHT, BACKWARD_WEIGHT) * total
+        best = [EPS, 0, None]
+        done = set()
+
+        def score(k, kind, d):
+            done.add((k, kind))
             s = off[xn[k]] if k < nx else xs
             if kind == X_Y:
                 bx1, bx2, by = 0, 0, xs
@@ -216,63 +190,146 @@ class _ExtTSP(_Chains):
             for sx, si, se, dx, di, do, w in inter:
                 g += _jump_score(se + ((bx1 if si < k else bx2) if sx else by),
                                  do + ((bx1 if di < k else bx2) if dx else by), w)
-            if kind == X1_Y_X2 and g > best:
-                # every term is a loss (the jumps get longer): the biggest possible losses first, stop once
-                # the merge cannot win
-                rows = across[k]
-                if type(rows) is list:
-                    rows = across[k] = tuple(sorted(rows, key=lambda t: -t[7]))
-                for _lo, _hi, si, se, di, do, w, old in rows:
+            if kind == X1_Y_X2 and g > best[0] and split:
+                # every term is a loss (the jumps get longer): the biggest possible losses first
+                for _lo, _hi, si, se, di, do, w, old in self._across(split, k):
                     g += _jump_score(se + (0 if si < k else ys), do + (0 if di < k else ys), w) - old
-                    if g <= best:
+                    if g <= best[0]:
                         break
-            best = max(best, g)
-            out.append((g, k, kind))
-        return out
+            if g > best[0] + EPS or (g > best[0] - EPS and best[2] is not None and (k, kind) < (best[1], best[2])):
+                best[:] = [g, k, kind]
+
+        def seam_weight(k, kind):
+            if kind == X_Y:
+                return seam.get((xn[-1], y0), 0.0)
+            if kind == X1_Y_X2:
+                return seam.get((xn[k - 1], y0), 0.0) + seam.get((y1, xn[k]), 0.0)
+            if kind == Y_X2_X1:
+                return seam.get((y1, xn[k]), 0.0)
+            return seam.get((xn[k - 1], y0), 0.0)
+        # the candidates with a possible fall-through at a seam, the most promising first
+        cands = {(nx, X_Y)} if X_Y in allowed else set()
+        for (a, b) in seam:
+            if b == y0 and chain[a] == x and 0 < index[a] + 1 < nx:
+                cands.update((index[a] + 1, kd) for kd in (X1_Y_X2, X2_X1_Y) if kd in allowed)
+            if a == y1 and chain[b] == x and 0 < index[b] < nx:
+                cands.update((index[b], kd) for kd in (X1_Y_X2, Y_X2_X1) if kd in allowed)
+        ranked = []
+        for k, kind in cands:
+            d = deltas.get((k, kind), 0.0)
+            f = seam_weight(k, kind)
+            ranked.append((-(f * FALLTHROUGH_WEIGHT + near_total * (1 - f / total if total else 1) + d), k, kind, d))
+        ranked.sort()
+        for neg_ub, k, kind, d in ranked:
+            if -neg_ub <= best[0]:
+                break
+            score(k, kind, d)
+        if split and nx <= SPLIT_THRESHOLD:
+            # the other split points: no seam fall-through, the jumps between the chains score at most
+            # near_total
+            eligible, by_delta = self._split_points(x, split)
+            if X1_Y_X2 in allowed:
+                for k in eligible:
+                    if near_total <= best[0]:
+                        break
+                    if (k, X1_Y_X2) not in done:
+                        score(k, X1_Y_X2, 0.0)
+            for kind in (Y_X2_X1, X2_X1_Y):
+                if kind not in allowed:
+                    continue
+                for d, k in by_delta:
+                    if near_total + d <= best[0]:
+                        break
+                    if (k, kind) not in done:
+                        score(k, kind, d)
+        return best[0], best[1], best[2]
+
+    def _split_points(self, x, split):
+        """``(split points not breaking a CFG edge, [(delta, k)] of them by decreasing delta)``, kept with the
+        chain's split deltas."""
+        cache = split[2]
+        hit = cache.get("points")
+        if hit is None:
+            xn, succ = self.nodes[x], self.succ
+            eligible = [k for k in range(1, len(xn)) if xn[k] not in succ[xn[k - 1]]]
+            by_delta = sorted(((split[0][(k, Y_X2_X1)], k) for k in eligible), key=lambda t: (-t[0], t[1]))
+            hit = cache["points"] = (eligible, by_delta)
+        return hit
 
     def _split_deltas(self, x):
-        """``({(k, kind): change of the score of x's own jumps}, {k: the jumps across k})`` for the kinds
-        ``Y X2 X1`` and ``X2 X1 Y`` at every split point ``k``, found by a sweep over the split points."""
+        """``({(k, kind): change of the score of x's own jumps}, rows, {})`` for the kinds ``Y X2 X1`` and
+        ``X2 X1 Y`` at every split point ``k``.  Placing ``X2`` before ``X1`` changes a jump across the split by
+        the chain's size whatever ``k`` is (``X1 -> X2`` gets ``|X|`` shorter, ``X2 -> X1`` ``|X|`` longer in
+        the other direction), so each jump adds one constant change to the split points it crosses: a
+        difference array over the split points.  ``rows``: the jumps inside ``x``; the last element caches
+        the jumps across each split point (:meth:`_across`)."""
         hit = self.cache.get(x)
         if hit is not None:
             return hit
         size, off, index = self.size, self.off, self.index
+        xn, xs = self.nodes[x], self.csize[x]
+        nx = len(xn)
         rows = []
+        diff = [0.0] * (nx + 1)
         for e in self.intra[x]:
             a, b, w = self.edges[e]
+            ia, ib = index[a], index[b]
             se, do = off[a] + size[a], off[b]
-            rows.append((min(index[a], index[b]), max(index[a], index[b]), index[a], se, index[b], do, w,
-                         _jump_score(se, do, w)))
-        rows.sort()
-        xn, xs = self.nodes[x], self.csize[x]
-        deltas, across, active, nxt = {}, {}, [], 0
-        for k in range(1, len(xn)):
-            while nxt < len(rows) and rows[nxt][0] < k:
-                active.append(rows[nxt])
-                nxt += 1
-            active = [t for t in active if t[1] >= k]
-            across[k] = active
-            s = off[xn[k]]
-            bx1, bx2 = xs - s, -s              # X2 then X1: the same relative places in both kinds
-            d = 0.0
-            for _lo, _hi, si, se, di, do, w, old in active:
-                d += _jump_score(se + (bx1 if si < k else bx2), do + (bx1 if di < k else bx2), w) - old
-            deltas[(k, Y_X2_X1)] = deltas[(k, X2_X1_Y)] = d
-        self.cache[x] = deltas, across
-        return deltas, across
+            old = _jump_score(se, do, w)
+            new = _jump_score(se + xs, do, w) if ia < ib else _jump_score(se, do + xs, w)
+            lo, hi = (ia, ib) if ia < ib else (ib, ia)
+            diff[lo + 1] += new - old
+            diff[hi + 1] -= new - old
+            rows.append((lo, hi, ia, se, ib, do, w, old))
+        deltas, acc = {}, 0.0
+        for k in range(1, nx):
+            acc += diff[k]
+            deltas[(k, Y_X2_X1)] = deltas[(k, X2_X1_Y)] = acc
+        out = self.cache[x] = (deltas, rows, {})
+        return out
+
+    @staticmethod
+    def _across(split, k):
+        """The jumps of a chain across split point ``k``, the biggest scores (possible losses) first."""
+        _deltas, rows, cache = split
+        hit = cache.get(k)
+        if hit is None:
+            hit = cache[k] = sorted((r for r in rows if r[0] < k <= r[1]), key=lambda t: -t[7])
+        return hit
 
     def bound(self, x, y):
-        """An upper bound of :meth:`best_merge`: at most two jumps between the chains become fall-throughs
-        (the others score at most the forward or backward weight), and the chains' own jumps gain at most the
-        best split change of either chain."""
-        ws = sorted((self.edges[e][2] for e in self.nbr[x][y]), reverse=True)
-        near = max(FORWARD_WEIGHT, BACKWARD_WEIGHT)
-        ub = sum(ws[:2]) * FALLTHROUGH_WEIGHT + near * sum(ws[2:])
+        """An upper bound of :meth:`best_merge`.  A jump between the chains becomes a fall-through only into
+        the first node of the chain kept whole or out of its last one (at most one of each), the others score
+        at most a near jump's weight; the chains' own jumps gain at most the best split change of either
+        chain."""
+        nodes, edges = self.nodes, self.edges
+        x0, x1, y0, y1 = nodes[x][0], nodes[x][-1], nodes[y][0], nodes[y][-1]
+        into_y = out_y = into_x = out_x = total = 0.0
+        for e in self.nbr[x][y]:
+            a, b, w = edges[e]
+            total += w
+            if b == y0 and w > into_y:
+                into_y = w
+            if a == y1 and w > out_y:
+                out_y = w
+            if b == x0 and w > into_x:
+                into_x = w
+            if a == x1 and w > out_x:
+                out_x = w
+        f = max(into_y + out_y, into_x + out_x)
+        ub = f * FALLTHROUGH_WEIGHT + max(FORWARD_WEIGHT, BACKWARD_WEIGHT) * (total - f)
         extra = 0.0
         for c in (x, y):
-            if len(self.nodes[c]) > 1:
-                extra = max(extra, max(self._split_deltas(c)[0].values()))
+            if len(nodes[c]) > 1:
+                extra = max(extra, self._max_delta(c))
         return ub + extra
+
+    def _max_delta(self, x):
+        split = self._split_deltas(x)
+        hit = split[2].get("max")
+        if hit is None:
+            hit = split[2]["max"] = max(split[0].values())
+        return hit
 
     def run(self):
         """Merge chains, the best gain first.  The queue holds upper bounds (:meth:`bound`) until an entry
