@@ -130,8 +130,12 @@ def _ranges(die, dwarf, cu):
 
 def read_dwarf(path: str):
     """``(functions sorted by address, line rows sorted by address)`` of an ELF file's DWARF."""
-    from elftools.common.exceptions import ELFError, DWARFError
-    from elftools.elf.elffile import ELFFile
+    try:
+        from elftools.common.exceptions import ELFError, DWARFError
+        from elftools.elf.elffile import ELFFile
+    except ImportError:
+        raise ObjllvmError("perf-map --sample-profile reads DWARF with pyelftools: pip install 'objllvm[dwarf]'") \
+            from None
     funcs, rows = [], []
     with open(path, "rb") as f:
         try:
