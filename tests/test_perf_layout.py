@@ -394,3 +394,138 @@ def test_function_order_without_relocations_says_so(tmp_path):
     assert "--emit-relocs" in err
     names = [ln for ln in out.read_text().splitlines() if ln and not ln.startswith("#")]
     assert sorted(names) == sorted(s.name for s in funcs)
+
+
+# -- the priority-queue ext-TSP against exhaustive greedy merging --------------------------------------------------
+def exhaustive_ext_tsp(blocks, sizes, edges, entry):
+    """Reference: greedy chain merging that rescans every pair of chains after each merge and scores every
+    candidate order (``X Y``, ``Y X``, and ``X`` split anywhere: ``X1 Y X2``, ``Y X2 X1``, ``X2 X1 Y``) in full
+    with ext_tsp_score; chains then by density, the entry's first."""
+    es = [(a, b, w) for a, b, w in edges if w > 0]
+    chains = [[b] for b in blocks]
+    while True:
+        best = (1e-9, None, None)
+        for i, x in enumerate(chains):
+            for j, y in enumerate(chains):
+                if i >= j or not any((a in x and b in y) or (a in y and b in x) for a, b, _w in es):
+                    continue
+                base = lay.ext_tsp_score(x, sizes, es) + lay.ext_tsp_score(y, sizes, es)
+                for p, q in ((x, y), (y, x)):
+                    cands = [p + q] + [c for k in range(1, len(p))
+                                       for c in (p[:k] + q + p[k:], q + p[k:] + p[:k], p[k:] + p[:k] + q)]
+                    for c in cands:
+                        if (entry in x or entry in y) and c[0] != entry:
+                            continue
+                        g = lay.ext_tsp_score(c, sizes, es) - base
+                        if g > best[0] + 1e-9:
+                            best = (g, (i, j), c)
+        if best[1] is None:
+            break
+        i, j = best[1]
+        chains = [c for k, c in enumerate(chains) if k not in (i, j)] + [best[2]]
+    weight = lambda c: sum(w for a, _b, w in es if a in c) / max(1, sum(sizes[b] for b in c))  # noqa: E731
+    first = [c for c in chains if entry in c]
+    rest = sorted((c for c in chains if entry not in c), key=lambda c: -weight(c))
+    order = [b for c in first + rest for b in c]
+    return order if lay.ext_tsp_score(order, sizes, es) >= lay.ext_tsp_score(blocks, sizes, es) else blocks
+
+
+def cfg_like(rng, n):
+    """A random CFG: a spine of fall-through candidates, branches forward, a few loop back edges, and counts
+    that flow (hot loops, cold exits)."""
+    sizes = {b: rng.choice([3, 6, 9, 16, 24, 48, 120, 400]) for b in range(n)}
+    edges = []
+    for b in range(n - 1):
+        edges.append((b, b + 1, rng.choice([1, 10, 100, 1000])))
+        if rng.random() < 0.5:
+            edges.append((b, rng.randrange(b + 1, n), rng.choice([1, 5, 50, 500])))
+        if rng.random() < 0.2:
+            edges.append((b, rng.randrange(0, b + 1), rng.choice([10, 100, 2000])))
+    return sizes, edges
+
+
+def test_priority_queue_ext_tsp_scores_at_least_as_high_as_exhaustive_merging():
+    rng = random.Random(35)
+    new_total = old_total = 0.0
+    for t in range(120):
+        n = rng.randint(2, 14)
+        sizes, edges = cfg_like(rng, n) if t % 2 else random_graph(rng, n, rng.randint(1, 3 * n))
+        blocks = list(range(n))
+        rng.shuffle(blocks)
+        entry = blocks[0]
+        got = lay.ext_tsp_order(blocks, sizes, edges, entry)
+        assert sorted(got) == sorted(blocks) and got[0] == entry
+        new, old = (lay.ext_tsp_score(o, sizes, edges)
+                    for o in (got, exhaustive_ext_tsp(blocks, sizes, edges, entry)))
+        new_total += new
+        old_total += old
+        assert new + 1e-9 >= lay.ext_tsp_score(blocks, sizes, edges)
+        assert new >= old - 1e-9, (t, new, old)
+    assert new_total >= old_total - 1e-6
+
+
+def test_ext_tsp_on_a_large_graph_stays_valid():
+    rng = random.Random(3)
+    sizes, edges = cfg_like(rng, 300)
+    blocks = list(range(300))
+    got = lay.ext_tsp_order(blocks, sizes, edges, 0)
+    assert sorted(got) == blocks and got[0] == 0
+    assert lay.ext_tsp_score(got, sizes, edges) > lay.ext_tsp_score(blocks, sizes, edges)
+
+
+# -- cache-directed sort -----------------------------------------------------------------------------------------
+def test_cdsort_puts_a_hot_call_chain_together_and_cold_functions_last():
+    funcs = {"main": (100, 200), "a": (900, 300), "b": (800, 100), "c": (700, 120), "cold1": (0, 5000),
+             "cold2": (1, 8000), "x": (50, 60)}
+    arcs = {("main", "a"): 100, ("a", "b"): 800, ("b", "c"): 700, ("main", "x"): 5}
+    order = lay.cdsort_order(funcs, arcs)
+    assert sorted(order) == sorted(funcs)
+    pos = {f: i for i, f in enumerate(order)}
+    assert abs(pos["a"] - pos["b"]) == 1 and abs(pos["b"] - pos["c"]) == 1
+    assert pos["cold1"] > pos["c"] and pos["cold2"] > pos["c"]
+
+
+def test_cdsort_lowers_call_distance_against_hotness_order():
+    rng = random.Random(9)
+    better = 0
+    for _ in range(30):
+        n = rng.randint(6, 30)
+        funcs = {f"f{i}": (rng.randint(1, 1000), rng.randint(16, 4000)) for i in range(n)}
+        names = list(funcs)
+        arcs = {}
+        for _ in range(2 * n):
+            a, b = rng.sample(names, 2)
+            arcs[(a, b)] = arcs.get((a, b), 0) + rng.randint(1, 500)
+        order = lay.cdsort_order(funcs, arcs)
+        assert sorted(order) == sorted(funcs)
+        hot = sorted(funcs, key=lambda f: -funcs[f][0])
+        if lay.call_distance(order, funcs, arcs) <= lay.call_distance(hot, funcs, arcs):
+            better += 1
+    assert better >= 24, better
+
+
+def test_default_clusters_cover_every_sampled_function_and_the_heading_says_what_is_listed(tmp_path):
+    """A function with a sliver of the samples still gets a cluster by default (its cold blocks leave the hot
+    code), and a table cut at --top says so."""
+    fmap = readobj_map(INTERP)
+    seg, bid = elf_text(INTERP)
+    w = PerfDataWriter()
+    start = BASE + (seg["vaddr"] & ~0xFFF)
+    length = (seg["vaddr"] + seg["memsz"] - (seg["vaddr"] & ~0xFFF) + 0xFFF) & ~0xFFF
+    w.mmap2(7, 7, start, length, seg["offset"] & ~0xFFF, str(INTERP), build_id=bid)
+    shares = {"run": 5000, "helper_mix": 3, "helper_rare": 2, "main": 1}     # the helpers: < 0.1% each
+    for name, n in shares.items():
+        b = fmap[name]["blocks"][0]
+        for k in range(n):
+            w.sample(BASE + b["start"] + (k * 4) % max(1, b["size"]), 7)
+    data = tmp_path / "d.data"
+    data.write_bytes(w.to_bytes())
+    out_file = tmp_path / "c.txt"
+    code, out, err = run_objllvm("perf-map", INTERP, data, "--clusters", out_file, "--top", "2")
+    assert code == 0, err
+    assert set(cl.parse_cluster_text(out_file.read_text())) == set(shares)
+    assert f"Clusters written to {out_file}: 4 functions (the 2 hottest listed; --top N for more)" in out
+    code, out, err = run_objllvm("perf-map", INTERP, data, "--clusters", out_file, "--min-share", "0.01")
+    assert code == 0, err
+    assert set(cl.parse_cluster_text(out_file.read_text())) == {"run"}
+    assert "hottest listed" not in out

@@ -25,8 +25,9 @@ def add_arguments(p):
     p.add_argument("--top", type=int, default=20, metavar="N", help="rows in the function and block tables (20)")
     p.add_argument("--clusters", metavar="OUT.txt",
                    help="write a basic-block cluster file for clang -fbasic-block-sections=list=OUT.txt")
-    p.add_argument("--min-share", type=float, default=0.005, metavar="F",
-                   help="functions with at least this share of the mapped samples get a cluster (0.005)")
+    p.add_argument("--min-share", type=float, default=0.0, metavar="F",
+                   help="functions with at least this share of the mapped samples get a cluster (0: every sampled "
+                        "function, so that the cold blocks of all of them leave the hot code)")
     p.add_argument("--layout", choices=("ext-tsp", "heaviest-path"), default="ext-tsp",
                    help="block order in the clusters: ext-TSP on estimated edge counts (default), or the "
                         "heaviest path from the entry")
@@ -38,8 +39,13 @@ def add_arguments(p):
                         "(v1 'p' lines, clang >= 22)")
     p.add_argument("--function-order", metavar="OUT.txt",
                    help="write a function order (C3 call-chain clustering) for lld --symbol-ordering-file=OUT.txt")
-    p.add_argument("--order", choices=("c3", "hotness"), default="c3",
-                   help="function order algorithm for --function-order (c3)")
+    p.add_argument("--order", choices=("cdsort", "c3", "hotness"), default="cdsort",
+                   help="function order algorithm for --function-order: cache-directed sort (cdsort, the "
+                        "default), call-chain clustering (c3), or by samples (hotness)")
+    p.add_argument("--sample-profile", metavar="OUT.txt",
+                   help="write an LLVM sample profile (text) for clang -fprofile-sample-use=OUT.txt, from the "
+                        "samples and the binary's DWARF line tables (build with -gline-tables-only "
+                        "-fdebug-info-for-profiling)")
     p.add_argument("--no-branches", action="store_true", help="ignore branch stacks (LBR)")
     p.add_argument("--debug-file", metavar="PATH",
                    help="names for a stripped BINARY from this file (the unstripped binary or its objcopy "
@@ -141,14 +147,25 @@ def run(args) -> int:
     order = None
     if args.function_order:
         from ..perf import layout as lay
-        order, arcs, relocated = lay.order_for_binary(prof, args.binary, algorithm=args.order)
-        if args.order == "c3" and not relocated:
+        order, arcs, relocated = lay.order_for_binary(
+            prof, args.binary, algorithm=args.order,
+            hot_sizes=None if clusters is None else {c.function: c.hot_size for c in clusters},
+            **({} if args.recorded_on else {"obj": obj, "index": index}))
+        if args.order in ("c3", "cdsort") and not relocated:
             prof.warnings.append("no relocations for the text (link with -Wl,--emit-relocs): no call arcs, the "
                                  "function order is by density alone")
         atomic_write(args.function_order, lay.function_order_text(
             order, comment=f"objllvm perf-map {args.binary} {prof.source}: {args.order} order of "
                            f"{len(order)} sampled functions ({len(arcs)} call arcs)\nuse: ld.lld "
                            f"--symbol-ordering-file={args.function_order}").encode())
+    sample_funcs = None
+    if args.sample_profile:
+        from ..perf import sample_profile as sp
+        sample_funcs = sp.build_sample_profile(prof, args.binary)
+        if not sample_funcs:
+            raise ObjllvmError(f"{args.binary}: no sampled function has DWARF line information (build with "
+                               f"-gline-tables-only -fdebug-info-for-profiling); no sample profile written")
+        sp.write_sample_profile(args.sample_profile, sample_funcs)
     if args.html:
         from ..perf.report_html import write_report
         write_report(args.html, [prof], [obj], top=args.top or 20, demangle=args.demangle)
@@ -170,6 +187,8 @@ def run(args) -> int:
             d["clusters"] = {"file": args.clusters, "functions": [
                 {"function": c.function, "blocks": c.block_ids, "samples": c.samples, "edges": c.edge_source}
                 for c in clusters]}
+        if sample_funcs is not None:
+            d["sample_profile"] = {"file": args.sample_profile, "functions": len(sample_funcs)}
         if order is not None:
             d["function_order"] = {"file": args.function_order, "algorithm": args.order, "functions": order}
         if dsrc.stripped or dsrc.debug_file:
@@ -215,7 +234,8 @@ def run(args) -> int:
             items.append(Table(["function", "from", "to", "count"],
                                [[prof._fname(fa), a, b, c] for (fa, a, b), c in top], title=title))
     if clusters is not None:
-        items.append(Heading(f"Clusters written to {args.clusters}: {len(clusters)} functions", 2))
+        shown = "" if len(clusters) <= args.top else f" (the {args.top} hottest listed; --top N for more)"
+        items.append(Heading(f"Clusters written to {args.clusters}: {len(clusters)} functions{shown}", 2))
         items.append(Table(["function", "samples", "hot blocks", "edges from"],
                            [[c.function, c.samples, len(c.block_ids), c.edge_source] for c in clusters[:args.top]]))
     if stale is not None:
@@ -238,6 +258,9 @@ def run(args) -> int:
     if order is not None:
         items.append(Text(f"Function order ({args.order}) written to {args.function_order}: {len(order)} "
                           f"functions, first: {', '.join(order[:5])}"))
+    if sample_funcs is not None:
+        items.append(Text(f"Sample profile written to {args.sample_profile}: {len(sample_funcs)} functions "
+                          f"(use: clang -fprofile-sample-use={args.sample_profile})"))
     if prof.unknown_records:
         items.append(Text(f"skipped {prof.unknown_records} records of unknown type"))
     from ._common import demangled

@@ -37,6 +37,7 @@ class Cluster:
     counts: dict = field(default_factory=dict)        # block id -> count (the ``g`` line), optional
     edges: dict = field(default_factory=dict)         # (from id, to id) -> count (the ``g`` line), optional
     clone_paths: list = field(default_factory=list)   # [[from id, id, ...]] (``p`` lines), optional
+    hot_size: int = 0         # bytes of the listed blocks (the function's hot part)
 
 
 def function_edges(fn, profile=None, block_samples=None):
@@ -126,6 +127,8 @@ def build_clusters(profile, *, min_share: float = 0.005, min_samples: int = 1, l
                 edges, _src = function_edges(fp.function, profile, fp.blocks)
                 ids = order_blocks(fp.function, fp.blocks, edges, edges_are_counts=_src == "branch stacks")
             c = Cluster(fp.function.name, ids, fp.samples, fl.edge_source)
+            sizes = {b.id: b.size for b in fp.function.blocks}
+            c.hot_size = sum(sizes.get(i, 0) for i in ids)
             if cfg:
                 c.counts, c.edges = cfg_counts(fl)
             if clone_paths and fl.edge_source == "branch stacks":
