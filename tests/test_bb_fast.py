@@ -53,6 +53,11 @@ def _entry(rng, version, base, endian="<", asz=8, nblocks=None, big=0.1, feature
         wide = lambda: rng.randrange(0x80, 1 << rng.choice([8, 14, 21, 28, 32]))     # noqa: E731
         out += _uleb(i if rng.random() > big else wide())
         out += _uleb(rng.choice([0, 0, 0, rng.randrange(16)]) if rng.random() > big else wide())
+        if feature & M.CALLSITE_END_OFFSETS:
+            calls = rng.choice([0, 0, 1, 2, rng.randrange(200)])
+            out += _uleb(calls)
+            for _ in range(calls):
+                out += _uleb(rng.randrange(1, 20) if rng.random() > big else wide())
         out += _uleb(rng.randrange(1, 128) if rng.random() > big else wide())
         out += _uleb(rng.choice([0, 1, 2, 8, 8, 16, 31]))
     return bytes(out)
@@ -103,26 +108,33 @@ def test_corpus_fast_is_plain():
     assert n >= 20, n
 
 
-@pytest.mark.parametrize("endian,asz,version", [("<", 8, 5), ("<", 8, 2), (">", 8, 3), ("<", 4, 4), (">", 4, 5)])
-def test_generated_fast_is_plain(endian, asz, version):
+@pytest.mark.parametrize("endian,asz,version,feature", [("<", 8, 5, 0), ("<", 8, 2, 0), (">", 8, 3, 0x20),
+                                                        ("<", 4, 4, 0), (">", 4, 5, 0x20), ("<", 8, 5, 0x20)])
+def test_generated_fast_is_plain(endian, asz, version, feature):
     rng = random.Random(asz * 10 + version)
-    parts = [_entry(rng, version, 0x401000 + 0x1000 * k, endian, asz) for k in range(60)]
+    parts = [_entry(rng, version, 0x401000 + 0x1000 * k, endian, asz, feature=feature if k % 5 else 0)
+             for k in range(60)]
     raw = b"".join(parts)
     model = _same(raw, _ctx(endian, asz))
     assert len(model.functions) == 60
     assert M.encode_map(model, endian, asz) == raw
 
 
-@pytest.mark.parametrize("bad", ["feature", "not minimal", "past 32 bits", "metadata", "version 1", "cut",
+@pytest.mark.parametrize("bad", ["feature", "call sites in version 2", "call-site count past the end", "not minimal", "past 32 bits", "metadata", "version 1", "cut",
                                  "no blocks", "count past the end"])
 def test_one_unusual_entry_goes_alone_to_the_plain_decoder(monkeypatch, bad):
     rng = random.Random(3)
-    good = _entry(rng, 5, 0x401000, nblocks=300, big=0.3)
+    good = _entry(rng, 5, 0x401000, nblocks=300, big=0.3, feature=M.CALLSITE_END_OFFSETS)
     one = bytearray(_entry(rng, 5, 0x402000, nblocks=4, big=0))
     at = 3 + 8 + 1                 # the first block
     if bad == "feature":
         one[1] = M.FUNC_ENTRY_COUNT
         one += b"\x05"
+    elif bad == "call sites in version 2":
+        one = bytearray(_entry(rng, 2, 0x402000, nblocks=4, big=0, feature=M.CALLSITE_END_OFFSETS))
+    elif bad == "call-site count past the end":
+        one = bytearray(_entry(rng, 5, 0x402000, nblocks=1, big=0, feature=M.CALLSITE_END_OFFSETS))
+        one[at + 2:] = b"\xff\xff\x03\x01\x02"
     elif bad == "not minimal":     # a two-byte size whose second byte is zero
         one[at + 2:at + 3] = bytes([one[at + 2] | 0x80, 0])
     elif bad == "past 32 bits":
@@ -138,7 +150,7 @@ def test_one_unusual_entry_goes_alone_to_the_plain_decoder(monkeypatch, bad):
     elif bad == "count past the end":
         one[at - 1] = 0x7F
         one = one[:at + 8]
-    tail = good if bad not in ("cut", "count past the end") else b""
+    tail = good if bad not in ("cut", "count past the end", "call-site count past the end") else b""
     raw = good + bytes(one) + tail
     model = _same(raw, _ctx())
     plain_calls = []
@@ -160,7 +172,7 @@ def test_values_of_every_width():
         raw = bytes([5, 0, 0]) + (0x1000).to_bytes(8, "little") + b"\x02" + _uleb(v) + b"\x00" + _uleb(v) + b"\x08" \
             + b"\x01\x00\x01\x01"
         e = bb_fast.Entries(raw).entry(0, 8, "little")
-        assert e is not None and e[2] == [v, 1] and e[4] == [v, 1] and e[3] == [0, v] and e[-1] == len(raw)
+        assert e is not None and e[3] == [v, 1] and e[5] == [v, 1] and e[4] == [0, v] and e[-1] == len(raw)
         _same(raw, _ctx())
 
 

@@ -388,10 +388,11 @@ def _decode_into(data, ctx, stype, functions, fast):
             fn, npos = _decode_function(data, pos, end, asz, order, legacy, relocs, ctx)
             fn.name = names(fn.ranges[0].base_address)
         else:
-            version, stored, ids, offs, sizes, mds, npos = e
+            version, feature, stored, ids, offs, sizes, mds, ends, npos = e
             base = stored if relocs is None else _resolve(relocs, pos + (3 if version == 5 else 2), stored)
-            r = BBRange(base, None, stored if stored != base else None, None, (ids, offs, sizes, mds))
-            fn = FunctionMap(names(base), version, 0, [r], offset=pos)
+            cols = (ids, offs, sizes, mds) if ends is None else (ids, offs, sizes, mds, ends, None)
+            r = BBRange(base, None, stored if stored != base else None, None, cols)
+            fn = FunctionMap(names(base), version, feature, [r], offset=pos)
         fn.section_index = text_index
         functions.append(fn)
         pos = npos

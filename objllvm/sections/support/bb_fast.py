@@ -1,9 +1,10 @@
 """A fast decoder for the function entries of a bb-addr-map that most compilers write: version 2 to 5, no
-feature bits, one range, every ULEB128 minimal and within 32 bits, metadata of known bits only (clang's
+feature bits but CallsiteEndOffsets (clang-22 sets it on every function that calls), one range, every ULEB128 minimal and within 32 bits, metadata of known bits only (clang's
 ``-fbasic-block-address-map`` without PGO analysis).
 
 ``Entries(data)`` prepares a section once; ``entry(pos, asz, order)`` decodes the entry at ``pos`` and
-returns ``(version, stored address word, ids, offsets, sizes, metadata, end)`` or None.  None means only
+returns ``(version, feature, stored address word, ids, offsets, sizes, metadata, call-site ends or None,
+end)`` or None.  None means only
 "not this shape": the caller then decodes that one entry with the plain decoder
 (``bb_addr_map._decode_function``), which is the reference and reports any error.  A differential test
 (tests/test_bb_fast.py) checks both give the same model on every corpus file and benchmark program.
@@ -14,12 +15,13 @@ that marks every byte with its top bit set (``bytes.find`` in C).
 """
 from __future__ import annotations
 
-from itertools import accumulate
+from itertools import accumulate, repeat
 from operator import add, sub
 
 # byte -> 1 where the top bit is set (a ULEB128 byte that another follows), else 0
 _MARK = bytes(b >> 7 for b in range(256))
 KNOWN_METADATA = 0x1F
+CALLSITE_END_OFFSETS = 0x20
 
 
 class Entries:
@@ -60,7 +62,10 @@ class Entries:
         if not 2 <= version <= 5:
             return None
         a = pos + (3 if version == 5 else 2)
-        if a + asz >= end or data[pos + 1] or (version == 5 and data[pos + 2]):
+        if a + asz >= end or (version == 5 and data[pos + 2]):
+            return None
+        feature = data[pos + 1]
+        if feature and (feature != CALLSITE_END_OFFSETS or version < 3):
             return None
         word = int.from_bytes(data[a:a + asz], order)
         n = data[a + asz]
@@ -72,16 +77,53 @@ class Entries:
             n = count[0]
         else:
             p = a + asz + 1
-        if not n or 4 * n > end - p:
+        k = 5 if feature else 4            # values a block has at least
+        if not n or k * n > end - p:
             return None
         vals = []
-        p = self._values(p, 4 * n, vals)
+        p = self._values(p, k * n, vals)
         if p < 0:
             return None
+        if feature:
+            return self._with_callsites(version, word, n, vals, p)
         mds = vals[3::4]
         if max(mds) > KNOWN_METADATA:
             return None
         sizes = vals[2::4]
-        # offset i: the stored offsets of blocks 0..i plus the sizes of blocks 0..i-1
-        offs = list(map(sub, accumulate(map(add, vals[1::4], sizes)), sizes))
-        return version, word, vals[0::4], offs, sizes, mds, p
+        return version, feature, word, vals[0::4], _offsets(vals[1::4], sizes), sizes, mds, None, p
+
+    def _with_callsites(self, version, word, n, vals, p):
+        """A block: ID, offset, call-site count c, c call-site deltas, size after the last call site, metadata."""
+        starts = []
+        i = 0
+        for _ in range(n):
+            starts.append(i)
+            c = vals[i + 2]
+            if c:                          # c more values than the 5 counted for this block
+                if c > self.end - p:
+                    return None
+                p = self._values(p, c, vals)
+                if p < 0:
+                    return None
+            i += 5 + c
+        if i == 5 * n:                     # no call sites at all
+            ids, deltas, sizes, mds = vals[0::5], vals[1::5], vals[3::5], vals[4::5]
+            ends = [[] for _ in range(n)]
+        else:
+            get = vals.__getitem__
+            ids = list(map(get, starts))
+            deltas = list(map(get, map(add, starts, repeat(1))))
+            counts = list(map(get, map(add, starts, repeat(2))))
+            after = list(map(add, starts, map(add, counts, repeat(3))))
+            sizes = list(map(get, after))
+            mds = list(map(get, map(add, after, repeat(1))))
+            ends = [list(accumulate(vals[s + 3:s + 3 + c])) if c else [] for s, c in zip(starts, counts)]
+            sizes = [sz + e[-1] if e else sz for sz, e in zip(sizes, ends)]
+        if max(mds) > KNOWN_METADATA:
+            return None
+        return version, CALLSITE_END_OFFSETS, word, ids, _offsets(deltas, sizes), sizes, mds, ends, p
+
+
+def _offsets(deltas, sizes):
+    """Offset i: the stored offsets of blocks 0..i plus the sizes of blocks 0..i-1."""
+    return list(map(sub, accumulate(map(add, deltas, sizes)), sizes))
