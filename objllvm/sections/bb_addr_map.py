@@ -704,10 +704,20 @@ def function_to_dict(fn, pretty=False) -> dict:
         if feature & OMIT_BB_ENTRIES:
             rd["num_blocks"] = r.num_blocks
             rd["blocks"] = []
-        elif r._blocks is None and len(r._cols) == 4:
-            ids, offs, sizes, mds = r._cols
-            rd["blocks"] = [{"id": i, "address": base + o, "offset": o, "size": s, "metadata": m,
-                             "flags": flags[m]} for i, o, s, m in zip(ids, offs, sizes, mds)]
+        elif r._blocks is None:
+            c = r._cols
+            ids, offs, sizes, mds = c[:4]
+            blocks = [{"id": i, "address": base + o, "offset": o, "size": s, "metadata": m, "flags": flags[m]}
+                      for i, o, s, m in zip(ids, offs, sizes, mds)]
+            if callsites:
+                cs = c[4] if len(c) > 4 and c[4] is not None else repeat([])
+                for d, e in zip(blocks, cs):
+                    d["callsite_end_offsets"] = list(e)
+            if hashes:
+                hs = c[5] if len(c) > 5 and c[5] is not None else repeat(0)
+                for d, h in zip(blocks, hs):
+                    d["hash"] = f"{h or 0:#018x}"
+            rd["blocks"] = blocks
         else:
             out = []
             for b in r.blocks:
@@ -1139,6 +1149,12 @@ def function_table(fn, pretty=False) -> Table:
                            _COLUMN_LABELS)
     if feature & CALLSITE_END_OFFSETS:
         headers.append("call-site ends")
+        r = fn.ranges[0] if fn.ranges else None
+        if feature == CALLSITE_END_OFFSETS and not multi and r._blocks is None and len(r._cols) > 4:
+            ids, offs, sizes, mds, cs = r._cols[:5]       # still in columns: laid out by the renderer
+            ends = [" ".join(map(hex, e)) if e else "" for e in cs]
+            return ColumnTable(headers, (ids, offs, offs, sizes, mds, ends), "dxxdcs", title,
+                               (0, r.base_address, 0, 0, 0, 0), _COLUMN_LABELS + (None,))
     if feature & BB_HASH:
         headers.append("hash")
     pgo = fn.pgo_blocks if feature & (BB_FREQ | BR_PROB) else None
