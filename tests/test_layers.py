@@ -144,24 +144,6 @@ def test_the_checker_finds_cycles_and_upward_imports():
     assert layer_of("objllvm.sections.registry") > layer_of("objllvm.render")
 
 
-def test_old_import_paths_warn_and_are_the_same_modules():
-    """objllvm 0.1's module paths keep working for one release (objllvm/__init__.py) with a DeprecationWarning, and
-    give the very same module objects (no second copy of a codec registering twice)."""
-    import importlib
-    import sys
-    import warnings
-
-    from objllvm import _MOVED as MOVED
-    for old, new in sorted(MOVED.items()):
-        sys.modules.pop(old, None)
-        with warnings.catch_warnings(record=True) as w:
-            warnings.simplefilter("always")
-            mod = importlib.import_module(old)
-        assert mod is importlib.import_module(new), old
-        assert any(issubclass(x.category, DeprecationWarning) and new in str(x.message) for x in w), old
-        sys.modules.pop(old, None)
-
-
 def test_version_is_pyprojects():
     """objllvm.__version__ (objllvm/_version.py, read by `objllvm --version`) is pyproject.toml's."""
     import tomllib

@@ -18,7 +18,7 @@ SHN_XINDEX = 0xFFFF
 _IS_FUNC = bytes(1 if v & 0xF == 2 else 0 for v in range(256))      # st_info -> 1 for STT_FUNC
 SHN_LORESERVE = 0xFF00
 
-# LLVM-specific section types (see shared/notes/formats.md).
+# LLVM-specific section types (docs/formats.md).
 LLVM_SECTION_TYPES = {
     0x6FFF4C00: "SHT_LLVM_ODRTAB",
     0x6FFF4C01: "SHT_LLVM_LINKER_OPTIONS",

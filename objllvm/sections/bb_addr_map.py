@@ -1,7 +1,7 @@
 """Basic-block address maps: SHT_LLVM_BB_ADDR_MAP (0x6fff4c0a, versions 0-5) and the older
 SHT_LLVM_BB_ADDR_MAP_V0 type (0x6fff4c08, LLVM <= 15: no version byte).
 
-Layout (see shared/notes/formats.md).  Per function: ``version u8`` and ``feature`` (u8 for versions
+Layout (docs/formats.md).  Per function: ``version u8`` and ``feature`` (u8 for versions
 0-4, u16 for version 5; absent in the V0 type), then one range ``[address word][blocks ULEB][blocks]``
 or, with MultiBBRange, ``ranges ULEB`` and that many ranges.  A block: ``ID`` (version >= 2),
 ``offset`` (version >= 1: from the end of the previous block of the range; before: from the range
