@@ -418,7 +418,8 @@ def bb_programs(pgo=(False, True)) -> dict:
 def bb_scale(copies: int, base: str = "jsonnet") -> Path:
     """An executable of ``copies`` renamed copies of a real program's own objects (jsonnet's, -O2
     -fbasic-block-address-map): each copy's symbols prefixed (llvm-objcopy --prefix-symbols=cK_), linked with
-    --unresolved-symbols=ignore-all (the copies call their own renamed functions; nothing runs it)."""
+    --unresolved-symbols=ignore-all and --noinhibit-exec (each copy calls its own renamed functions and asks for
+    renamed library symbols: nothing runs the executable; its map is what the compiler wrote)."""
     exe = CACHE / "bin" / f"{base}-x{copies}"
     if exe.exists():
         return exe
@@ -434,5 +435,5 @@ def bb_scale(copies: int, base: str = "jsonnet") -> Path:
             ins.append(c)
     rsp = cd / f"link-{copies}.rsp"
     rsp.write_text("\n".join(map(str, ins)))
-    sh(["ld.lld-22", "--unresolved-symbols=ignore-all", "-e", "0", "-o", exe, f"@{rsp}"])
+    sh(["ld.lld-22", "--unresolved-symbols=ignore-all", "--noinhibit-exec", "-e", "0", "-o", exe, f"@{rsp}"])
     return exe
