@@ -96,16 +96,23 @@ class Entries:
         """A block: ID, offset, call-site count c, c call-site deltas, size after the last call site, metadata."""
         starts = []
         i = 0
+        total = have = 5 * n               # values the entry is known to have; values read
         for _ in range(n):
-            starts.append(i)
-            c = vals[i + 2]
-            if c:                          # c more values than the 5 counted for this block
-                if c > self.end - p:
-                    return None
-                p = self._values(p, c, vals)
+            if i + 3 > have:               # read every value known to be needed so far, at once
+                p = self._values(p, total - have, vals)
                 if p < 0:
                     return None
+                have = total
+            starts.append(i)
+            c = vals[i + 2]
+            if c > self.end - p:
+                return None
+            total += c
             i += 5 + c
+        if total > have:
+            p = self._values(p, total - have, vals)
+            if p < 0:
+                return None
         if i == 5 * n:                     # no call sites at all
             ids, deltas, sizes, mds = vals[0::5], vals[1::5], vals[3::5], vals[4::5]
             ends = [[] for _ in range(n)]
