@@ -60,6 +60,16 @@ def _entry(rng, version, base, endian="<", asz=8, nblocks=None, big=0.1, feature
                 out += _uleb(rng.randrange(1, 20) if rng.random() > big else wide())
         out += _uleb(rng.randrange(1, 128) if rng.random() > big else wide())
         out += _uleb(rng.choice([0, 1, 2, 8, 8, 16, 31]))
+    if feature & M.FUNC_ENTRY_COUNT:
+        out += _uleb(rng.choice([0, 1, 1000, 1 << 40]))
+    for _ in range(n if feature & (M.BB_FREQ | M.BR_PROB) else 0):
+        if feature & M.BB_FREQ:
+            out += _uleb(rng.choice([0, 1, 1 << 20, 1 << 50]))
+        if feature & M.BR_PROB:
+            k = rng.choice([0, 1, 2, 2, 5])
+            out += _uleb(k)
+            for _ in range(k):
+                out += _uleb(rng.randrange(n)) + _uleb(rng.randrange(0x80000001))
     return bytes(out)
 
 
@@ -109,7 +119,8 @@ def test_corpus_fast_is_plain():
 
 
 @pytest.mark.parametrize("endian,asz,version,feature", [("<", 8, 5, 0), ("<", 8, 2, 0), (">", 8, 3, 0x20),
-                                                        ("<", 4, 4, 0), (">", 4, 5, 0x20), ("<", 8, 5, 0x20)])
+                                                        ("<", 4, 4, 0), (">", 4, 5, 0x20), ("<", 8, 5, 0x20),
+                                                        ("<", 8, 5, 0x27), ("<", 8, 2, 0x06), (">", 4, 4, 0x21)])
 def test_generated_fast_is_plain(endian, asz, version, feature):
     rng = random.Random(asz * 10 + version)
     parts = [_entry(rng, version, 0x401000 + 0x1000 * k, endian, asz, feature=feature if k % 5 else 0)
@@ -120,7 +131,7 @@ def test_generated_fast_is_plain(endian, asz, version, feature):
     assert M.encode_map(model, endian, asz) == raw
 
 
-@pytest.mark.parametrize("bad", ["feature", "call sites in version 2", "call-site count past the end", "not minimal", "past 32 bits", "metadata", "version 1", "cut",
+@pytest.mark.parametrize("bad", ["feature", "PGO cut", "PGO not minimal", "call sites in version 2", "call-site count past the end", "not minimal", "past 32 bits", "metadata", "version 1", "cut",
                                  "no blocks", "count past the end"])
 def test_one_unusual_entry_goes_alone_to_the_plain_decoder(monkeypatch, bad):
     rng = random.Random(3)
@@ -128,13 +139,19 @@ def test_one_unusual_entry_goes_alone_to_the_plain_decoder(monkeypatch, bad):
     one = bytearray(_entry(rng, 5, 0x402000, nblocks=4, big=0))
     at = 3 + 8 + 1                 # the first block
     if bad == "feature":
-        one[1] = M.FUNC_ENTRY_COUNT
-        one += b"\x05"
+        one[1] = M.BB_HASH
     elif bad == "call sites in version 2":
         one = bytearray(_entry(rng, 2, 0x402000, nblocks=4, big=0, feature=M.CALLSITE_END_OFFSETS))
     elif bad == "call-site count past the end":
         one = bytearray(_entry(rng, 5, 0x402000, nblocks=1, big=0, feature=M.CALLSITE_END_OFFSETS))
         one[at + 2:] = b"\xff\xff\x03\x01\x02"
+    elif bad in ("PGO cut", "PGO not minimal"):
+        one = bytearray(_entry(rng, 5, 0x402000, nblocks=4, big=0, feature=0x27))
+        if bad == "PGO cut":
+            one = one[:-1]
+        else:                        # the last block's frequency padded with a zero byte
+            one = bytearray(_entry(random.Random(4), 5, 0x402000, nblocks=2, big=0, feature=0x23))
+            one[-1:] = bytes([one[-1] | 0x80, 0])
     elif bad == "not minimal":     # a two-byte size whose second byte is zero
         one[at + 2:at + 3] = bytes([one[at + 2] | 0x80, 0])
     elif bad == "past 32 bits":
@@ -150,7 +167,7 @@ def test_one_unusual_entry_goes_alone_to_the_plain_decoder(monkeypatch, bad):
     elif bad == "count past the end":
         one[at - 1] = 0x7F
         one = one[:at + 8]
-    tail = good if bad not in ("cut", "count past the end", "call-site count past the end") else b""
+    tail = good if bad not in ("cut", "count past the end", "call-site count past the end", "PGO cut") else b""
     raw = good + bytes(one) + tail
     model = _same(raw, _ctx())
     plain_calls = []
@@ -160,8 +177,9 @@ def test_one_unusual_entry_goes_alone_to_the_plain_decoder(monkeypatch, bad):
         M.decode_map(raw, _ctx())
     except DecodeError:
         pass
-    # the good entries on the fast path; the unusual one alone through the plain decoder
-    assert plain_calls == [len(good)], plain_calls
+    # the good entries on the fast path; the unusual one alone through the plain decoder (for its PGO data
+    # only, past blocks the fast path took)
+    assert plain_calls == ([] if bad.startswith("PGO") else [len(good)]), plain_calls
     if model is not None:
         assert len(model.functions) == (3 if tail else 2)
 

@@ -393,6 +393,8 @@ def _decode_into(data, ctx, stype, functions, fast):
             cols = (ids, offs, sizes, mds) if ends is None else (ids, offs, sizes, mds, ends, None)
             r = BBRange(base, None, stored if stored != base else None, None, cols)
             fn = FunctionMap(names(base), version, feature, [r], offset=pos)
+            if feature & (FUNC_ENTRY_COUNT | BB_FREQ | BR_PROB):
+                npos = _decode_function_pgo(fn, data, npos, end, len(sizes), ctx, pos)
         fn.section_index = text_index
         functions.append(fn)
         pos = npos
@@ -434,7 +436,6 @@ def _decode_function(data, pos, end, asz, order, legacy, relocs, ctx):
     callsites = bool(feature & CALLSITE_END_OFFSETS)
     hashes = bool(feature & BB_HASH)
     omit = bool(feature & OMIT_BB_ENTRIES)
-    postlink = bool(feature & POST_LINK_CFG)
     per_block = (4 if has_ids else 3) + (1 if callsites else 0) + (8 if hashes else 0)
     if feature & MULTI_BB_RANGE:
         nranges, p2, mn = _uleb(data, pos, end, "range count")
@@ -471,16 +472,26 @@ def _decode_function(data, pos, end, asz, order, legacy, relocs, ctx):
         ranges.append(BBRange(base, None, stored if stored != base else None, None, cols))
     fn = FunctionMap(None, version, feature, ranges, offset=fstart)
     if feature & (FUNC_ENTRY_COUNT | BB_FREQ | BR_PROB):
-        if feature & FUNC_ENTRY_COUNT:
-            fn.entry_count, pos, mn = _uleb(data, pos, end, "function entry count", 64)
-            minimal &= mn
-        if feature & (BB_FREQ | BR_PROB):
-            fn.pgo_blocks, pos, mn = _decode_pgo(data, pos, end, total, feature, postlink)
-            minimal &= mn
-    if not minimal:
+        pos = _decode_function_pgo(fn, data, pos, end, total, ctx, fstart, minimal)
+    elif not minimal:
         fn._raw = data[fstart:pos]
         fn._canon = encode_function(fn, ctx.endian, asz)
     return fn, pos
+
+
+def _decode_function_pgo(fn, data, pos, end, total, ctx, fstart, minimal=True):
+    """The PGO analysis part of an entry (after its ranges) into ``fn``; the position after it."""
+    feature = fn.feature
+    if feature & FUNC_ENTRY_COUNT:
+        fn.entry_count, pos, mn = _uleb(data, pos, end, "function entry count", 64)
+        minimal &= mn
+    if feature & (BB_FREQ | BR_PROB):
+        fn.pgo_blocks, pos, mn = _decode_pgo(data, pos, end, total, feature, bool(feature & POST_LINK_CFG))
+        minimal &= mn
+    if not minimal:
+        fn._raw = data[fstart:pos]
+        fn._canon = encode_function(fn, ctx.endian, ctx.addr_size)
+    return pos
 
 
 def _decode_blocks(data, pos, end, nblocks, has_ids, relative, callsites, hashes, order):

@@ -1,5 +1,6 @@
-"""A fast decoder for the function entries of a bb-addr-map that most compilers write: version 2 to 5, no
-feature bits but CallsiteEndOffsets (clang-22 sets it on every function that calls), one range, every ULEB128 minimal and within 32 bits, metadata of known bits only (clang's
+"""A fast decoder for the blocks of the function entries of a bb-addr-map that most compilers write: version 2
+to 5, no feature bits but CallsiteEndOffsets (clang-22 sets it on every function that calls) and those of PGO
+analysis (FuncEntryCount, BBFreq, BrProb: the caller reads that part, after the blocks), one range, every ULEB128 minimal and within 32 bits, metadata of known bits only (clang's
 ``-fbasic-block-address-map`` without PGO analysis).
 
 ``Entries(data)`` prepares a section once; ``entry(pos, asz, order)`` decodes the entry at ``pos`` and
@@ -22,6 +23,7 @@ from operator import add, sub
 _MARK = bytes(b >> 7 for b in range(256))
 KNOWN_METADATA = 0x1F
 CALLSITE_END_OFFSETS = 0x20
+PGO = 0x7          # FuncEntryCount, BBFreq, BrProb: what follows the blocks (the caller reads it)
 
 
 class Entries:
@@ -65,7 +67,7 @@ class Entries:
         if a + asz >= end or (version == 5 and data[pos + 2]):
             return None
         feature = data[pos + 1]
-        if feature and (feature != CALLSITE_END_OFFSETS or version < 3):
+        if feature & ~(CALLSITE_END_OFFSETS | PGO) or (feature & CALLSITE_END_OFFSETS and version < 3):
             return None
         word = int.from_bytes(data[a:a + asz], order)
         n = data[a + asz]
@@ -77,22 +79,23 @@ class Entries:
             n = count[0]
         else:
             p = a + asz + 1
-        k = 5 if feature else 4            # values a block has at least
+        callsites = feature & CALLSITE_END_OFFSETS
+        k = 5 if callsites else 4          # values a block has at least
         if not n or k * n > end - p:
             return None
         vals = []
         p = self._values(p, k * n, vals)
         if p < 0:
             return None
-        if feature:
-            return self._with_callsites(version, word, n, vals, p)
+        if callsites:
+            return self._with_callsites(version, feature, word, n, vals, p)
         mds = vals[3::4]
         if max(mds) > KNOWN_METADATA:
             return None
         sizes = vals[2::4]
         return version, feature, word, vals[0::4], _offsets(vals[1::4], sizes), sizes, mds, None, p
 
-    def _with_callsites(self, version, word, n, vals, p):
+    def _with_callsites(self, version, feature, word, n, vals, p):
         """A block: ID, offset, call-site count c, c call-site deltas, size after the last call site, metadata."""
         starts = []
         i = 0
@@ -128,7 +131,7 @@ class Entries:
             sizes = [sz + e[-1] if e else sz for sz, e in zip(sizes, ends)]
         if max(mds) > KNOWN_METADATA:
             return None
-        return version, CALLSITE_END_OFFSETS, word, ids, _offsets(deltas, sizes), sizes, mds, ends, p
+        return version, feature, word, ids, _offsets(deltas, sizes), sizes, mds, ends, p
 
 
 def _offsets(deltas, sizes):
