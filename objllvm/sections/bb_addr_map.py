@@ -394,14 +394,7 @@ def _decode_into(data, ctx, stype, functions, fast):
             r = BBRange(base, None, stored if stored != base else None, None, cols)
             fn = FunctionMap(names(base), version, feature, [r], offset=pos)
             if feature & (FUNC_ENTRY_COUNT | BB_FREQ | BR_PROB):
-                p = entries.pgo(npos, len(sizes), feature)
-                if p is None:
-                    npos = _decode_function_pgo(fn, data, npos, end, len(sizes), ctx, pos)
-                else:
-                    fn.entry_count, pgo, npos = p
-                    if pgo is not None:
-                        fn.pgo_blocks = [PGOBlock(f, None, [Successor(s[j], s[j + 1]) for j in range(0, len(s), 2)])
-                                         for f, s in pgo]
+                npos = _decode_function_pgo(fn, data, npos, end, len(sizes), ctx, pos)
         fn.section_index = text_index
         functions.append(fn)
         pos = npos

@@ -34,11 +34,9 @@ class Entries:
         self.marks = data.translate(_MARK)
         self.end = len(data)
 
-    def _values(self, pos, count, out, wide=False):
+    def _values(self, pos, count, out):
         """Append ``count`` ULEB128 values from ``pos`` to ``out``; the position after them, or -1 when one is
-        not minimal, does not fit in 32 bits (``wide``: 64 bits) or runs off the end."""
-        if wide:
-            return self._values64(pos, count, out)
+        not minimal, does not fit in 32 bits or runs off the end."""
         data, find, end = self.data, self.marks.find, self.end
         while count:
             q = find(1, pos, pos + count)
@@ -59,87 +57,6 @@ class Entries:
             count -= 1
             pos = z + 1
         return pos
-
-    def _values64(self, pos, count, out):
-        data, find, end = self.data, self.marks.find, self.end
-        while count:
-            q = find(1, pos, pos + count)
-            if q < 0:
-                if pos + count > end:
-                    return -1
-                out += data[pos:pos + count]
-                return pos + count
-            out += data[pos:q]
-            count -= q - pos
-            z = find(0, q, q + 10)
-            if z < 0 or not data[z] or (z - q == 9 and data[z] > 1):
-                return -1
-            v = data[z]
-            for i in range(z - 1, q - 1, -1):
-                v = v << 7 | (data[i] & 0x7F)
-            out.append(v)
-            count -= 1
-            pos = z + 1
-        return pos
-
-    def pgo(self, pos, nblocks, feature):
-        """The PGO analysis part of an entry without PostLinkCfg at ``pos``: (entry count or None, [(frequency or
-        None, [(successor ID, probability), ...]) per block], end) or None (the plain decoder then reads it)."""
-        vals = []
-        entry = None
-        if feature & 1:
-            pos = self._values(pos, 1, vals, True)
-            if pos < 0:
-                return None
-            entry = vals.pop()
-        freq, prob = feature & 2, feature & 4
-        if not feature & 6:
-            return entry, None, pos
-        k = (1 if freq else 0) + (1 if prob else 0)
-        if k * nblocks > self.end - pos:
-            return None
-        total = have = k * nblocks
-        pos = self._values(pos, total, vals, True)
-        if pos < 0:
-            return None
-        out = []
-        i = 0
-        for _ in range(nblocks):
-            if i + k > have:               # read every value known to be needed so far, at once
-                pos = self._values(pos, total - have, vals, True)
-                if pos < 0:
-                    return None
-                have = total
-            f = None
-            if freq:
-                f = vals[i]
-                i += 1
-            if not prob:
-                out.append((f, ()))
-                continue
-            c = vals[i]
-            i += 1
-            if not c:
-                out.append((f, ()))
-                continue
-            if 2 * c > self.end - pos:
-                return None
-            total += 2 * c
-            if i + 2 * c > have:
-                pos = self._values(pos, total - have, vals, True)
-                if pos < 0:
-                    return None
-                have = total
-            pairs = vals[i:i + 2 * c]
-            if max(pairs) >> 32:
-                return None
-            out.append((f, pairs))
-            i += 2 * c
-        if total > have:
-            pos = self._values(pos, total - have, vals, True)
-            if pos < 0:
-                return None
-        return entry, out, pos
 
     def entry(self, pos, asz, order):
         data, end = self.data, self.end
