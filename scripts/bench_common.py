@@ -241,3 +241,199 @@ def growth_row(sizes: str, step: float, prev: tuple, cur: tuple) -> list:
     f = lambda a, b: f"{a / b:.1f}x" if b else "-"    # noqa: E731
     return [sizes, f"x{step:.3g}", f(co[1], po[1]), f(ct[1], pt[1]), f(co[0], po[0]), f(ct[0], pt[0]),
             f(co[2], po[2]), f(ct[2], pt[2])]
+
+
+# -- real programs: sources from the package registries, built as their users build them, cached --------------
+#
+# Lua 5.4 (the lupa sdist), zstd (the zstandard sdist: zstd.c with testdata/src/perf/zdrv.c), jsonnet (the jsonnet
+# sdist: C++ with exceptions and templates, driven by a small main) and the regex crate (Debian's
+# librust-regex-dev: Rust, version-5 maps with block hashes and PGO analysis).  Built once into
+# $OBJLLVM_BENCH_CACHE (default ~/.cache/objllvm-bench) and reused.
+
+CACHE = Path(os.environ.get("OBJLLVM_BENCH_CACHE", os.path.expanduser("~/.cache/objllvm-bench")))
+SDISTS = {   # name: (version, sha256 of the sdist)
+    "lupa": ("2.8", "d8022641b9ec8ecf2c5ecbe9f47e5a70e0b87c4b5ae921b92cb02a638e0acd08"),
+    "zstandard": ("0.23.0", "b2d8c62d08e7255f68f7a740bae85b3c9b8e5466baa9cbf7f57f1cde0ac6bc09"),
+    "jsonnet": ("0.22.0", None),
+}
+CC = "clang-22"
+BB = ["-fbasic-block-address-map"]
+PGO_MAP = ["-mllvm", "-pgo-analysis-map=func-entry-count,bb-freq,br-prob"]
+RUST_CRATES = Path("/usr/share/cargo/registry")     # Debian's librust-*-dev sources
+
+JSONNET_MAIN = r"""// objllvm benchmark driver: evaluate a snippet with the jsonnet library, print the result.
+#include <cstdio>
+#include <cstdlib>
+extern "C" {
+#include "libjsonnet.h"
+}
+int main(int argc, char **argv) {
+  struct JsonnetVm *vm = jsonnet_make();
+  int err = 0;
+  const char *code = argc > 1 ? argv[1] : "std.manifestJsonEx({a: [x * x for x in std.range(1, 50)]}, ' ')";
+  char *out = jsonnet_evaluate_snippet(vm, "snippet", code, &err);
+  std::fputs(out, err ? stderr : stdout);
+  jsonnet_realloc(vm, out, 0);
+  jsonnet_destroy(vm);
+  return err;
+}
+"""
+
+RUST_MAIN = r"""// objllvm benchmark driver: a few regular expressions over generated text.
+use regex::Regex;
+fn main() {
+    let n: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(2000);
+    let mut text = String::new();
+    for i in 0..n { text.push_str(&format!("item{} key=v{} {}@example.org\n", i, i * 7 % 13, i)); }
+    let pats = [r"key=v(\d+)", r"(?m)^item\d*5 ", r"\b\w+@\w+\.org\b", r"(?i)ITEM1\d{2}"];
+    let mut total = 0;
+    for p in pats.iter() { let re = Regex::new(p).unwrap(); total += re.find_iter(&text).count(); }
+    println!("{}", total);
+}
+"""
+
+
+def sh(cmd, **kw):
+    p = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
+    if p.returncode:
+        sys.exit(f"{' '.join(map(str, cmd))[:300]} failed ({p.returncode}): {(p.stderr or p.stdout)[-800:]}")
+    return p
+
+
+def sdist(name: str) -> Path:
+    """The sdist of ``name`` (pinned version), downloaded once by pip into the cache."""
+    import hashlib
+    version, digest = SDISTS[name]
+    dl = CACHE / "dl"
+    dl.mkdir(parents=True, exist_ok=True)
+    tgz = dl / f"{name}-{version}.tar.gz"
+    if not tgz.exists():
+        sh([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", name, "--disable-pip-version-check",
+            "-q", f"{name}=={version}", "-d", dl], timeout=1800)
+    if digest and hashlib.sha256(tgz.read_bytes()).hexdigest() != digest:
+        sys.exit(f"{tgz}: sha256 is not the pinned {digest}")
+    return tgz
+
+
+def unpacked(name: str) -> Path:
+    import tarfile
+    version = SDISTS[name][0]
+    out = CACHE / "src" / f"{name}-{version}"
+    if not out.exists():
+        (CACHE / "src").mkdir(parents=True, exist_ok=True)
+        with tarfile.open(sdist(name)) as t:
+            t.extractall(CACHE / "src", filter="data")
+    return out
+
+
+def _compile(jobs):
+    """Run the compile commands ``jobs`` [(cmd, output)] two at a time, those whose output is missing."""
+    from concurrent.futures import ThreadPoolExecutor
+    todo = [cmd for cmd, out in jobs if not Path(out).exists()]
+    with ThreadPoolExecutor(2) as ex:
+        list(ex.map(sh, todo))
+
+
+def _c_program(name, srcs, flags, link, inc=(), cc=CC):
+    """Objects (cached per flag set) and a linked executable of ``srcs``."""
+    od = CACHE / "obj" / name
+    od.mkdir(parents=True, exist_ok=True)
+    objs = [od / (Path(s).stem + ".o") for s in srcs]
+    _compile([([cc, *flags, *[f"-I{i}" for i in inc], "-c", s, "-o", o], o) for s, o in zip(srcs, objs)])
+    exe = CACHE / "bin" / name
+    exe.parent.mkdir(parents=True, exist_ok=True)
+    if not exe.exists():
+        sh([cc, "-fuse-ld=lld", *objs, *link, "-o", exe])
+    return exe, objs
+
+
+def lua(flags, tag):
+    src = unpacked("lupa") / "third-party" / "lua54"
+    files = sorted(str(p) for p in src.glob("*.c") if p.name not in ("ltests.c", "onelua.c", "luac.c"))
+    return _c_program(f"lua-{tag}", files, ["-O2", "-std=c99", "-DLUA_USE_LINUX", *flags], ["-lm", "-ldl"])
+
+
+def zstd(flags, tag):
+    src = unpacked("zstandard") / "zstd"
+    return _c_program(f"zstd-{tag}", [str(src / "zstd.c"), str(ROOT / "testdata" / "src" / "perf" / "zdrv.c")],
+                      ["-O2", "-DZSTD_DISABLE_ASM", *flags], ["-lpthread"], inc=[src])
+
+
+def jsonnet(flags, tag):
+    src = unpacked("jsonnet")
+    std = src / "core" / "std.jsonnet.h"
+    if not std.exists():      # what its Makefile does: the standard library as a C array
+        std.write_text(",".join(str(b) for b in (src / "stdlib" / "std.jsonnet").read_bytes()) + ",0\n")
+    main = CACHE / "src" / "jsonnet-main.cpp"
+    if not main.exists():
+        main.write_text(JSONNET_MAIN)
+    files = [str(p) for p in sorted((src / "core").glob("*.cpp")) if not p.name.endswith("_test.cpp")]
+    files += [str(src / "third_party" / "md5" / "md5.cpp"), str(src / "third_party" / "rapidyaml" / "rapidyaml.cpp"),
+              str(main)]
+    inc = [src / "include", src / "core", src / "third_party" / "md5", src / "third_party" / "json",
+           src / "third_party" / "rapidyaml"]
+    return _c_program(f"jsonnet-{tag}", files, ["-O2", "-std=c++17", *flags], [], inc=inc, cc="clang++-22")
+
+
+def rust(flags, tag):
+    """The regex crate (and regex-syntax) with a small main, rustc -O, its LLVM options through -C llvm-args."""
+    od = CACHE / "obj" / f"rust-{tag}"
+    od.mkdir(parents=True, exist_ok=True)
+    exe = CACHE / "bin" / f"rust-{tag}"
+    if exe.exists():
+        return exe, []
+    llvm = [a for f in flags for a in ("-C", f"llvm-args={f}")]
+    rc = ["rustc", "-O", "--edition=2018", "-C", "debuginfo=0", *llvm, "--out-dir", od, "-L", od]
+    syntax = sorted(RUST_CRATES.glob("regex-syntax-*"))[-1]
+    regex = sorted(RUST_CRATES.glob("regex-1.*"))[-1]
+    uni = ["unicode", "unicode-age", "unicode-bool", "unicode-case", "unicode-gencat", "unicode-perl",
+           "unicode-script", "unicode-segment"]
+    cfg = lambda fs: [a for f in fs for a in ("--cfg", f'feature="{f}"')]    # noqa: E731
+    sh(rc + ["--crate-type=rlib", "--crate-name=regex_syntax", *cfg(uni), syntax / "src" / "lib.rs"])
+    sh(rc + ["--crate-type=rlib", "--crate-name=regex", *cfg(["std", "perf-cache", "perf-dfa", "perf-inline", *uni]),
+             "--extern", f"regex_syntax={od / 'libregex_syntax.rlib'}", regex / "src" / "lib.rs"])
+    main = od / "main.rs"
+    main.write_text(RUST_MAIN)
+    sh(rc + ["--extern", f"regex={od / 'libregex.rlib'}", "-o", exe, main])
+    return exe, []
+
+
+BB_FLAGS = {"": BB, "-pgo": BB + PGO_MAP}
+RUST_FLAGS = {"": ["-basic-block-address-map"],
+              "-pgo": ["-basic-block-address-map", "-emit-bb-hash",
+                       "-pgo-analysis-map=func-entry-count,bb-freq,br-prob"]}
+
+
+def bb_programs(pgo=(False, True)) -> dict:
+    """{label: executable} of the real programs with BB address maps, without and with PGO analysis maps."""
+    out = {}
+    for p in pgo:
+        tag = "-pgo" if p else ""
+        for name, build in (("lua", lua), ("zstd", zstd), ("jsonnet", jsonnet)):
+            out[f"{name}{tag}"] = build(BB_FLAGS[tag], "bb" + tag)[0]
+        out[f"rust-regex{tag}"] = rust(RUST_FLAGS[tag], "bb" + tag)[0]
+    return out
+
+
+def bb_scale(copies: int, base: str = "jsonnet") -> Path:
+    """An executable of ``copies`` renamed copies of a real program's own objects (jsonnet's, -O2
+    -fbasic-block-address-map): each copy's symbols prefixed (llvm-objcopy --prefix-symbols=cK_), linked with
+    --unresolved-symbols=ignore-all and --noinhibit-exec (each copy calls its own renamed functions and asks for
+    renamed library symbols: nothing runs the executable; its map is what the compiler wrote)."""
+    exe = CACHE / "bin" / f"{base}-x{copies}"
+    if exe.exists():
+        return exe
+    _, objs = {"jsonnet": jsonnet, "lua": lua, "zstd": zstd}[base](BB, "bb")
+    cd = CACHE / "obj" / f"{base}-copies"
+    cd.mkdir(parents=True, exist_ok=True)
+    ins = []
+    for k in range(copies):
+        for o in objs:
+            c = cd / f"c{k}_{o.name}"
+            if not c.exists():
+                sh(["llvm-objcopy-22", f"--prefix-symbols=c{k}_", o, c])
+            ins.append(c)
+    rsp = cd / f"link-{copies}.rsp"
+    rsp.write_text("\n".join(map(str, ins)))
+    sh(["ld.lld-22", "--unresolved-symbols=ignore-all", "--noinhibit-exec", "-e", "0", "-o", exe, f"@{rsp}"])
+    return exe

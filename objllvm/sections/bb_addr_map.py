@@ -18,14 +18,14 @@ JSON view of a big map does not build one object per block.
 """
 from __future__ import annotations
 
-import sys
 from itertools import accumulate, chain, repeat
-from _operator import add, sub
+from operator import add, attrgetter, itemgetter
 
-from .._model import from_packed, no_gc
+from .._model import no_gc
 from ..binary import ULEBError, read_uleb, uleb_encode
 from ..errors import DecodeError
-from ..render import ColumnTable, FlatTableGroup, TableGroup
+from ..render import ColumnTable, TableGroup
+from .support.bb_fast import Entries
 from .registry import Codec, Table, register
 
 SHT_LLVM_BB_ADDR_MAP_V0 = 0x6FFF4C08
@@ -245,28 +245,20 @@ class FunctionMap:
 
 
 class BBAddrMap:
-    """A whole map section.
-
-    A map of the common kind (see ``_Packed``) is decoded into columns over the whole section;
-    ``functions`` builds the FunctionMap objects the first time it is read (the views and the encoder
-    work from the columns until then)."""
-    __slots__ = ("_functions", "section_type", "pretty", "_packed")
+    """A whole map section."""
+    __slots__ = ("functions", "section_type", "pretty")
 
     def __init__(self, functions=None, section_type=SHT_LLVM_BB_ADDR_MAP, pretty=False):
-        self._functions = [] if functions is None else functions
+        self.functions = [] if functions is None else functions
         self.section_type = section_type
         self.pretty = pretty          # --pretty-pgo: the JSON view adds relative figures
-        self._packed = None
-
-    functions = from_packed(lambda m, packed: packed.functions())
 
     def __eq__(self, other):
         return isinstance(other, BBAddrMap) and self.functions == other.functions \
             and self.section_type == other.section_type
 
     def __repr__(self):
-        n = len(self._packed) if self._functions is None else len(self._functions)
-        return f"BBAddrMap({n} functions, {TYPE_NAMES.get(self.section_type)})"
+        return f"BBAddrMap({len(self.functions)} functions, {TYPE_NAMES.get(self.section_type)})"
 
 
 # -- decoding -----------------------------------------------------------------------------------
@@ -277,15 +269,6 @@ class _Fail(Exception):
         super().__init__(message)
         self.message = message
         self.offset = offset
-
-
-def _u16(values):
-    """array('H', values) (array is imported when first used: it imports collections, ~3 ms)."""
-    global _u16
-    from array import array
-    from functools import partial
-    _u16 = partial(array, "H")      # (a C-level call: no Python frame per function)
-    return _u16(values)
 
 
 def _uleb(data, pos, end, what, bits=32):
@@ -393,425 +376,143 @@ def _resolve(relocs, at, stored):
     return r[0] + (stored if r[1] is None else r[1])
 
 
-def decode_map(data, ctx) -> BBAddrMap:
-    """Decode a whole section (raises DecodeError with ``partial`` = the functions decoded before)."""
+def decode_map(data, ctx, fast=True) -> BBAddrMap:
+    """Decode a whole section (raises DecodeError with ``partial`` = the functions decoded before).
+    ``fast=False``: every entry through the plain decoder (the reference the fast path is tested against)."""
     stype = ctx.section.type if ctx.section is not None and ctx.section.type in TYPE_NAMES else SHT_LLVM_BB_ADDR_MAP
     pretty = bool((ctx.options or {}).get("pretty_pgo"))
     out = BBAddrMap([], stype, pretty)
-    if stype == SHT_LLVM_BB_ADDR_MAP and not ctx.is_relocatable:
-        packed = _Packed.decode(bytes(data), ctx)
-        if packed is not None:
-            out._functions = None
-            out._packed = packed
-            return out
     with no_gc():
         try:
-            _decode_into(bytes(data), ctx, stype, out.functions)
+            _decode_into(bytes(data), ctx, stype, out.functions, fast)
         except _Fail as f:
             raise DecodeError(f"{f.message} (function {len(out.functions)})", offset=f.offset,
                               partial=out) from None
     return out
 
 
-# Maps of more blocks than this compute their offsets and addresses through numpy when it is installed:
-# its import (about 0.1 s) is repaid from about a million blocks on (docs/benchmarks.md).
-NUMPY_BLOCKS = 1_000_000
-_NP = []
-
-
-def _numpy(nblocks):
-    """numpy, for a map of ``nblocks`` blocks (None: not worth its import, or not installed)."""
-    if nblocks < NUMPY_BLOCKS:
-        return None
-    if not _NP:
-        try:
-            import numpy
-        except ImportError:
-            numpy = None
-        _NP.append(numpy)
-    return _NP[0]
-
-
-class _Packed:
-    """A map of the common kind kept as columns over the whole section: every entry version 2 to 5
-    with no feature bits, one range of 1 to 127 blocks, every ULEB128 of its blocks one byte (below
-    0x80), metadata of known bits only; in a linked file (no relocations: the address words are the
-    addresses).  This is what clang writes for -fbasic-block-sections=labels / -basic-block-address-map
-    without PGO analysis, so nearly every map: it is decoded with one Python step per function, not
-    per block, and shown from the columns (``functions`` makes the objects when asked).
-
-    ``blocks``: the functions' block records one after the other, 4 bytes each (ID, offset from the
-    end of the previous block, size, metadata); ``starts``: each entry's offset in the section;
-    ``counts``, ``bases``, ``names``, ``versions``: per function."""
-    __slots__ = ("data", "starts", "counts", "ends", "bases", "names", "versions", "blocks", "text_index")
-
-    @classmethod
-    def decode(cls, data, ctx):
-        """The packed map, or None when the section is not entirely of the common kind (then the
-        general decoder takes it, and reports what is wrong where)."""
-        asz = ctx.addr_size
-        if asz not in (4, 8):
-            return None
-        end = len(data)
-        if not end:
-            return None
-        # Every entry: version, feature (one byte, or two for version 5), address word, block count,
-        # 4 bytes per block.  Walk from entry to entry by the counts, then check what was walked over.
-        fixed = (3 if data[0] == 5 else 2) + asz
-        starts = []
-        app = starts.append
-        pos = 0
-        k = fixed + 1
-        try:
-            while pos < end:
-                app(pos)
-                pos += k + 4 * data[pos + fixed]
-        except IndexError:          # an entry cut short
-            return None
-        if pos != end:
-            return None
-        np = _numpy((end - k * len(starts)) // 4)
-        if np is not None:
-            return cls._decode_numpy(np, data, ctx, starts, fixed, asz)
-        # the entries' heads (version, feature, address, count) side by side: each field a stride of them
-        first = list(map(add, starts, repeat(fixed + 1)))
-        heads = b"".join(map(data.__getitem__, map(slice, starts, first)))
-        versions = heads[0::k]
-        if versions.translate(None, b"\5" if fixed == 3 + asz else b"\2\3\4"):
-            return None             # another version, or versions of both layouts
-        counts = heads[fixed::k]
-        if heads[1::k].translate(None, b"\0") or (fixed == 3 + asz and heads[2::k].translate(None, b"\0")) \
-                or 0 in counts or not counts.isascii():
-            return None             # features, no blocks, or a count of more than one byte
-        blocks = b"".join(map(data.__getitem__, map(slice, first, chain(starts[1:], (end,)))))
-        words = bytearray(asz * len(starts))
-        for b in range(asz):        # the address words, a byte at a time
-            words[b::asz] = heads[fixed - asz + b::k]
-        counts = list(counts)
-        if not blocks or not blocks.isascii() or blocks[3::4].translate(None, bytes(range(KNOWN_METADATA + 1))):
-            return None
-        return cls._make(data, ctx, starts, counts, versions, blocks, words, asz)
-
-    @classmethod
-    def _make(cls, data, ctx, starts, counts, versions, blocks, words, asz):
-        self = cls.__new__(cls)
-        self.data = data
-        self.starts = starts
-        self.counts = counts
-        self.ends = list(accumulate(counts))
-        if (ctx.endian == "<") == (sys.byteorder == "little"):
-            self.bases = memoryview(words).cast("Q" if asz == 8 else "I").tolist()
-        else:
-            self.bases = list(map(int.from_bytes, map(bytes, zip(*[iter(words)] * asz)),
-                                  repeat("little" if ctx.endian == "<" else "big")))
-        self.names = list(map(_name_finder(ctx), self.bases))
-        self.versions = versions
-        self.blocks = blocks
-        self.text_index = None
-        return self
-
-    @classmethod
-    def _decode_numpy(cls, np, data, ctx, starts, fixed, asz):
-        """decode()'s checks and gathers for a big map, through numpy (the same result)."""
-        k = fixed + 1
-        arr = np.frombuffer(data, np.uint8)
-        st = np.array(starts, np.int64)
-        heads = arr[st[:, None] + np.arange(k)]
-        versions = heads[:, 0]
-        if fixed == 3 + asz:
-            if (versions != 5).any() or heads[:, 1:3].any():
-                return None
-        elif ((versions < 2) | (versions > 4)).any() or heads[:, 1].any():
-            return None
-        counts = heads[:, fixed].astype(np.int64)
-        if not counts.all() or (counts >= 0x80).any():
-            return None
-        nblocks = int(counts.sum())
-        # block b of function f: 4 bytes at st[f] + k + 4 * (b - the function's first block)
-        at = np.repeat(st + k - 4 * (np.cumsum(counts) - counts), counts) + 4 * np.arange(nblocks)
-        rec = np.empty((nblocks, 4), np.uint8)
-        for c in range(4):
-            rec[:, c] = arr[at + c]
-        del at
-        blocks = rec.tobytes()
-        del rec
-        if not blocks.isascii() or blocks[3::4].translate(None, bytes(range(KNOWN_METADATA + 1))):
-            return None
-        words = heads[:, fixed - asz:fixed].tobytes()
-        return cls._make(data, ctx, starts, counts.tolist(), versions.tobytes(), blocks, words, asz)
-
-    def __len__(self):
-        return len(self.starts)
-
-    def table_bounds(self, i, j, cols):
-        """(lower bound, largest value) of the number columns of table_columns(i, j): a function's
-        offsets never decrease (each is the previous one plus its size and a stored offset), so its
-        last block has its largest offset and address, and its start address is below all of them."""
-        ends = self.ends
-        a = ends[i - 1] if i else 0
-        lasts = [e - a - 1 for e in ends[i:j]]
-        addrs, offs = cols[1], cols[2]
-        return [(0, 0x7F), (min(self.bases[i:j]), max(map(addrs.__getitem__, lasts))),
-                (0, max(map(offs.__getitem__, lasts))), (0, 0x7F)]      # (IDs and sizes: single bytes)
-
-    def table_columns(self, i, j):
-        """The columns of the text view (ID, address, offset, size, metadata) of functions i to j."""
-        ends = self.ends
-        a = ends[i - 1] if i else 0
-        b = ends[j - 1]
-        offs, addrs = self.offsets_addresses(i, j)
-        blocks = self.blocks
-        return [blocks[4 * a:4 * b:4], addrs, offs, blocks[4 * a + 2:4 * b:4], blocks[4 * a + 3:4 * b:4]]
-
-    def offsets(self, i, j):
-        """The blocks' offsets from their function's start, functions i to j, as one flat list (the
-        offset of a block: the stored offsets of the blocks up to it plus the sizes before it)."""
-        return self.offsets_addresses(i, j, False)[0]
-
-    def offsets_addresses(self, i, j, addresses=True):
-        """(offsets, addresses or None) of the blocks of functions i to j, as flat lists."""
-        ends = self.ends
-        a = ends[i - 1] if i else 0
-        b = ends[j - 1] if j else 0
-        blocks = self.blocks
-        np = _numpy(len(blocks) // 4)
-        if np is not None:
-            cnt = np.array(self.counts[i:j], np.int64)
-            rec = np.frombuffer(blocks, np.uint8, 4 * (b - a), 4 * a).reshape(-1, 4)
-            sizes = rec[:, 2].astype(np.int64)
-            x = rec[:, 1].astype(np.int64)
-            x[1:] += sizes[:-1]
-            g = np.cumsum(x)
-            first = np.cumsum(cnt) - cnt          # each function's first block
-            c = np.zeros(j - i, np.int64)
-            c[1:] = g[first[1:] - 1] + sizes[first[1:] - 1]
-            offs = g - np.repeat(c, cnt)
-            if not addresses:
-                return offs.tolist(), None
-            if max(self.bases[i:j]) < _U64 - 0x10000:     # (else past 64 bits, as Python ints have them)
-                addrs = offs.astype(np.uint64) + np.repeat(np.array(self.bases[i:j], np.uint64), cnt)
-                return offs.tolist(), addrs.tolist()
-            offs = offs.tolist()
-            return offs, list(map(add, offs, chain.from_iterable(map(repeat, self.bases[i:j], self.counts[i:j]))))
-        # y: each block's offset from the previous block's (its delta plus the previous block's size); its
-        # running total g over the batch.  A function's offsets are g minus g's value before its first block
-        # (``before``); rather than subtracting per block, y's value at each function's first block is made what
-        # the offsets need there (its delta minus the previous function's last offset: a step per
-        # function) and accumulated again; then the same for the addresses (plus the change of base).
-        deltas = blocks[4 * a + 1:4 * b:4]
-        y = list(map(add, deltas, chain((0,), blocks[4 * a + 2:4 * b:4])))
-        firsts = [e - a for e in ends[i:j - 1]]       # (every function has a block: a packed map's do)
-        fd = list(map(deltas.__getitem__, firsts))
-        if firsts:
-            g = list(accumulate(y))
-            before = [0]
-            before += map(sub, map(g.__getitem__, firsts), fd)
-            steps = list(map(sub, fd, map(sub, map(g.__getitem__, [f - 1 for f in firsts]), before)))
-            any(map(y.__setitem__, firsts, steps))        # (C-level: __setitem__ returns None)
-            del g
-        offs = list(accumulate(y))
-        if not addresses:
-            return offs, None
-        bases = self.bases[i:j]
-        if firsts:
-            any(map(y.__setitem__, firsts, map(add, steps, map(sub, bases[1:], bases))))
-        y[0] += bases[0]
-        return offs, list(accumulate(y))
-
-    def functions(self) -> list:
-        """The FunctionMap objects (columns per function: IDs, offsets, sizes and metadata)."""
-        out = []
-        append = out.append
-        new_range = BBRange.__new__
-        new_fn = FunctionMap.__new__
-        blocks = self.blocks
-        ends = self.ends
-        with no_gc():
-            offs = self.offsets(0, len(self.starts))
-            a = 0
-            for start, n, base, name, version, e in zip(self.starts, self.counts, self.bases, self.names,
-                                                        self.versions, ends):
-                r = new_range(BBRange)
-                r.base_address = base
-                r.stored_address = None
-                r._num_blocks = r._blocks = None
-                r._cols = (blocks[4 * a:4 * e:4], _u16(offs[a:e]), blocks[4 * a + 2:4 * e:4],
-                           blocks[4 * a + 3:4 * e:4])
-                fn = new_fn(FunctionMap)
-                fn.name = name
-                fn.version = version
-                fn.feature = 0
-                fn.ranges = [r]
-                fn.entry_count = fn.pgo_blocks = fn._raw = fn._canon = None
-                fn.section_index = self.text_index
-                fn.offset = start
-                append(fn)
-                a = e
-        return out
-
-
-_MASKS = None
-
-
-def _block_masks():
-    global _MASKS
-    if _MASKS is None:
-        one = 0xE0808080        # ID, offset, size: below 0x80; metadata: below 0x20 (little-endian word)
-        _MASKS = [0]
-        for _ in range(0x7F):
-            _MASKS.append(_MASKS[-1] << 32 | one)
-    return _MASKS
-
-
-def _decode_into(data, ctx, stype, functions):
+def _decode_into(data, ctx, stype, functions, fast):
+    """Every entry of the section, one after the other: the common entry through support/bb_fast.py, any
+    other (or any the fast path declines) through _decode_function."""
     end = len(data)
     asz = ctx.addr_size
     order = "little" if ctx.endian == "<" else "big"
-    from_bytes = int.from_bytes
     names = _name_finder(ctx)
     relocs = _relocated_words(ctx)
     text_index = _text_section(ctx)
     legacy = stype == SHT_LLVM_BB_ADDR_MAP_V0
+    entries = Entries(data) if fast and not legacy else None
     pos = 0
-    head = 3 + asz              # version, feature, address, one-byte block count
-    new_range = BBRange.__new__
-    new_fn = FunctionMap.__new__
-    append = functions.append
-    # Every byte of a block of the common entry below 0x80 (one-byte ULEB128s), metadata below 0x20:
-    # the entry's blocks as one little-endian integer, masked (masks[n] for n blocks).
-    masks = _block_masks()
     while pos < end:
-        fstart = pos
-        # Fast path for the common entry: version 2-4, no features, every ULEB128 one byte.
-        if not legacy and 2 <= data[pos] <= 4 and pos + head <= end and data[pos + 1] == 0:
-            n = data[pos + head - 1]
-            a = pos + head
-            chunk = data[a:a + 4 * n]
-            if 0 < n < 0x80 and len(chunk) == 4 * n and not from_bytes(chunk, "little") & masks[n]:
-                sizes = chunk[2::4]
-                base = stored = from_bytes(data[pos + 2:a - 1], order)
-                r = new_range(BBRange)
-                if relocs is not None:
-                    base = _resolve(relocs, pos + 2, stored)
-                    r.stored_address = stored if stored != base else None
-                else:
-                    r.stored_address = None
-                r.base_address = base
-                r._num_blocks = r._blocks = None
-                # offset i: deltas 0..i plus sizes 0..i-1
-                # (16-bit offsets: below 127 * (0x7f + 0x7f); 2 bytes each instead of a list's 8 + an int's 32)
-                r._cols = (chunk[0::4], _u16(accumulate(map(add, chunk[1::4], b"\0" + sizes[:-1]))), sizes,
-                           chunk[3::4])
-                fn = new_fn(FunctionMap)
-                fn.name = names(base)
-                fn.version = data[pos]
-                fn.feature = 0
-                fn.ranges = [r]
-                fn.entry_count = fn.pgo_blocks = fn._raw = fn._canon = None
-                fn.section_index = text_index
-                fn.offset = fstart
-                append(fn)
-                pos = a + 4 * n
-                continue
-        minimal = True
-        if legacy:
-            version, feature = None, 0
+        e = entries.entry(pos, asz, order) if entries is not None else None
+        if e is None:
+            fn, npos = _decode_function(data, pos, end, asz, order, legacy, relocs, ctx)
+            fn.name = names(fn.ranges[0].base_address)
         else:
-            version = data[pos]
-            if version > MAX_VERSION:
-                raise _Fail(f"unsupported version {version} (expected 0 to {MAX_VERSION})", pos)
-            if version < 5:
-                if pos + 2 > end:
-                    raise _Fail(f"truncated entry: expected the feature byte after version {version}", pos + 1)
-                feature = data[pos + 1]
-                pos += 2
-            else:
-                if pos + 3 > end:
-                    raise _Fail("truncated entry: expected the 16-bit feature field of version 5", pos + 1)
-                feature = from_bytes(data[pos + 1:pos + 3], order)
-                pos += 3
-            if feature & ~KNOWN_FEATURES:
-                raise _Fail(f"unknown feature bits {feature & ~KNOWN_FEATURES:#x} in feature {feature:#x} "
-                            f"(known: {', '.join(FEATURE_NAMES)})", fstart + 1)
-            if feature and version < 2:
-                raise _Fail(f"feature {feature:#x} ({', '.join(feature_names(feature))}) needs version 2 or "
-                            f"later, found version {version}", fstart)
-            for bit, need in FEATURE_MIN_VERSION.items():
-                if feature & bit and version < need:
-                    raise _Fail(f"feature {FEATURE_NAMES[bit.bit_length() - 1]} needs version {need} or later, "
-                                f"found version {version}", fstart)
-        has_ids = version is not None and version >= 2
-        relative = version is not None and version >= 1
-        callsites = bool(feature & CALLSITE_END_OFFSETS)
-        hashes = bool(feature & BB_HASH)
-        omit = bool(feature & OMIT_BB_ENTRIES)
-        postlink = bool(feature & POST_LINK_CFG)
-        per_block = (4 if has_ids else 3) + (1 if callsites else 0) + (8 if hashes else 0)
-        if feature & MULTI_BB_RANGE:
-            nranges, p2, mn = _uleb(data, pos, end, "range count")
-            minimal &= mn
-            if nranges == 0:
-                raise _Fail("zero ranges (MultiBBRange needs at least one)", pos)
-            if nranges * (asz + 1) > end - p2:
-                raise _Fail(f"range count {nranges} needs at least {nranges * (asz + 1)} bytes, only "
-                            f"{end - p2} left", pos)
-            pos = p2
-        else:
-            nranges = 1
-        ranges = []
-        total = 0
-        for _ in range(nranges):
-            if pos + asz > end:
-                raise _Fail(f"truncated entry: expected a {asz}-byte address, only {end - pos} bytes left", pos)
-            stored = from_bytes(data[pos:pos + asz], order)
-            base = stored if relocs is None else _resolve(relocs, pos, stored)
-            cpos = pos
-            pos += asz
-            nblocks, p2, mn = _uleb(data, pos, end, "block count")
-            minimal &= mn
-            if omit:
-                pos = p2
-                ranges.append(BBRange(base, stored_address=stored if stored != base else None,
-                                      num_blocks=nblocks))
-                continue
-            if nblocks * per_block > end - p2:
-                raise _Fail(f"block count {nblocks} needs at least {nblocks * per_block} bytes, only "
-                            f"{end - p2} left", pos)
-            pos = p2
-            cols = None
-            if not callsites and not hashes:
-                # Fast path: every ULEB128 of the range is one byte.
-                k = 4 if has_ids else 3
-                span = k * nblocks
-                chunk = data[pos:pos + span]
-                if nblocks and len(chunk) == span and max(chunk) < 0x80:
-                    if has_ids:
-                        ids, d, sizes, mds = chunk[0::4], chunk[1::4], chunk[2::4], chunk[3::4]
-                    else:
-                        ids, d, sizes, mds = range(nblocks), chunk[0::3], chunk[1::3], chunk[2::3]
-                    if max(mds) <= KNOWN_METADATA:
-                        offs = list(map(sub, accumulate(map(add, d, sizes)), sizes)) if relative else d
-                        cols = (ids, offs, sizes, mds)
-                        pos += span
-            if cols is None:
-                cols, pos, mn = _decode_blocks(data, pos, end, nblocks, has_ids, relative, callsites, hashes,
-                                               order)
-                minimal &= mn
-            total += nblocks
-            ranges.append(BBRange(base, None, stored if stored != base else None, None, cols))
-        fn = FunctionMap(names(ranges[0].base_address), version, feature, ranges, section_index=text_index,
-                         offset=fstart)
-        if feature & (FUNC_ENTRY_COUNT | BB_FREQ | BR_PROB):
-            if feature & FUNC_ENTRY_COUNT:
-                fn.entry_count, pos, mn = _uleb(data, pos, end, "function entry count", 64)
-                minimal &= mn
-            if feature & (BB_FREQ | BR_PROB):
-                fn.pgo_blocks, pos, mn = _decode_pgo(data, pos, end, total, feature, postlink)
-                minimal &= mn
-        if not minimal:
-            fn._raw = data[fstart:pos]
-            fn._canon = encode_function(fn, ctx.endian, asz)
+            version, feature, stored, ids, offs, sizes, mds, ends, npos = e
+            base = stored if relocs is None else _resolve(relocs, pos + (3 if version == 5 else 2), stored)
+            cols = (ids, offs, sizes, mds) if ends is None else (ids, offs, sizes, mds, ends, None)
+            r = BBRange(base, None, stored if stored != base else None, None, cols)
+            fn = FunctionMap(names(base), version, feature, [r], offset=pos)
+            if feature & (FUNC_ENTRY_COUNT | BB_FREQ | BR_PROB):
+                npos = _decode_function_pgo(fn, data, npos, end, len(sizes), ctx, pos)
+        fn.section_index = text_index
         functions.append(fn)
+        pos = npos
+
+
+def _decode_function(data, pos, end, asz, order, legacy, relocs, ctx):
+    """The plain decoder of one entry: (FunctionMap without its name, the position after it)."""
+    fstart = pos
+    from_bytes = int.from_bytes
+    minimal = True
+    if legacy:
+        version, feature = None, 0
+    else:
+        version = data[pos]
+        if version > MAX_VERSION:
+            raise _Fail(f"unsupported version {version} (expected 0 to {MAX_VERSION})", pos)
+        if version < 5:
+            if pos + 2 > end:
+                raise _Fail(f"truncated entry: expected the feature byte after version {version}", pos + 1)
+            feature = data[pos + 1]
+            pos += 2
+        else:
+            if pos + 3 > end:
+                raise _Fail("truncated entry: expected the 16-bit feature field of version 5", pos + 1)
+            feature = from_bytes(data[pos + 1:pos + 3], order)
+            pos += 3
+        if feature & ~KNOWN_FEATURES:
+            raise _Fail(f"unknown feature bits {feature & ~KNOWN_FEATURES:#x} in feature {feature:#x} "
+                        f"(known: {', '.join(FEATURE_NAMES)})", fstart + 1)
+        if feature and version < 2:
+            raise _Fail(f"feature {feature:#x} ({', '.join(feature_names(feature))}) needs version 2 or "
+                        f"later, found version {version}", fstart)
+        for bit, need in FEATURE_MIN_VERSION.items():
+            if feature & bit and version < need:
+                raise _Fail(f"feature {FEATURE_NAMES[bit.bit_length() - 1]} needs version {need} or later, "
+                            f"found version {version}", fstart)
+    has_ids = version is not None and version >= 2
+    relative = version is not None and version >= 1
+    callsites = bool(feature & CALLSITE_END_OFFSETS)
+    hashes = bool(feature & BB_HASH)
+    omit = bool(feature & OMIT_BB_ENTRIES)
+    per_block = (4 if has_ids else 3) + (1 if callsites else 0) + (8 if hashes else 0)
+    if feature & MULTI_BB_RANGE:
+        nranges, p2, mn = _uleb(data, pos, end, "range count")
+        minimal &= mn
+        if nranges == 0:
+            raise _Fail("zero ranges (MultiBBRange needs at least one)", pos)
+        if nranges * (asz + 1) > end - p2:
+            raise _Fail(f"range count {nranges} needs at least {nranges * (asz + 1)} bytes, only "
+                        f"{end - p2} left", pos)
+        pos = p2
+    else:
+        nranges = 1
+    ranges = []
+    total = 0
+    for _ in range(nranges):
+        if pos + asz > end:
+            raise _Fail(f"truncated entry: expected a {asz}-byte address, only {end - pos} bytes left", pos)
+        stored = from_bytes(data[pos:pos + asz], order)
+        base = stored if relocs is None else _resolve(relocs, pos, stored)
+        pos += asz
+        nblocks, p2, mn = _uleb(data, pos, end, "block count")
+        minimal &= mn
+        if omit:
+            pos = p2
+            ranges.append(BBRange(base, stored_address=stored if stored != base else None,
+                                  num_blocks=nblocks))
+            continue
+        if nblocks * per_block > end - p2:
+            raise _Fail(f"block count {nblocks} needs at least {nblocks * per_block} bytes, only "
+                        f"{end - p2} left", pos)
+        cols, pos, mn = _decode_blocks(data, p2, end, nblocks, has_ids, relative, callsites, hashes, order)
+        minimal &= mn
+        total += nblocks
+        ranges.append(BBRange(base, None, stored if stored != base else None, None, cols))
+    fn = FunctionMap(None, version, feature, ranges, offset=fstart)
+    if feature & (FUNC_ENTRY_COUNT | BB_FREQ | BR_PROB):
+        pos = _decode_function_pgo(fn, data, pos, end, total, ctx, fstart, minimal)
+    elif not minimal:
+        fn._raw = data[fstart:pos]
+        fn._canon = encode_function(fn, ctx.endian, asz)
+    return fn, pos
+
+
+def _decode_function_pgo(fn, data, pos, end, total, ctx, fstart, minimal=True):
+    """The PGO analysis part of an entry (after its ranges) into ``fn``; the position after it."""
+    feature = fn.feature
+    if feature & FUNC_ENTRY_COUNT:
+        fn.entry_count, pos, mn = _uleb(data, pos, end, "function entry count", 64)
+        minimal &= mn
+    if feature & (BB_FREQ | BR_PROB):
+        fn.pgo_blocks, pos, mn = _decode_pgo(data, pos, end, total, feature, bool(feature & POST_LINK_CFG))
+        minimal &= mn
+    if not minimal:
+        fn._raw = data[fstart:pos]
+        fn._canon = encode_function(fn, ctx.endian, ctx.addr_size)
+    return pos
 
 
 def _decode_blocks(data, pos, end, nblocks, has_ids, relative, callsites, hashes, order):
@@ -991,8 +692,6 @@ def encode_function(fn, endian="<", addr_size=8) -> bytes:
 
 
 def encode_map(model, endian="<", addr_size=8) -> bytes:
-    if model._functions is None:      # still the section's columns: the section's bytes
-        return model._packed.data
     parts = []
     for fn in model.functions:
         enc = encode_function(fn, endian, addr_size)
@@ -1037,10 +736,20 @@ def function_to_dict(fn, pretty=False) -> dict:
         if feature & OMIT_BB_ENTRIES:
             rd["num_blocks"] = r.num_blocks
             rd["blocks"] = []
-        elif r._blocks is None and len(r._cols) == 4:
-            ids, offs, sizes, mds = r._cols
-            rd["blocks"] = [{"id": i, "address": base + o, "offset": o, "size": s, "metadata": m,
-                             "flags": flags[m]} for i, o, s, m in zip(ids, offs, sizes, mds)]
+        elif r._blocks is None:
+            c = r._cols
+            ids, offs, sizes, mds = c[:4]
+            blocks = [{"id": i, "address": base + o, "offset": o, "size": s, "metadata": m, "flags": flags[m]}
+                      for i, o, s, m in zip(ids, offs, sizes, mds)]
+            if callsites:
+                cs = c[4] if len(c) > 4 and c[4] is not None else repeat([])
+                for d, e in zip(blocks, cs):
+                    d["callsite_end_offsets"] = list(e)
+            if hashes:
+                hs = c[5] if len(c) > 5 and c[5] is not None else repeat(0)
+                for d, h in zip(blocks, hs):
+                    d["hash"] = f"{h or 0:#018x}"
+            rd["blocks"] = blocks
         else:
             out = []
             for b in r.blocks:
@@ -1147,12 +856,6 @@ def map_json_stream(model):
     and orjson's indented text, as a part of a bigger document), a batch of blocks at a time."""
     if model.pretty:
         return None
-    if model._functions is None:
-        pk = model._packed
-        if pk.bases and max(pk.bases) + 0x10000 >= _U64:    # (cautious: offsets are below 0x10000)
-            return None
-        size = 100 * len(pk.blocks) // 4 + 80 * len(pk.names) + sum(map(len, filter(None, pk.names)))
-        return size, lambda indent: _packed_json_chunks(model.section_type, pk, indent)
     fns = model.functions
     cols, bases, counts = [], [], []
     for fn in fns:
@@ -1177,7 +880,6 @@ def map_json_stream(model):
     vtypes = set(map(type, versions))
     if vtypes - {int, type(None)}:
         return None
-    from _operator import itemgetter
     if bases and max(bases) + max(map(max, map(itemgetter(1), cols))) >= _U64:      # (cautious)
         return None
     for c in cols:
@@ -1192,88 +894,10 @@ def map_json_stream(model):
     return size, chunks
 
 
-def _json_pieces(st):
-    """The pieces of a block's JSON text that are not numbers computed per block (made once per
-    style): ``p1[id]`` the text before the address (with ',' before the block), ``template`` a block's
-    %-template (the text before the address, address, offset, the rest), ``p3[size + 256 * metadata]``
-    the text after the offset."""
-    pc = st.get("pieces")
-    if pc is None:
-        rest = st["rest"]
-        addr_key = rest[:rest.index(b"%d")]
-        tail = rest[rest.index(b"%d") + 2:]
-        off_key, after = tail[:tail.index(b"%d")], tail[tail.index(b"%d") + 2:]
-        p1 = [i + addr_key for i in st["ids"]]
-        pc = st["pieces"] = {"p1": p1, "p1_first": [x[1:] for x in p1], "p3": [None] * (256 * 32), "after": after,
-                             "made": set(), "template": b"%s%d" + off_key.replace(b"%", b"%%") + b"%d%s"}
-    return pc
-
-
-def _json_rests(st, pc, metadata):
-    """pc["p3"] made for the metadata values in ``metadata`` (bytes; the rest are made when seen)."""
-    new = [m for m in range(KNOWN_METADATA + 1) if m not in pc["made"] and m in metadata]   # (a memchr each)
-    p3, after, md = pc["p3"], pc["after"], st["md"]
-    for m in new:
-        for sz in range(0x80):
-            p3[sz + 256 * m] = after % (sz, md[m])
-    pc["made"].update(new)
-
-
-def _packed_json_chunks(section_type, pk, indent):
-    """map_json_stream's chunks of a packed map: a batch of blocks by one %-operation (bytes formatting
-    of integers is the fast one), each block's text from the text before its address (which depends on
-    its ID: made once), its address, its offset and the text after it (which depends on its size and
-    metadata: made once)."""
-    from ..render import batches, json_text, json_texts
-    st = _json_style(indent)
-    pc = _json_pieces(st)
-    p1, p1_first, p3, template = pc["p1"], pc["p1_first"], pc["p3"], pc["template"]
-    _json_rests(st, pc, pk.blocks[3::4])
-    tname = json_text(TYPE_NAMES.get(section_type, hex(section_type))).encode("ascii")
-    nfn = len(pk.starts)
-    if not nfn:
-        yield st["empty"] % tname
-        return
-    head = st["head"].replace(b'"%s"', b"%s", 1) + b"%s"
-    fn_end = st["fn_end"] + b","
-    blocks, ends, bases, names, versions = pk.blocks, pk.ends, pk.bases, pk.names, pk.versions
-    little = sys.byteorder == "little"
-    sm = memoryview(blocks).cast("H")[1::2] if little else None     # size + 256 * metadata
-    yield st["open"] % tname
-    for i, j in batches(ends, _JSON_BATCH):
-        a = ends[i - 1] if i else 0
-        b = ends[j - 1]
-        offs, addrs = pk.offsets_addresses(i, j)
-        ids = blocks[4 * a:4 * b:4]
-        before = list(map(p1.__getitem__, ids))
-        # the functions' heads: the end of the previous function, the start of this one, its first block
-        nm = names[i:j]
-        nf = j - i
-        hargs = [None] * (5 * nf)       # (a column at a time, as the blocks' arguments)
-        hargs[0::5] = json_texts(nm)
-        firsts = list(map(sub, chain((a,), ends[i:j - 1]), repeat(a)))
-        hargs[1::5] = hargs[3::5] = bases[i:j]
-        hargs[2::5] = versions[i:j]
-        hargs[4::5] = list(map(p1_first.__getitem__, map(ids.__getitem__, firsts)))
-        heads = (b"\0".join([fn_end + head] * nf) % tuple(hargs)).split(b"\0")
-        if not i:
-            heads[0] = heads[0][len(fn_end):]
-        any(map(before.__setitem__, firsts, heads))       # (C-level: __setitem__ returns None)
-        keys = sm[a:b].tolist() if little else list(map(add, blocks[4 * a + 2:4 * b:4],
-                                                         map((256).__mul__, blocks[4 * a + 3:4 * b:4])))
-        args = before * 4           # the arguments row by row, a column at a time (faster than zip)
-        args[1::4] = addrs
-        args[2::4] = offs
-        args[3::4] = list(map(p3.__getitem__, keys))
-        args[0::4] = before
-        yield (template * (b - a)) % tuple(args)
-    yield st["fn_end"] + st["close"]
-
 
 def _map_json_chunks(model, fns, cols, bases, counts, versions, vtypes, st):
     from itertools import chain, repeat
     from ..render import batches, json_text, json_texts
-    from _operator import itemgetter
     flat = chain.from_iterable
     tname = json_text(TYPE_NAMES.get(model.section_type, hex(model.section_type))).encode("ascii")
     if not fns:
@@ -1367,8 +991,6 @@ def function_from_dict(d, section_index=None) -> FunctionMap:
 
 def _check_encodable(model):
     """Values the format cannot hold are a usage problem, not a crash."""
-    if model._functions is None:
-        return                  # as decoded
     for fn in model.functions:
         v = fn.version
         if model.section_type == SHT_LLVM_BB_ADDR_MAP_V0 and (v is not None or fn.feature):
@@ -1449,10 +1071,6 @@ class BBAddrMapCodec(Codec):
         """One table per function; runs of functions of the common kind (no features, one range, still in
         columns) as a TableGroup, laid out many at a time."""
         pretty = bool((options or {}).get("pretty_pgo"))
-        if model._functions is None:
-            pk = model._packed
-            return [FlatTableGroup(list(_HEADERS), "dxxdc", _PackedTitles(pk), pk.counts, pk.table_columns,
-                                   _COLUMN_LABELS, pk.table_bounds)]
         out, run = [], []
         fns = model.functions
         with no_gc():
@@ -1496,7 +1114,6 @@ class _Titles:
 
     def encoded(self, i, j, encoding, errors):
         """The titles of functions i to j as bytes, each with its newline."""
-        from _operator import attrgetter, itemgetter
         fns = self.fns[i:j]
         return _encoded_titles([f.name for f in fns],
                                map(attrgetter("base_address"), map(itemgetter(0), map(attrgetter("ranges"), fns))),
@@ -1518,31 +1135,6 @@ def _encoded_titles(names, bases, versions, titles, encoding, errors):
     return (b"function %s at %#x (version %d)\n\0" * len(names) % tuple(args)).split(b"\0")
 
 
-class _PackedTitles:
-    """The titles of a packed map's tables (as _Titles)."""
-    __slots__ = ("pk",)
-
-    def __init__(self, pk):
-        self.pk = pk
-
-    def __len__(self):
-        return len(self.pk)
-
-    def __getitem__(self, i):
-        pk = self.pk
-        if isinstance(i, slice):
-            return [self[k] for k in range(*i.indices(len(pk)))]
-        return f"function {pk.names[i] or '<?>'} at {pk.bases[i]:#x} (version {pk.versions[i]})"
-
-    def __iter__(self):
-        return map(self.__getitem__, range(len(self.pk)))
-
-    def encoded(self, i, j, encoding, errors):
-        pk = self.pk
-        return _encoded_titles(pk.names[i:j], pk.bases[i:j], list(pk.versions[i:j]),
-                               lambda: map(self.__getitem__, range(i, j)), encoding, errors)
-
-
 def _title(fn):
     return f"function {fn.name or '<?>'} at {fn.ranges[0].base_address:#x} (" + \
         ("V0 type)" if fn.version is None else f"version {fn.version})")
@@ -1550,7 +1142,6 @@ def _title(fn):
 
 def _all_common(fns) -> bool:
     """Every function of the common kind (see tables()), checked a column at a time."""
-    from _operator import attrgetter, itemgetter
     if any(map(attrgetter("feature"), fns)):
         return False
     ranges = list(map(attrgetter("ranges"), fns))
@@ -1564,7 +1155,6 @@ def _all_common(fns) -> bool:
 
 
 def _table_group(fns):
-    from _operator import attrgetter, itemgetter
     ranges = list(map(itemgetter(0), map(attrgetter("ranges"), fns)))
     cols = list(map(attrgetter("_cols"), ranges))
     offs = list(map(itemgetter(1), cols))
@@ -1592,6 +1182,12 @@ def function_table(fn, pretty=False) -> Table:
                            _COLUMN_LABELS)
     if feature & CALLSITE_END_OFFSETS:
         headers.append("call-site ends")
+        r = fn.ranges[0] if fn.ranges else None
+        if feature == CALLSITE_END_OFFSETS and not multi and r._blocks is None and len(r._cols) > 4:
+            ids, offs, sizes, mds, cs = r._cols[:5]       # still in columns: laid out by the renderer
+            ends = [" ".join(map(hex, e)) if e else "" for e in cs]
+            return ColumnTable(headers, (ids, offs, offs, sizes, mds, ends), "dxxdcs", title,
+                               (0, r.base_address, 0, 0, 0, 0), _COLUMN_LABELS + (None,))
     if feature & BB_HASH:
         headers.append("hash")
     pgo = fn.pgo_blocks if feature & (BB_FREQ | BR_PROB) else None

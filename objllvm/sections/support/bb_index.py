@@ -22,7 +22,7 @@ An object with no map gives an index with no functions.
 from __future__ import annotations
 
 from bisect import bisect_right
-from _operator import add
+from operator import add
 
 from ..bb_addr_map import OMIT_BB_ENTRIES, TYPE_NAMES
 
