@@ -2061,8 +2061,10 @@ class ElfWriter:
         return [(a, self._input_view(mv, a, b)) for a, b in _minus(free, taken)]
 
     def _changes_anything(self) -> bool:
-        """Whether a section is removed, added or given new contents (else the output is the input's bytes)."""
-        return bool(self._content or self._patches or self._removed.count(1) or len(self._removed) != self._n_orig)
+        """Whether a section is removed, added, given new contents or a changed header (else the output is the
+        input's bytes)."""
+        return bool(self._content or self._patches or self._removed.count(1) or len(self._removed) != self._n_orig
+                    or any(self._owned))
 
     def _input_view(self, mv, a: int, b: int):
         """``mv[a:b]`` (a view of the input), noted in ``_src`` when it is SEND_MIN bytes or more."""
