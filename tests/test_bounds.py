@@ -278,12 +278,12 @@ def test_large_non_object_is_refused_from_its_first_bytes(cmd, tmp_path):
     assert peak < 100, f"{peak:.0f} MB"
 
 
-@pytest.mark.parametrize("cmd", ["dump", "sections", "extract"])
+@pytest.mark.parametrize("cmd", ["dump", "sections", "extract", "rewrite"])
 def test_devices_and_fifos_are_refused_without_reading(cmd, tmp_path):
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     for path, what in (("/dev/zero", "a character device"), (str(fifo), "a FIFO"), (str(tmp_path), "a directory")):
-        args = [cmd, path] + (["-o", tmp_path / "out"] if cmd == "extract" else [])
+        args = [cmd, path] + (["-o", tmp_path / "out"] if cmd in ("extract", "rewrite") else [])
         rc, out, err, peak = measured(*args, timeout=20, limit=2 * GiB)
         assert rc == 1 and f"objllvm: error: {path}: {what}, not a file: not read" in errors(err), (path, rc, err)
         assert peak < 100

@@ -217,3 +217,21 @@ def test_json_bytes_escaped_keeps_pairs_and_backslashes():
     out = io.StringIO()
     render.render_json({"k\udc80": ["\udcff", "\U0001F4FF", "C:\\x86"], "f": 1.5}, out)
     assert json.loads(out.getvalue()) == {"k\\x80": ["\\xff", "\U0001F4FF", "C:\\x86"], "f": 1.5}
+
+
+def test_rewrite_diff_names_a_section_on_one_escaped_line():
+    """The decoded diff of a --dry-run heads its hunks with the section's name: a name with a newline and escape
+    sequences stays one escaped line (the diff lines themselves are JSON)."""
+    import io
+
+    from objllvm.render import render_text
+    from objllvm.rewrite.session import Change, RewriteResult, describe_changes
+    name = ".deplibs\x1b]0;owned\x07\nobjllvm: error: /etc/passwd: forged"
+    res = RewriteResult("in.o", None, [Change(7, name, "changed", 4, 2, "deplibs",
+                                              {"libraries": ["a", "b"]}, {"libraries": ["a"]})])
+    out = io.StringIO()
+    render_text(describe_changes(res), out)
+    text = out.getvalue()
+    assert "\x1b" not in text and "\x07" not in text
+    assert not any(line.startswith("objllvm: error:") for line in text.splitlines()), text
+    assert "\\x1b]0;owned\\x07\\x0aobjllvm: error: /etc/passwd: forged (before)" in text

@@ -572,10 +572,11 @@ def rewrite_file(path: str, output: str | None = None, operations=(), *, in_plac
     elif output is not None and not dry_run and os.path.exists(output) and os.path.samefile(output, path):
         raise UsageError(f"{output}: the output is the input; use --in-place to replace it")
     from ..formats import map_file
+    from ..formats.files import open_regular
     try:
         # Kept open to the end: long runs of its bytes are copied to the output by the kernel, from this file
         # (the one mapped: not the path again, which may name another file by then).
-        src = open(path, "rb")
+        src = open_regular(path)      # a FIFO or a device is refused, not waited on or read without end
     except OSError as exc:
         raise ObjllvmError(f"cannot read: {exc.strerror}", file=path) from None
     with src:
@@ -615,6 +616,7 @@ def rewrite_file(path: str, output: str | None = None, operations=(), *, in_plac
 def describe_changes(result: RewriteResult) -> list:
     """Render items (Table, Text) saying what the rewrite changes: sections and the decoded diff."""
     import difflib
+    from ..errors import terminal_text
     from ..render import Heading, Table, Text
     items = [Heading(f"{result.input}: {len(result.changes)} section change(s)"
                      + ("" if result.output is None else f" -> {result.output}"))]
@@ -626,8 +628,9 @@ def describe_changes(result: RewriteResult) -> list:
         if c.before is None and c.after is None:
             continue
         a, b = _diff_lines(c.before), _diff_lines(c.after)
-        diff = list(difflib.unified_diff(a, b, (f"[{c.index}] " if c.index is not None else "") + f"{c.name} (before)", f"{c.name} (after)", lineterm="",
-                                         n=1))
+        name = terminal_text(c.name)    # (the diff's lines are JSON, escaped already; the name is the file's text)
+        diff = list(difflib.unified_diff(a, b, (f"[{c.index}] " if c.index is not None else "") + f"{name} (before)",
+                                         f"{name} (after)", lineterm="", n=1))
         if diff:
             items.append(Text("\n".join(diff)))
     return items
