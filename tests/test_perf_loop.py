@@ -634,3 +634,30 @@ def test_html_report_source_lines_match_the_dwarf_line_table(tmp_path):
     for b in blocks:
         got = lines.lines_of(_block_addresses(b, prof))
         assert got and got[0] == _pyelftools_line_at(str(HOT), b.address), (hex(b.address), got)
+
+
+def test_rust_recording_mapped_with_readable_names_and_perfs_counts(tmp_path):
+    """A real Rust program (v0 mangling, a basic-block map) and a real recording of it: perf-map -C counts per
+    function what `perf report` counts per symbol, names each as llvm-cxxfilt-22 does, keeps the mangled name in
+    JSON, and writes the cluster file with the mangled names clang and lld need."""
+    need_tool("llvm-cxxfilt-22")
+    binary, data = PL / "rust-demo", PL / "rust-demo.data"
+    perf_counts = {}
+    for line in (PL / "rust-demo.report.txt").read_text().splitlines():
+        count, dso, _, sym = line.split(None, 3)
+        if dso == "rust-demo":
+            perf_counts[sym] = int(count)
+    assert len(perf_counts) >= 2
+    rc, out, err = run_objllvm("perf-map", "-C", binary, data, "--json", "--top", "50")
+    assert rc == 0, err
+    funcs = {f["name"]: f for f in json.loads(out)["functions"]}
+    assert {n: f["samples"] for n, f in funcs.items()} == perf_counts
+    readable = _cxxfilt22(list(funcs))
+    assert [funcs[n]["demangled"] for n in funcs] == readable
+    assert any("demo::fold" in r for r in readable) and all(n.startswith("_R") for n in funcs)
+    rc, out, err = run_objllvm("perf-map", "-C", binary, data)
+    assert rc == 0 and all(r in out for r in readable), err
+    rc, _, err = run_objllvm("perf-map", "-C", binary, data, "--clusters", tmp_path / "c.txt")
+    assert rc == 0, err
+    text = (tmp_path / "c.txt").read_text()
+    assert all(f"f {n}" in text for n in funcs if funcs[n]["samples"] > 100), text

@@ -46,6 +46,15 @@ if perf record -q -e cpu-clock -o /dev/null -- true 2>/dev/null; then
 else
   echo "62-perf-loop: perf record is not permitted here: recordings not remade" >&2
 fi
+# A Rust program with a basic-block map (v0 mangling), recorded, and perf's own per-symbol counts of it: the
+# oracle of perf-map's Rust names (tests/test_perf_loop.py).
+if command -v rustc >/dev/null && perf record -q -e cpu-clock -o /dev/null -- true 2>/dev/null; then
+  rustc -C opt-level=2 -C symbol-mangling-version=v0 -C llvm-args=-basic-block-address-map -C strip=debuginfo \
+    -C panic=abort -C lto=fat -C codegen-units=1 -C link-arg=-Wl,--build-id=sha1 "$src/demo.rs" -o "$out/rust-demo"
+  perf record -q -e cpu-clock -c 100000 -o "$out/rust-demo.data" -- "$out/rust-demo" 20000 >/dev/null
+  perf report -i "$out/rust-demo.data" --stdio --no-demangle --sort dso,sym -F sample,dso,sym 2>/dev/null \
+    | grep -v '^#' | sed '/^$/d' > "$out/rust-demo.report.txt"
+fi
 rm -f "$out"/*.data.old
 # Every symbol name of a real C++ binary and of a Rust program built with each mangling scheme.
 nm -j "$out/hot" "$out/libhot.so" 2>/dev/null | LC_ALL=C sort -u > "$out/symbols-cxx.txt" || \
