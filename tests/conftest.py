@@ -94,6 +94,13 @@ def corpus_files(exclude=("src", "malformed", "docs", "lit", "terminal")):
     return out
 
 
+def corpus_elf_objects():
+    """Every ELF object of the corpus: the files, and the members of its archives."""
+    from objllvm.formats import iter_objects
+    from objllvm.formats.elf import ElfFile
+    return [o for p in corpus_files() for o in iter_objects(str(p)) if isinstance(o, ElfFile)]
+
+
 def pytest_xdist_auto_num_workers(config):
     """``-n auto`` (the default in pyproject.toml): one worker more than the machine has cores.  A share of the
     tests waits on child processes (LLVM's tools, signals sent to a real objllvm, a Dask cluster); on the

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from conftest import TESTDATA, corpus_files, need_tool
+from conftest import TESTDATA, corpus_elf_objects, corpus_files, need_tool
 from objllvm import api
 from objllvm import rewrite as rw
 from objllvm.formats import iter_objects, open_data, open_object
@@ -19,17 +19,10 @@ from objllvm.errors import ObjllvmError
 from test_rewrite_support import RW, assert_same_except, expected_output, link_and_run, objs_with, readobj
 
 
-def _elf_objects():
-    out = []
-    for p in corpus_files():
-        for o in iter_objects(str(p)):
-            if isinstance(o, ElfFile):
-                out.append(o)
-    return out
 
 
 def test_noop_rewrite_is_byte_identical_on_every_elf_file_and_member():
-    objs = _elf_objects()
+    objs = corpus_elf_objects()
     assert len(objs) > 40
     members = 0
     for o in objs:
@@ -435,7 +428,7 @@ def test_a_symbol_table_flagged_compressed_but_not_is_refused_when_it_must_chang
 def test_bulk_removal_is_the_same_as_one_by_one():
     """remove_many (what --strip-llvm uses) gives the same sections, bytes and errors as remove() in turn."""
     n = 0
-    for o in _elf_objects():
+    for o in corpus_elf_objects():
         llvm = [s.index for s in api.llvm_sections(o) if not s.flags & 2]
         if not llvm:
             continue
@@ -470,7 +463,7 @@ def test_column_paths_agree_with_the_walks(monkeypatch):
     the same bytes, or the same refusal."""
     import objllvm.formats.elf_writer as ew
     cases = []
-    for o in _elf_objects():
+    for o in corpus_elf_objects():
         n = o.section_count
         llvm = [s.index for s in api.llvm_sections(o) if not s.flags & 2]
         for sel in (llvm, list(range(1, n, 3)), list(range(2, n, 3))):
@@ -518,7 +511,7 @@ def test_section_views_read_and_write_the_header_columns(tmp_path):
 
 def test_names_found_in_the_name_table_are_those_a_scan_finds():
     names = (".llvmbc", ".llvmcmd", ".llvm.lto", ".text", ".deplibs", ".symtab", "nope")
-    for o in _elf_objects():
+    for o in corpus_elf_objects():
         want = [s.index for s in o.sections if s.name in names]
         assert o.indices_named(names) == want, o.label
         # each way: a search of the name table per name (a table of more than twice as many sections as names),
@@ -806,7 +799,7 @@ def test_lean_paths_give_what_the_general_ones_give(monkeypatch):
 
     import objllvm.formats.elf_writer as ew
     cases = []
-    for o in _elf_objects():
+    for o in corpus_elf_objects():
         n = o.section_count
         rnd = random.Random(o.label)
         llvm = [s.index for s in api.llvm_sections(o) if not s.flags & 2]
@@ -859,7 +852,7 @@ def test_short_runs_are_copied_into_one_buffer(monkeypatch):
     bytes, size, header table offset and moves as with each run a view of its own (_COALESCE 0), in fewer parts;
     an object with a removed section after every function's code (sanmd-bbmap-fs) in fewer than half."""
     import objllvm.formats.elf_writer as ew
-    objs = [o for o in _elf_objects() if o.e_type == 1]
+    objs = [o for o in corpus_elf_objects() if o.e_type == 1]
     assert len(objs) > 40
 
     def strip(o):

@@ -15,10 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import corpus_files
+from conftest import corpus_elf_objects, corpus_files
 from objllvm import api
 from objllvm.errors import ObjllvmError
-from objllvm.formats import iter_objects
 from objllvm.formats.elf import ElfFile
 from objllvm.formats.elf_writer import ElfWriter
 
@@ -110,17 +109,10 @@ def assert_kept(src: ElfFile, out: bytes, removed=(), changed=()) -> None:
 
 
 # -- the corpus -----------------------------------------------------------------------------------------------
-def _elf_objects():
-    out = []
-    for p in corpus_files():
-        for o in iter_objects(str(p)):
-            if isinstance(o, ElfFile):
-                out.append(o)
-    return out
 
 
 def test_noop_is_byte_identical_and_strip_keeps_the_rest_on_every_elf_file_of_the_corpus():
-    objs = _elf_objects()
+    objs = corpus_elf_objects()
     assert len(objs) > 40
     stripped = 0
     for o in objs:
