@@ -66,14 +66,6 @@ def ext_tsp_score(order, sizes: dict, edges) -> float:
 X_Y, X1_Y_X2, Y_X2_X1, X2_X1_Y = range(4)
 SPLIT_THRESHOLD = 128        # split points are tried only in chains of at most this many blocks
 EPS = 1e-8
-def _jump_score(src_end, dst, w):
-    if dst == src_end:
-        return w * FALLTHROUGH_WEIGHT
-    if dst > src_end:
-        d = dst - src_end
-        return w * FORWARD_WEIGHT * (1 - d / FORWARD_DISTANCE) if d < FORWARD_DISTANCE else 0.0
-    d = src_end - dst
-    return w * BACKWARD_WEIGHT * (1 - d / BACKWARD_DISTANCE) if d < BACKWARD_DISTANCE else 0.0
 
 
 def _merge_nodes(x, y, k, kind):
@@ -122,7 +114,7 @@ class _Chains:
             self.nbr[x].setdefault(o, []).extend(es)
             self.nbr[o].setdefault(x, []).extend(self.nbr[o].pop(y))
         size, off = self.size, self.off
-        self.score[x] = sum(_jump_score(off[a] + size[a], off[b], w)
+        self.score[x] = sum(edge_score(off[a] + size[a], off[b], w)
                             for a, b, w in (self.edges[e] for e in self.intra[x]))
 
 
@@ -188,12 +180,12 @@ class _ExtTSP(_Chains):
                 bx1, bx2, by = xs - s, -s, xs
             g = d
             for sx, si, se, dx, di, do, w in inter:
-                g += _jump_score(se + ((bx1 if si < k else bx2) if sx else by),
+                g += edge_score(se + ((bx1 if si < k else bx2) if sx else by),
                                  do + ((bx1 if di < k else bx2) if dx else by), w)
             if kind == X1_Y_X2 and g > best[0] and split:
                 # every term is a loss (the jumps get longer): the biggest possible losses first
                 for _lo, _hi, si, se, di, do, w, old in self._across(split, k):
-                    g += _jump_score(se + (0 if si < k else ys), do + (0 if di < k else ys), w) - old
+                    g += edge_score(se + (0 if si < k else ys), do + (0 if di < k else ys), w) - old
                     if g <= best[0]:
                         break
             if g > best[0] + EPS or (g > best[0] - EPS and best[2] is not None and (k, kind) < (best[1], best[2])):
@@ -275,8 +267,8 @@ class _ExtTSP(_Chains):
             a, b, w = self.edges[e]
             ia, ib = index[a], index[b]
             se, do = off[a] + size[a], off[b]
-            old = _jump_score(se, do, w)
-            new = _jump_score(se + xs, do, w) if ia < ib else _jump_score(se, do + xs, w)
+            old = edge_score(se, do, w)
+            new = edge_score(se + xs, do, w) if ia < ib else edge_score(se, do + xs, w)
             lo, hi = (ia, ib) if ia < ib else (ib, ia)
             diff[lo + 1] += new - old
             diff[hi + 1] -= new - old
