@@ -48,7 +48,7 @@ KNOWN = {
     # LLVM's output keeps the weights only when the relocations do not pair; objllvm pairs what pairs (#15.3).
     "cgp-bad-entsize": (MORE, "LLVM drops the section for its sh_entsize; objllvm warns and reads 8-byte weights"),
     "cgp-count-mismatch": (MORE, "LLVM shows weights only when the pair count is off; objllvm pairs the edges "
-                                 "it can pair (issue #15.3) and warns"),
+                                 "it can pair and warns"),
     # llvm-readobj warns for each function no symbol names; objllvm shows <?> (a stripped binary is not
     # malformed: a warning there would make every stripped file exit 1).
     "bbr-basic": (LLVM_ONLY, "LLVM warns when no function symbol is at a map's address; objllvm shows <?>"),
@@ -66,7 +66,7 @@ KNOWN = {
     "own-deplibs-progbits": (OURS_ONLY, "LLVM ignores an SHT_PROGBITS .deplibs silently; objllvm reports it "
                                         "(the typed section's libraries agree)"),
     # An address-significance table in a file without a symbol table has sh_link 0: objllvm reports the table
-    # stale (indices kept, names not looked up, what lld does: issue #16.1), which is not a warning; LLVM
+    # stale (indices kept, names not looked up, what lld does), which is not a warning; LLVM
     # warns that there is no symbol table.
     # Stack sizes (stack-sizes.test).  LLVM names the functions through its map of function addresses, which
     # one symbol with a bad section index spoils for the whole file; objllvm names each relocation's symbol

@@ -1,4 +1,4 @@
-"""Instrumentation-profile and coverage-mapping sections (issue 18), checked against LLVM's own tools.
+"""Instrumentation-profile and coverage-mapping sections, checked against LLVM's own tools.
 
 Inputs (scripts/testdata.d/46-profile.sh): a C program built by clang-22 and clang-19 (ELF object, linked
 program, COFF and Mach-O objects), 32-bit, big-endian and uncompressed-name objects, and a rustc object.  The

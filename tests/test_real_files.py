@@ -1,4 +1,4 @@
-"""Real files at any size (issues #15 item 1 and #16): a broken section header costs that section only; stale
+"""Real files at any size: a broken section header costs that section only; stale
 address-significance tables (GNU strip, objcopy, ld -r) are flagged, not errors; every Debian LLVM archive dumps;
 a rewrite with no operation is byte-identical on real binaries, appended data included; inputs are mapped."""
 from __future__ import annotations
@@ -94,7 +94,7 @@ def test_byte_edit_of_a_real_object_costs_only_that_section(tmp_path, field, val
         got = {x.section.index: x.codec.to_dict(x.model) for x in dumps[0].sections if x.error is None}
         want = {k: v for k, v in ref.items() if k != i and k not in failed}
         if elf.columns[1][i] in (2, 3):
-            # the symbol table or its strings broken: a symbol costs its name, not the section (issue #15.2):
+            # the symbol table or its strings broken: a symbol costs its name, not the section:
             # every value the same, names unknown (None), with a warning each
             want = _names_unknown(want)
             assert got == want or got == {k: v for k, v in ref.items() if k != i and k not in failed}

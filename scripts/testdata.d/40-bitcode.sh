@@ -1,4 +1,4 @@
-# Embedded bitcode and offloading images (issue 4): real objects from clang-19, the offload packager, llvm-cat,
+# Embedded bitcode and offloading images: real objects from clang-19, the offload packager, llvm-cat,
 # llvm-ar and rustc.  Sources in testdata/src/bitcode/, outputs in testdata/bitcode/.
 OUT="$TD/bitcode"
 mkdir -p "$OUT"

@@ -1,4 +1,4 @@
-# Instrumentation-profile and coverage-mapping sections (issue 18): clang-22, clang-19 and rustc
+# Instrumentation-profile and coverage-mapping sections: clang-22, clang-19 and rustc
 # (-fprofile-instr-generate -fcoverage-mapping [-fcoverage-mcdc]; rustc -C instrument-coverage), in ELF objects and
 # linked programs, COFF and Mach-O objects, a 32-bit object and one with uncompressed names.  The ELF programs
 # are run and LLVM's own tools' views of what they wrote are kept beside them (the tests need no compiler):

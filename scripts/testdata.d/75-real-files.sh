@@ -1,4 +1,4 @@
-# Real files (issues #15, #16): a stale address-significance table (clang-22, then GNU strip --strip-debug), section
+# Real files: a stale address-significance table (clang-22, then GNU strip --strip-debug), section
 # headers whose contents run past the end of the file (yaml2obj-22 ShOffset/ShSize), a section header table near
 # the start of the file (as Go's linker places it), and linked files with data appended after the last section.
 S="$SRC/real-files"
