@@ -27,7 +27,7 @@ TIMING = re.compile(r"\b\d+(?:[.,]\d+)?\s?(?:ms|µs|us|ns)\b")
 HISTORY = re.compile(r"\b(?:this|last|previous|earlier|next|sixth|fifth|fourth|third|second|first) session\b"
                      r"|\bissues? #?\d+\b|\(#\d+\)", re.IGNORECASE)
 # Benchmark pages report measurements (that is their job); real-files.md is the sweep's report.
-FIGURE_PAGES = {"benchmarks.md", "real-files.md", "speed.md", "perf-layout.md"}
+FIGURE_PAGES = {"benchmarks.md", "real-files.md", "perf-layout.md"}
 
 
 def _rel(p: Path) -> str:
