@@ -220,25 +220,10 @@ def collect_payloads(paths, skipped: list | None = None, coverage: bool = False)
     return payloads, errors
 
 
-SHA256_BUILTIN_BELOW = 1 << 20
-
-
-def _sha256(total: int):
-    """The SHA-256 function for ``total`` bytes in all: OpenSSL's (hashlib) hashes ~1.5 GB/s here but its
-    import is ~4 ms; Python's own (_sha256) imports in ~0.5 ms and hashes ~0.26 GB/s: the faster one up
-    to about 1 MiB.  Both give the same digests."""
-    if total < SHA256_BUILTIN_BELOW:
-        try:
-            from _sha256 import sha256
-            return sha256
-        except ImportError:                                             # pragma: no cover
-            pass
-    from hashlib import sha256
-    return sha256
-
-
 def manifest(payloads, errors, skipped=()) -> dict:
-    sha256 = _sha256(sum(len(pl.data) for pl in payloads))
+    """The manifest of an extraction: every payload written (where it came from, its SHA-256), the errors and
+    the members skipped."""
+    from hashlib import sha256       # (here: only an extraction's manifest hashes)
     items = []
     for pl in payloads:
         d = {"path": pl.name, "kind": pl.kind, "file": pl.file, "member": pl.member, "section": pl.section,

@@ -7,7 +7,7 @@ back to exactly the same bytes, and gives a plain dict view (``to_dict``) and
 text tables (``tables``).  Codec modules live in ``objllvm/sections/`` (one per
 section kind) and are found there automatically.
 """
-from _thread import RLock
+from threading import RLock
 
 from . import NAME_HINTS, NAME_ONLY, codec_modules, name_only_reason  # noqa: F401  (the codecs' name hints, see "lazy loading" below; the codec modules; sections known by name only)
 from .._model import dataclass, field

@@ -7,7 +7,7 @@ raw-profile version 11 adds the uniform-counters section, PR #190708).
 """
 from __future__ import annotations
 
-from _weakref import ref as _ref
+from weakref import ref as _ref
 
 from ..._model import dataclass, field
 from ...binary import Reader, decode_text, encode_text, uleb_encode
@@ -71,26 +71,16 @@ def role_for(ctx, default: str) -> str:
     return role or default
 
 
-def _md5():
-    """The MD5 constructor: CPython's own (``_md5``: 0.5 ms to import, and about twice as fast as OpenSSL's on
-    short names), else hashlib's (whose import loads OpenSSL: about 3 ms here)."""
-    try:
-        from _md5 import md5
-    except ImportError:                                              # pragma: no cover - a build without it
-        from hashlib import md5
-    return md5
-
-
 def name_hash(name: str | bytes) -> int:
     """LLVM's 64-bit key of a name: the low half of its MD5, little-endian (``IndexedInstrProf::ComputeHash``)."""
+    from hashlib import md5          # (here: only the profile and coverage codecs hash names)
     b = encode_text(name) if isinstance(name, str) else bytes(name)
-    return int.from_bytes(_md5()(b).digest()[:8], "little")
+    return int.from_bytes(md5(b, usedforsecurity=False).digest()[:8], "little")
 
 
 def name_hashes(names) -> list:
     """name_hash of each of ``names`` (str)."""
-    md5 = _md5()
-    return [int.from_bytes(md5(encode_text(n)).digest()[:8], "little") for n in names]
+    return [name_hash(n) for n in names]
 
 
 def inflate(blob: bytes, size: int, what: str, offset: int) -> bytes:
