@@ -27,7 +27,7 @@ from .errors import ObjllvmError
 
 # The temporary file: created, never opened (O_EXCL), not followed if a link (O_NOFOLLOW), not inherited by
 # child processes (O_CLOEXEC), mode 0o600 until the data is in; as tempfile.mkstemp makes it, without
-# importing tempfile (its imports, shutil, random, bz2 and lzma among them, take about 2.5 ms at start-up).
+# importing tempfile (and shutil, random, bz2 and lzma with it) into every rewrite.
 _TMP_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
               | getattr(os, "O_BINARY", 0))
 _O_TMPFILE = getattr(os, "O_TMPFILE", 0)

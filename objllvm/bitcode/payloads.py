@@ -102,13 +102,13 @@ def payloads_of_object(obj, errors: list) -> list:
             out.append(Payload("bitcode", bytes(data), offset=0, file_offset=foff, ext=".bc",
                                stem=f"{prefix}-{tag}" if obj.format != "bitcode" else prefix, **common))
         elif kind == "cmdline":
-            # (what the .llvmcmd codec decodes, without importing it and the registry: 0.8 ms of a run)
+            # (what the .llvmcmd codec decodes, without importing it and the registry into every extract)
             args = nul_separated(bytes(data))[0]
             text = ("\n".join(args) + "\n" if args else "").encode("utf-8", "surrogateescape")
             out.append(Payload("cmdline", text, offset=0, file_offset=foff, ext=".txt", stem=f"{prefix}-{tag}",
                                info={"arguments": len(args)}, **common))
         else:
-            # (imported here: the offloading codec brings the registry, about 0.8 ms a run without images)
+            # (imported here: the offloading codec brings the registry, which an extract without images needs not)
             from ..sections.offloading import IMAGE_EXT, IMAGE_KINDS, offload_kind_flags, parse_offloading
             try:
                 model = parse_offloading(data)
@@ -310,7 +310,7 @@ def extract(paths, outdir: str, *, force: bool = False, coverage: bool = False) 
         raise ObjllvmError(f"{outdir}: cannot create the output directory: {exc.strerror}") from None
     existed = {t for t in targets if os.path.lexists(t)}
     # Each file is written atomically (temporary file, fsync, rename).  The writes run in a few threads: the
-    # file system commits their fsyncs together, which is many times faster than one after the other.
+    # file system commits their fsyncs together instead of one after the other.
     from ..atomicio import run_in_threads
     failures = []
 

@@ -7,7 +7,7 @@ raw-profile version 11 adds the uniform-counters section, PR #190708).
 """
 from __future__ import annotations
 
-from weakref import ref as _ref
+from weakref import WeakKeyDictionary
 
 from ..._model import dataclass, field
 from ...binary import Reader, decode_text, encode_text, uleb_encode
@@ -223,49 +223,16 @@ def name_list_from_dict(d: dict) -> NameList:
 
 
 # -- names of an object, by hash (cached per object) ------------------------------------------------------------
-class ObjectCache:
-    """A dict by object that does not keep its objects alive, as weakref.WeakKeyDictionary here (``get``,
-    ``in``, ``[]``, ``[] =``; TypeError for an object that cannot be weakly referenced) without importing
-    weakref (1 ms): entries by id(obj), each with a weak reference whose callback removes it when its object
-    goes (before its id can be another object's)."""
-    __slots__ = ("_d",)
-
-    def __init__(self):
-        self._d = {}
-
-    def get(self, obj, default=None):
-        e = self._d.get(id(obj))
-        return e[1] if e is not None and e[0]() is obj else default
-
-    def __contains__(self, obj) -> bool:
-        e = self._d.get(id(obj))
-        return e is not None and e[0]() is obj
-
-    def __getitem__(self, obj):
-        e = self._d.get(id(obj))
-        if e is None or e[0]() is not obj:
-            raise KeyError(obj)
-        return e[1]
-
-    def __setitem__(self, obj, value):
-        d, k = self._d, id(obj)
-
-        def gone(wr, d=d, k=k):
-            e = d.get(k)
-            if e is not None and e[0] is wr:
-                del d[k]
-        d[k] = (_ref(obj, gone), value)
-
-    def __len__(self) -> int:
-        return len(self._d)
-
+# A dict by object that does not keep its objects alive: the names, file lists and versions a codec keeps per
+# object file, forgotten when the object goes.
+ObjectCache = WeakKeyDictionary
 
 _NAMES_CACHE = ObjectCache()
 
 
 def cached_per_object(cache, obj, build) -> dict:
     """``build(obj)``, kept in ``cache`` (an ObjectCache) for as long as ``obj`` lives ({} for no object;
-    an object that cannot be weakly referenced is built for each call)."""
+    an object that cannot be weakly referenced or hashed is built for each call)."""
     if obj is None:
         return {}
     try:
