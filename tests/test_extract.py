@@ -145,7 +145,7 @@ def test_failed_write_leaves_nothing_behind(tmp_path, monkeypatch):
     assert "simulated" in str(ei.value)
     assert len(calls) >= 3
     assert not out.exists()       # the files that were written are removed again, no manifest, and the directory
-    #                               this call made is gone too (issue #16: no empty output directory)
+    #                               this call made is gone too (no empty output directory)
 
 
 def test_bad_payload_is_reported_and_the_rest_extracted(tmp_path):

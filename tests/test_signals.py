@@ -1,4 +1,4 @@
-"""Nothing left behind (issue #16): real `objllvm` processes killed while they write.
+"""Nothing left behind: real `objllvm` processes killed while they write.
 
 A small driver runs the command line in a child process with the write slowed down at one point (the data half
 written), says so on stdout, and waits; the test then sends a real signal.  SIGTERM must remove the temporary file

@@ -443,6 +443,6 @@ if TYPE_CHECKING:
 
 
 # Codecs import Table from here; the renderer is imported when the first one does (a rewrite that only asks
-# which kinds exist never needs it: about 0.7 ms of its start-up).  index_source (scripts/gen-codec-index) is in
+# which kinds exist never needs it).  index_source (scripts/gen-codec-index) is in
 # a module of its own: no command needs it.
 __getattr__ = lazy_attributes(globals(), {"Table": "objllvm.render", "index_source": "objllvm.sections._index_source"})
