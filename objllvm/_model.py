@@ -1,10 +1,6 @@
-"""Plain record classes for objllvm's models: the part of ``dataclasses`` the package uses, without its
-import cost.
-
-``import dataclasses`` takes about 17 ms (it loads ``inspect``, and with it ``ast``, ``dis`` and
-``tokenize``), and each ``@dataclasses.dataclass`` compiles three functions and asks
-``inspect.signature`` for a docstring: with the codec registry's two dozen models that is most of the
-command line's start-up time.  This module gives the same classes for a fraction of that:
+"""Record classes for objllvm's models: the part of the standard ``dataclasses`` the package uses, without
+importing it (it brings ``inspect``, and with it ``ast``, ``dis`` and ``tokenize``, into every start of the
+command line).
 
 * :func:`dataclass` (bare, or with ``frozen=True``, ``slots=True``, ``eq=False``, ``repr=False``,
   ``init=False``): adds ``__init__`` (keyword or positional, defaults and factories, then
@@ -18,14 +14,11 @@ command line's start-up time.  This module gives the same classes for a fraction
 * :func:`field` (``default``, ``default_factory``, ``repr``, ``compare``), :func:`fields` and
   :func:`replace`.
 
-Only ``__init__`` is compiled from source (one ``exec`` per class, about 0.1 ms), and only once a few
-instances have been made (until then the class has a stand-in that takes ``*args, **kwargs`` and sets the
-fields itself); the other methods are closures over the field names.  The classes are not
+The methods are closures over the field names, nothing is compiled from source.  The classes are not
 ``dataclasses`` dataclasses (``dataclasses.is_dataclass`` is False, orjson does not serialise them):
 objllvm turns models into plain data itself (``to_dict``) before printing.
 """
-from _thread import get_ident as _get_ident
-from _operator import attrgetter
+from operator import attrgetter
 
 __all__ = ["dataclass", "field", "fields", "replace", "Field", "FrozenInstanceError", "MISSING", "no_gc", "from_packed"]
 
@@ -38,7 +31,6 @@ class _Missing:
 
 
 MISSING = _Missing()           # no default given
-_FACTORY = _Missing()          # the __init__ default of a field that has a default_factory
 _FIELDS = "__model_fields__"   # class attribute: {name: Field} of every field, in order
 
 
@@ -177,10 +169,11 @@ def _frozen_methods(cls, names):
 
 
 def _repr_fn(shown):
-    running = set()                # (instance, thread) being shown: a recursive model shows "..."
+    running = set()                # (instance, thread) being shown: a model that holds itself shows "..."
 
     def __repr__(self):
-        key = (id(self), _get_ident())
+        from threading import get_ident      # (here: the command line shows no model's repr)
+        key = (id(self), get_ident())
         if key in running:
             return "..."
         running.add(key)
@@ -216,79 +209,59 @@ def _hash_fn(key):
 
 
 def _init_fn(cls, flds, frozen):
-    """``__init__``, compiled from its source: the only method that is (its signature is the fields',
-    and it runs once per instance)."""
-    ns = {"__name__": cls.__module__, "_FACTORY": _FACTORY, "_osa": object.__setattr__}
-    params, body = ["self"], []
-    for i, (n, f) in enumerate(flds.items()):
-        if f.default_factory is not MISSING:
-            ns[f"_f{i}"] = f.default_factory
-            params.append(f"{n}=_FACTORY")
-            value = f"_f{i}() if {n} is _FACTORY else {n}"
-        else:
-            if f.default is not MISSING:
-                ns[f"_d{i}"] = f.default
-                params.append(f"{n}=_d{i}")
-            else:
-                params.append(n)
-            value = n
-        body.append(f" _osa(self, {n!r}, {value})" if frozen else f" self.{n} = {value}")
-    if hasattr(cls, "__post_init__"):
-        body.append(" self.__post_init__()")
-    exec(f"def __init__({', '.join(params)}):\n" + ("\n".join(body) or " pass"), ns)
-    return ns["__init__"]
-
-
-# Instances a class's stand-in __init__ makes itself before the real one is compiled: about where the two cost the
-# same (measured on Section, 14 fields, and Symbol, 8: compiling is 100-200 us, the stand-in about 0.25 us more per
-# field and instance), so that a small run never pays much more than the cheaper of the two.  (At 8, a dump of a
-# 13-section object compiled Section's __init__: 0.2 ms of its 18.)
-_COMPILE_AFTER = 48
-
-
-def _lazy_init(cls, flds, frozen):
-    """An ``__init__`` that sets the fields itself for the first few instances (a run that makes a model
-    once or twice, as a small command does for most of them, then costs no compilation: ~0.1 ms a class),
-    then compiles the real one (see _init_fn), puts it on the class and calls it.  Anything but a plain
-    call (too many arguments, an unknown or repeated keyword, a missing field) goes to the real one at
-    once, so its errors are the compiled ``__init__``'s."""
+    """``__init__`` for the fields ``flds``: each given by position or by keyword, in the fields' order; a field
+    not given takes its default, or a new value from its factory; then ``__post_init__`` runs when the class has
+    one.  One function serves every model class (the standard module compiles one per class from source)."""
     names = tuple(flds)
-    fl = tuple(flds.values())
-    left = [_COMPILE_AFTER]
+    defaults = {n: f.default for n, f in flds.items() if f.default is not MISSING}
+    factories = {n: f.default_factory for n, f in flds.items() if f.default_factory is not MISSING}
     setter = object.__setattr__ if frozen else setattr
+    post_init = hasattr(cls, "__post_init__")
 
     def __init__(self, *args, **kwargs):
-        if left[0] > 0 and len(args) <= len(names):
-            values = dict(zip(names, args))
-            ok = True
-            for k in kwargs:
-                if k in values or k not in flds:
-                    ok = False
-                    break
-            if ok:
-                values.update(kwargs)
-                for n, f in zip(names, fl):
-                    if n not in values:
-                        if f.default_factory is not MISSING:
-                            values[n] = f.default_factory()
-                        elif f.default is not MISSING:
-                            values[n] = f.default
-                        else:
-                            ok = False
-                            break
-            if ok:
-                left[0] -= 1
-                for n in names:
-                    setter(self, n, values[n])
-                if hasattr(cls, "__post_init__"):
-                    self.__post_init__()
-                return
-        real = _init_fn(cls, flds, frozen)
-        real.__qualname__ = __init__.__qualname__
-        if cls.__dict__.get("__init__") is __init__:
-            type.__setattr__(cls, "__init__", real)
-        real(self, *args, **kwargs)
+        if len(args) > len(names):
+            raise _call_error(__init__, names, defaults.keys() | factories.keys(), args, kwargs)
+        for name, value in zip(names, args):
+            setter(self, name, value)
+        used = 0
+        for name in names[len(args):]:
+            if name in kwargs:
+                value = kwargs[name]
+                used += 1
+            elif name in defaults:
+                value = defaults[name]
+            elif name in factories:
+                value = factories[name]()
+            else:
+                raise _call_error(__init__, names, defaults.keys() | factories.keys(), args, kwargs)
+            setter(self, name, value)
+        if used != len(kwargs):
+            raise _call_error(__init__, names, defaults.keys() | factories.keys(), args, kwargs)
+        if post_init:
+            self.__post_init__()
     return __init__
+
+
+def _call_error(init, names, optional, args, kwargs) -> TypeError:
+    """The TypeError Python gives when a function ``init(self, *names)`` (those in ``optional`` with a default)
+    is called with ``args`` and ``kwargs`` that do not fit, checked in Python's order: an unknown or repeated
+    keyword, then too many positional arguments, then the missing ones."""
+    where = f"{init.__qualname__}()"
+    for k in kwargs:
+        if k not in names:
+            return TypeError(f"{where} got an unexpected keyword argument '{k}'")
+        if names.index(k) < len(args):
+            return TypeError(f"{where} got multiple values for argument '{k}'")
+    if len(args) > len(names):
+        most, given = len(names) + 1, len(args) + 1          # (self counted, as Python counts it)
+        takes = (f"from {most - len(optional)} to {most} positional arguments" if optional else
+                 f"{most} positional argument{'s' if most != 1 else ''}")
+        return TypeError(f"{where} takes {takes} but {given} {'was' if given == 1 else 'were'} given")
+    missing = [repr(n) for n in names[len(args):] if n not in kwargs and n not in optional]
+    listed = missing[0] if len(missing) == 1 else ", ".join(missing[:-1]) + (
+        "," if len(missing) > 2 else "") + " and " + missing[-1]
+    return TypeError(f"{where} missing {len(missing)} required positional argument{'s' if len(missing) != 1 else ''}:"
+                     f" {listed}")
 
 
 def _build(cls, init, repr, eq, frozen, slots):
@@ -299,7 +272,7 @@ def _build(cls, init, repr, eq, frozen, slots):
     own = dict(cls.__dict__)
     made = []
     if init and "__init__" not in own:
-        made.append(_lazy_init(cls, flds, frozen))
+        made.append(_init_fn(cls, flds, frozen))
     if repr and "__repr__" not in own:
         made.append(_repr_fn(tuple(n for n, f in flds.items() if f.repr)))
     key = _key_fn(tuple(n for n, f in flds.items() if f.compare))

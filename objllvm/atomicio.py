@@ -21,16 +21,13 @@ A failure at any point leaves the target as it was (absent or old) and no tempor
 """
 import errno
 import os
-try:            # signal's C module: the same functions without signal.py's enums (enum: ~1.4 ms of start-up)
-    import _signal as signal
-except ImportError:                                                     # pragma: no cover - not CPython
-    import signal  # type: ignore[no-redef]
+import signal
 
 from .errors import ObjllvmError
 
 # The temporary file: created, never opened (O_EXCL), not followed if a link (O_NOFOLLOW), not inherited by
 # child processes (O_CLOEXEC), mode 0o600 until the data is in; as tempfile.mkstemp makes it, without
-# importing tempfile (its imports, shutil, random, bz2 and lzma among them, take about 2.5 ms at start-up).
+# importing tempfile (and shutil, random, bz2 and lzma with it) into every rewrite.
 _TMP_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
               | getattr(os, "O_BINARY", 0))
 _O_TMPFILE = getattr(os, "O_TMPFILE", 0)
@@ -504,8 +501,8 @@ _NO_JOB = object()
 def run_in_threads(fn, jobs, workers: int) -> None:
     """``fn(job)`` for each of ``jobs`` in up to ``workers`` threads, this thread waiting until every one
     has finished: what ``ThreadPoolExecutor(workers).map`` does for the writers of many small files, whose
-    fsyncs the file system then commits together, without concurrent.futures (its import, with logging's,
-    is about 15 ms: a third of a one-member ``extract``).
+    fsyncs the file system then commits together, without importing concurrent.futures (and logging with it)
+    into a small ``extract``.
 
     The first exception ``fn`` raises is raised here once every thread has stopped; no job starts after
     it.  If this thread is interrupted while it waits (KeyboardInterrupt, or Terminated from
@@ -516,13 +513,20 @@ def run_in_threads(fn, jobs, workers: int) -> None:
         for job in jobs:
             fn(job)
         return
-    import _thread
+    import threading                     # (here: only the writers of many files run threads)
     it = iter(jobs)
-    lock = _thread.allocate_lock()
-    finished = _thread.allocate_lock()
+    lock = threading.Lock()
+    finished = threading.Lock()
     state = {"running": 0, "stop": False, "error": None}
 
-    def worker():
+    def worker(claim):
+        # ``claim`` decides, under the lock, who counts this worker down: the worker, once it runs, or the
+        # starting thread, when the start was interrupted before the worker ran (Thread.start can be
+        # interrupted after the thread began: then the worker finds it claimed and runs no job)
+        with lock:
+            if claim[0]:
+                return
+            claim[0] = True
         try:
             while True:
                 with lock:
@@ -550,13 +554,16 @@ def run_in_threads(fn, jobs, workers: int) -> None:
         # one while they run: below)
         try:
             for _ in range(workers):
+                claim = [False]
                 with lock:
                     state["running"] += 1
                 try:
-                    _thread.start_new_thread(worker, ())
+                    threading.Thread(target=worker, args=(claim,), daemon=True).start()
                 except BaseException:
                     with lock:
-                        state["running"] -= 1
+                        if not claim[0]:
+                            claim[0] = True
+                            state["running"] -= 1
                         state["stop"] = True
                     raise
         finally:
@@ -564,8 +571,8 @@ def run_in_threads(fn, jobs, workers: int) -> None:
                 state["running"] -= 1
                 if not state["running"]:
                     finished.release()
-        # (with a timeout: a blocked acquire would notice a signal only when it is really delivered, not
-        # one set by _thread.interrupt_main, nor one that arrives between two acquires)
+        # (with a timeout: a blocked acquire would notice a signal only when it is really delivered, not one
+        # simulated by interrupt_main, nor one that arrives between two acquires)
         while not finished.acquire(timeout=0.05):
             pass
     except BaseException:

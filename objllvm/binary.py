@@ -3,7 +3,7 @@
 Every read raises :class:`DecodeError` with the byte offset and what was
 expected; nothing here allocates by a count read from the input.
 """
-import _struct as struct  # (struct.py only re-exports it: one module fewer to import)
+import struct
 
 from .errors import DecodeError
 

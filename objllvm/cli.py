@@ -21,7 +21,7 @@ def _parser_class():
 
         class _Formatter(argparse.HelpFormatter):
             """argparse's formatter, the width found as shutil.get_terminal_size finds it but without
-            importing shutil (and bz2, lzma...: about 2 ms; argparse makes a formatter for every argument)."""
+            importing shutil (and bz2, lzma... with it; argparse makes a formatter for every argument)."""
             def __init__(self, prog, indent_increment=2, max_help_position=24, width=None, **kwargs):
                 if width is None:
                     width = _terminal_columns() - 2
@@ -162,8 +162,8 @@ def build_parser(argv=None) -> "argparse.ArgumentParser":
 
 
 # -- the common command lines without argparse ---------------------------------------------------------------
-# argparse (with the `re`, `gettext` and `locale` it imports and the parser it builds) is about a third of
-# the start-up of `objllvm dump small.o`.  A command line of the plain forms (exact option names, option
+# argparse (with the `re`, `gettext` and `locale` it imports and the parser it builds) is a large share of the
+# start-up of a small command (docs/benchmarks.md, "Start-up").  A command line of the plain forms (exact option names, option
 # values that do not start with '-', the positional arguments together) is parsed here from the very same
 # add_arguments calls, recorded (one definition of each option); anything else (help, an abbreviation,
 # `--opt=value`, an error of any kind, an action argparse has and this does not) goes to argparse, which
@@ -491,14 +491,14 @@ def main(argv=None) -> int:
 def run() -> None:
     """The ``objllvm`` command (bin/objllvm, ``python -m objllvm``): :func:`main`, its output flushed,
     then the process ends without the interpreter freeing its objects one by one; the operating system
-    takes the memory back at once (clang's ``-disable-free`` does the same).  A rewrite of an object with
-    60,000 sections leaves about a million objects, which take ~20 ms to free.  Nothing of objllvm's is
-    left to do at exit: files are written and closed by then.  A failing flush is reported (exit status 1),
+    takes the memory back at once (clang's ``-disable-free`` does the same): a rewrite of an object of many
+    sections leaves millions of objects.  Nothing of objllvm's is left to do at exit: files are written and
+    closed by then.  A failing flush is reported (exit status 1),
     a closed pipe is not.  (``main`` itself returns, for callers in Python.)
 
-    The collector's first threshold is raised (700 -> 20,000 new container objects) for the run: the imports
-    and the decoders allocate many objects and few cycles, and each young collection costs time (about 1 ms
-    of a 21 ms `dump small.o`, docs/benchmarks.md); at most 20,000 unreachable objects wait for one."""
+    The collector's first threshold is raised (to 20,000 new container objects) for the run: the imports and
+    the decoders allocate many objects and few cycles, and each young collection is work without garbage to
+    find; at most 20,000 unreachable objects wait for one."""
     import gc
     gc.set_threshold(20000, *gc.get_threshold()[1:])
     if sys.stderr is None:               # started with standard error closed: messages go nowhere

@@ -335,14 +335,14 @@ def test_run_in_threads_interrupted_while_starting_waits_for_the_running_jobs():
     made to come in the second start, deterministically; a real one came there under load.)"""
     _assert_interrupted_after_the_running_jobs("""
 INTERRUPT_IN_JOB = False
-real, calls = _thread.start_new_thread, []
-def start(fn, args):
+real, calls = threading.Thread.start, []
+def start(self):
     calls.append(1)
     if len(calls) == 2:
         time.sleep(0.05)                 # (the first worker is in its job by now)
         raise KeyboardInterrupt
-    return real(fn, args)
-_thread.start_new_thread = start
+    return real(self)
+threading.Thread.start = start
 """)
 
 

@@ -14,8 +14,8 @@ from ..formats.bitcode import (BITCODE_MAGIC, WRAPPER_MAGIC, WRAPPER_MAGIC_BYTES
 from .payloads import (BITCODE_SECTION_NAMES, CMDLINE_SECTION_NAMES, MANIFEST, Payload,  # noqa: F401
                       collect_payloads, extract, manifest, payload_kind, payloads_of_object)
 
-# The summary reader's names, imported when first asked for: `objllvm extract` never summarizes, and the
-# reader (with the bitstream reader it needs) is about 0.6 ms of its start-up (docs/benchmarks.md).
+# The summary reader's names, imported when first asked for: `objllvm extract` never summarizes, and need not
+# import the reader (with the bitstream reader it needs).
 _SUMMARY_NAMES = ("BitcodeSummary", "GlobalSymbol", "ModuleSummary", "identify", "module_to_dict", "summarize",
                   "summary_to_dict", "symbol_to_dict")
 TYPE_CHECKING = False

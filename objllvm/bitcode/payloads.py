@@ -102,13 +102,13 @@ def payloads_of_object(obj, errors: list) -> list:
             out.append(Payload("bitcode", bytes(data), offset=0, file_offset=foff, ext=".bc",
                                stem=f"{prefix}-{tag}" if obj.format != "bitcode" else prefix, **common))
         elif kind == "cmdline":
-            # (what the .llvmcmd codec decodes, without importing it and the registry: 0.8 ms of a run)
+            # (what the .llvmcmd codec decodes, without importing it and the registry into every extract)
             args = nul_separated(bytes(data))[0]
             text = ("\n".join(args) + "\n" if args else "").encode("utf-8", "surrogateescape")
             out.append(Payload("cmdline", text, offset=0, file_offset=foff, ext=".txt", stem=f"{prefix}-{tag}",
                                info={"arguments": len(args)}, **common))
         else:
-            # (imported here: the offloading codec brings the registry, about 0.8 ms a run without images)
+            # (imported here: the offloading codec brings the registry, which an extract without images needs not)
             from ..sections.offloading import IMAGE_EXT, IMAGE_KINDS, offload_kind_flags, parse_offloading
             try:
                 model = parse_offloading(data)
@@ -220,25 +220,10 @@ def collect_payloads(paths, skipped: list | None = None, coverage: bool = False)
     return payloads, errors
 
 
-SHA256_BUILTIN_BELOW = 1 << 20
-
-
-def _sha256(total: int):
-    """The SHA-256 function for ``total`` bytes in all: OpenSSL's (hashlib) hashes ~1.5 GB/s here but its
-    import is ~4 ms; Python's own (_sha256) imports in ~0.5 ms and hashes ~0.26 GB/s: the faster one up
-    to about 1 MiB.  Both give the same digests."""
-    if total < SHA256_BUILTIN_BELOW:
-        try:
-            from _sha256 import sha256
-            return sha256
-        except ImportError:                                             # pragma: no cover
-            pass
-    from hashlib import sha256
-    return sha256
-
-
 def manifest(payloads, errors, skipped=()) -> dict:
-    sha256 = _sha256(sum(len(pl.data) for pl in payloads))
+    """The manifest of an extraction: every payload written (where it came from, its SHA-256), the errors and
+    the members skipped."""
+    from hashlib import sha256       # (here: only an extraction's manifest hashes)
     items = []
     for pl in payloads:
         d = {"path": pl.name, "kind": pl.kind, "file": pl.file, "member": pl.member, "section": pl.section,
@@ -325,7 +310,7 @@ def extract(paths, outdir: str, *, force: bool = False, coverage: bool = False) 
         raise ObjllvmError(f"{outdir}: cannot create the output directory: {exc.strerror}") from None
     existed = {t for t in targets if os.path.lexists(t)}
     # Each file is written atomically (temporary file, fsync, rename).  The writes run in a few threads: the
-    # file system commits their fsyncs together, which is many times faster than one after the other.
+    # file system commits their fsyncs together instead of one after the other.
     from ..atomicio import run_in_threads
     failures = []
 

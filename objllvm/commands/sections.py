@@ -47,7 +47,7 @@ def run(args) -> int:
 def _listed_by_index(o):
     """The LLVM sections of ELF object ``o`` as :func:`objllvm.api.section_info` gives them (with their notes), told
     by the codec index alone: each section no codec claims (``objllvm.sections.unclaimed``) or that one codec claims
-    by its type (``kind_by_type``), without importing the registry and the codecs (about 1.3 ms of a run).  None
+    by its type (``kind_by_type``), without importing the registry and the codecs.  None
     where a section may be claimed otherwise (by name): the caller asks the registry."""
     if o.format != "elf":
         return None

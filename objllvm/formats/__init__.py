@@ -49,7 +49,7 @@ def open_data(data: bytes, path: str, member: str | None = None, *, kind: str | 
             except ObjllvmError as exc:
                 yield exc.located(file=path, member=m.name)
     elif kind in _OTHER_OPENERS:
-        import importlib       # here: it imports warnings (start-up time)
+        import importlib       # (here: it imports warnings, which ELF and archives need not)
         try:
             mod = importlib.import_module(_OTHER_OPENERS[kind])
         except ImportError:
@@ -81,7 +81,7 @@ def map_file(path: str, f=None):
         if kind is None:
             return head
         if size >= _MAP_AT_LEAST and kind in ("elf", "archive"):
-            import mmap         # (here: a small file is read, and mmap's import is 0.3 ms of its run)
+            import mmap         # (here: a small file is read, and needs no mmap import)
             try:        # (Python >= 3.13: the map holds no file descriptor of its own)
                 return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ, trackfd=False)
             except TypeError:

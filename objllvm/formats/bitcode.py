@@ -4,7 +4,7 @@ The wrapper header (where the bitstream lies) is read here.  A bitcode file has 
 shown as one pseudo-section named ``<bitcode>`` holding the whole file, which the ``bitcode`` codec decodes
 (wrapper header included).
 """
-import _struct as struct      # (the C module struct.py re-exports: one module fewer at start-up)
+import struct
 
 from .._model import dataclass
 

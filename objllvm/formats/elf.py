@@ -1,8 +1,8 @@
 """ELF container: both classes, both byte orders, ET_REL/ET_EXEC/ET_DYN."""
-import _struct as struct  # (struct.py only re-exports it: one module fewer to import)
+import struct
 import sys
 from itertools import accumulate, compress, repeat
-from _operator import add, and_
+from operator import add, and_
 
 from ..errors import DecodeError
 from .base import ObjectFile, Relocation, Section, Symbol

@@ -7,8 +7,6 @@ back to exactly the same bytes, and gives a plain dict view (``to_dict``) and
 text tables (``tables``).  Codec modules live in ``objllvm/sections/`` (one per
 section kind) and are found there automatically.
 """
-from _thread import RLock
-
 from . import NAME_HINTS, NAME_ONLY, codec_modules, name_only_reason  # noqa: F401  (the codecs' name hints, see "lazy loading" below; the codec modules; sections known by name only)
 from .._model import dataclass, field
 from .._modules import lazy_attributes
@@ -188,22 +186,21 @@ _loaded = False
 # objllvm.sections.unclaimed), and tests/test_codec_index.py checks that a codec never claims a name its hint
 # does not admit.
 # A codec module that the index does not list (a new one, before the index is generated again) makes the
-# registry load every codec, as it did before the index: slower, never wrong.
+# registry load every codec: slower, never wrong.
+# Threads may load codecs at once without a lock of the registry's: the import system runs a module's code in one
+# thread while any other thread importing it waits, so whoever returns from an import finds the module's codecs
+# registered; the index is made from constants (two threads that make it at once make equal ones).
 _index = None          # (kinds in order, {sh_type: module}, {(format, name): [(kind, module)]})
 _pending: list = []    # [(kind, module, hints, options)]: the codecs with their own matcher not imported yet
 _ordered = None        # the registered codecs in the index's order (None: to be made again)
 _modules_loaded: set = set()
-_LOCK = RLock()
 
 
 def _load_index():
     """The lookup tables made from ``_index`` (once)."""
     global _index
-    if _index is not None:
-        return _index
-    with _LOCK:
-        if _index is None:
-            _index = _make_index()
+    if _index is None:
+        _index = _make_index()
     return _index
 
 
@@ -211,17 +208,18 @@ def _make_index():
     from . import _index as ix
     if set(codec_modules()) != set(ix.MODULES):
         _load_all()                    # a codec module the index does not know: every codec, as before
-    by_type, by_name = {}, {}
+    by_type, by_name, pending = {}, {}, []
     for kind, (mod, sh_types, names, formats, _priority, own_matcher, _options) in ix.KINDS.items():
         for t in sh_types:
             by_type.setdefault(t, mod)
         if own_matcher:
             hints, opts = NAME_HINTS.get(kind, (None, ()))
-            _pending.append((kind, mod, hints, opts))
+            pending.append((kind, mod, hints, opts))
         else:
             for f in formats:
                 for n in names:
                     by_name.setdefault((f, n), []).append((kind, mod))
+    _pending[:] = pending
     return tuple(ix.KINDS), by_type, by_name
 
 
@@ -229,10 +227,8 @@ def _load_module(mod: str) -> None:
     """Import codec module ``mod`` (its codecs register themselves).  Marked loaded once imported: a thread
     that finds it marked finds its codecs registered."""
     if mod not in _modules_loaded:
-        with _LOCK:
-            if mod not in _modules_loaded:
-                __import__(f"{__package__}.{mod}")      # (importlib.import_module: one more module to import)
-                _modules_loaded.add(mod)
+        __import__(f"{__package__}.{mod}")      # (importlib.import_module: one more module to import)
+        _modules_loaded.add(mod)
 
 
 def register(cls):
@@ -256,10 +252,9 @@ def _load_all():
     global _loaded
     if _loaded:
         return
-    with _LOCK:
-        for name in codec_modules():
-            _load_module(name)
-        _loaded = True
+    for name in codec_modules():
+        _load_module(name)
+    _loaded = True
 
 
 def _in_order() -> tuple:
@@ -356,9 +351,10 @@ def _load_hinted(name: str, options) -> None:
         if (mod in _modules_loaded or hints is None or any(h in name for h in hints)
                 or (options and any(options.get(o) for o in opts))):
             _load_module(mod)
-            with _LOCK:
-                if entry in _pending:
-                    _pending.remove(entry)
+            try:
+                _pending.remove(entry)
+            except ValueError:           # another thread took it off
+                pass
 
 
 @dataclass
@@ -447,6 +443,6 @@ if TYPE_CHECKING:
 
 
 # Codecs import Table from here; the renderer is imported when the first one does (a rewrite that only asks
-# which kinds exist never needs it: about 0.7 ms of its start-up).  index_source (scripts/gen-codec-index) is in
+# which kinds exist never needs it).  index_source (scripts/gen-codec-index) is in
 # a module of its own: no command needs it.
 __getattr__ = lazy_attributes(globals(), {"Table": "objllvm.render", "index_source": "objllvm.sections._index_source"})

@@ -7,7 +7,7 @@ raw-profile version 11 adds the uniform-counters section, PR #190708).
 """
 from __future__ import annotations
 
-from _weakref import ref as _ref
+from weakref import WeakKeyDictionary
 
 from ..._model import dataclass, field
 from ...binary import Reader, decode_text, encode_text, uleb_encode
@@ -71,26 +71,16 @@ def role_for(ctx, default: str) -> str:
     return role or default
 
 
-def _md5():
-    """The MD5 constructor: CPython's own (``_md5``: 0.5 ms to import, and about twice as fast as OpenSSL's on
-    short names), else hashlib's (whose import loads OpenSSL: about 3 ms here)."""
-    try:
-        from _md5 import md5
-    except ImportError:                                              # pragma: no cover - a build without it
-        from hashlib import md5
-    return md5
-
-
 def name_hash(name: str | bytes) -> int:
     """LLVM's 64-bit key of a name: the low half of its MD5, little-endian (``IndexedInstrProf::ComputeHash``)."""
+    from hashlib import md5          # (here: only the profile and coverage codecs hash names)
     b = encode_text(name) if isinstance(name, str) else bytes(name)
-    return int.from_bytes(_md5()(b).digest()[:8], "little")
+    return int.from_bytes(md5(b, usedforsecurity=False).digest()[:8], "little")
 
 
 def name_hashes(names) -> list:
     """name_hash of each of ``names`` (str)."""
-    md5 = _md5()
-    return [int.from_bytes(md5(encode_text(n)).digest()[:8], "little") for n in names]
+    return [name_hash(n) for n in names]
 
 
 def inflate(blob: bytes, size: int, what: str, offset: int) -> bytes:
@@ -233,49 +223,16 @@ def name_list_from_dict(d: dict) -> NameList:
 
 
 # -- names of an object, by hash (cached per object) ------------------------------------------------------------
-class ObjectCache:
-    """A dict by object that does not keep its objects alive, as weakref.WeakKeyDictionary here (``get``,
-    ``in``, ``[]``, ``[] =``; TypeError for an object that cannot be weakly referenced) without importing
-    weakref (1 ms): entries by id(obj), each with a weak reference whose callback removes it when its object
-    goes (before its id can be another object's)."""
-    __slots__ = ("_d",)
-
-    def __init__(self):
-        self._d = {}
-
-    def get(self, obj, default=None):
-        e = self._d.get(id(obj))
-        return e[1] if e is not None and e[0]() is obj else default
-
-    def __contains__(self, obj) -> bool:
-        e = self._d.get(id(obj))
-        return e is not None and e[0]() is obj
-
-    def __getitem__(self, obj):
-        e = self._d.get(id(obj))
-        if e is None or e[0]() is not obj:
-            raise KeyError(obj)
-        return e[1]
-
-    def __setitem__(self, obj, value):
-        d, k = self._d, id(obj)
-
-        def gone(wr, d=d, k=k):
-            e = d.get(k)
-            if e is not None and e[0] is wr:
-                del d[k]
-        d[k] = (_ref(obj, gone), value)
-
-    def __len__(self) -> int:
-        return len(self._d)
-
+# A dict by object that does not keep its objects alive: the names, file lists and versions a codec keeps per
+# object file, forgotten when the object goes.
+ObjectCache = WeakKeyDictionary
 
 _NAMES_CACHE = ObjectCache()
 
 
 def cached_per_object(cache, obj, build) -> dict:
     """``build(obj)``, kept in ``cache`` (an ObjectCache) for as long as ``obj`` lives ({} for no object;
-    an object that cannot be weakly referenced is built for each call)."""
+    an object that cannot be weakly referenced or hashed is built for each call)."""
     if obj is None:
         return {}
     try:
