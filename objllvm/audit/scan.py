@@ -15,6 +15,7 @@ from itertools import compress
 from ..sections import registry
 from ..sections.support.instrprof import role_names, section_role
 from ..formats import sniff
+from ..formats.elfscan import section_indices
 from ..errors import ObjllvmError
 
 MIN_BITCODE = 4                  # bytes: a bitcode section smaller than its magic is only a marker
@@ -166,6 +167,9 @@ def scan_file(path: str):
             ar = _open_archive(data, path, out)
             for m in ar.members:
                 try:
+                    if not ar.thin and _nothing_to_audit(data, m.data_offset, m.size):
+                        nobj += 1
+                        continue
                     mdata = m.data()
                     mkind = sniff(mdata[:HEAD])
                     if mkind is None or mkind == "archive":
@@ -176,6 +180,8 @@ def scan_file(path: str):
                 except ObjllvmError as exc:
                     exc.located(file=path, member=m.name)
                     out.append(_unreadable(exc, path, m.name))
+        elif kind == "elf" and _nothing_to_audit(data, 0, len(data)):
+            nobj += 1
         else:
             nobj += _scan_data(data, path, None, kind, out)
     except ObjllvmError as exc:
@@ -184,6 +190,13 @@ def scan_file(path: str):
         out.append((UNREADABLE, path, None, None, "", f"internal error ({type(exc).__name__}: {exc}): "
                     "this is a bug in objllvm", None, 0, ""))
     return "object", nobj, out
+
+
+def _nothing_to_audit(data, start: int, size: int) -> bool:
+    """Whether ``data[start:start + size]`` is an ELF object with no section of a type or name scan_object looks
+    at, seen from its section header and name tables alone (formats/elfscan.py; an object whose headers are not
+    plain is read by scan_object, which reports what is wrong)."""
+    return section_indices(data, start, size, _ELF_TYPES, _ELF_NAMES) == []
 
 
 def _open_archive(data, path, out):
