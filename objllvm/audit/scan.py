@@ -15,7 +15,8 @@ from itertools import compress
 from ..sections import registry
 from ..sections.support.instrprof import role_names, section_role
 from ..formats import sniff
-from ..formats.elfscan import section_indices
+from ..formats.archive import THIN_MAGIC, iter_headers, thin_member_bytes
+from ..formats.elfscan import FileReader, Wanted, section_indices
 from ..errors import ObjllvmError
 
 MIN_BITCODE = 4                  # bytes: a bitcode section smaller than its magic is only a marker
@@ -51,6 +52,7 @@ _INTERESTING_NAMES = _BITCODE_NAMES | _CMDLINE_NAMES | _REQUEST_NAMES
 _ELF_TYPES = {0x6FFF4C01: "linker-options", 0x6FFF4C04: "deplibs", 0x6FFF4C0C: "bitcode"}
 _REQUEST_KINDS = {"linker-options", "deplibs", "coff-directives", "macho-linker-options", "llvmcmd"}
 _ELF_NAMES = _INTERESTING_NAMES | role_names("elf") | set(_SANITIZER_NAMES)   # every ELF name scan_object reads
+_WANTED = Wanted(_ELF_TYPES, _ELF_NAMES)
 
 _LIB_SUFFIX = re.compile(r"^(.+?)\.(a|so(\.[0-9][0-9.]*)?|lib|dylib|tbd|dll|dll\.a)$", re.I)
 
@@ -147,78 +149,82 @@ def _walk_dir(top, st, seen_dirs, seen_files, on_error):
 def scan_file(path: str):
     """(status, objects, requests) for one file.  status: 'object' (an object or archive was read),
     'skipped' (not an object: first bytes) or 'unreadable'."""
-    from ..formats import map_file, open_regular
+    from ..formats import open_regular
+    out = []
     try:
         with open_regular(path) as f:
             head = f.read(HEAD)
             kind = sniff(head)
             if kind is None:
                 return "skipped", 0, []
-            f.seek(0)
-            data = map_file(path, f)       # mapped (ELF, archives): only the pages read cost memory
+            nobj = _scan_open(f, path, kind, head, out)
     except OSError as exc:
         return "unreadable", 0, [(UNREADABLE, path, None, None, "", f"cannot read: {exc.strerror}", None, 0, "")]
     except ObjllvmError as exc:        # not a regular file (walk gives only regular files; named ones too)
         return "unreadable", 0, [(UNREADABLE, path, None, None, "", exc.message, None, 0, "")]
-    out = []
-    nobj = 0
+    return "object", nobj, out
+
+
+def _scan_open(f, path, kind, head, out) -> int:
+    """The number of objects in the open file ``f`` (of ``kind``; ``head``: its first bytes); their requests
+    and what could not be read appended to ``out``.  An ELF object or a member of a (not thin) archive is first
+    looked at through its header and name tables (by pread: formats/elfscan.py) and read as a whole, from a map
+    of the file, only when it has a section scan_object looks at, or headers that are not plain."""
+    from ..formats import map_file
     try:
+        size = os.fstat(f.fileno()).st_size
+        reader = FileReader(f)
+        if kind == "elf" and section_indices(reader.fetch_at(0), size, _WANTED, head) == []:
+            return 1
         if kind == "archive":
-            ar = _open_archive(data, path, out)
-            for m in ar.members:
-                try:
-                    if not ar.thin and _nothing_to_audit(data, m.data_offset, m.size):
-                        nobj += 1
-                        continue
-                    mdata = m.data()
-                    mkind = sniff(mdata[:HEAD])
-                    if mkind is None or mkind == "archive":
-                        continue        # e.g. an .rlib's lib.rmeta: not an object
-                    if mkind != "elf" and type(mdata) is memoryview:
-                        mdata = mdata.tobytes()     # (a view of the archive: the other containers read bytes)
-                    nobj += _scan_data(mdata, path, m.name, mkind, out)
-                except ObjllvmError as exc:
-                    exc.located(file=path, member=m.name)
-                    out.append(_unreadable(exc, path, m.name))
-        elif kind == "elf" and _nothing_to_audit(data, 0, len(data)):
-            nobj += 1
-        else:
-            nobj += _scan_data(data, path, None, kind, out)
+            return _scan_archive(f, path, size, reader, head[:8] == THIN_MAGIC, out)
+        f.seek(0)
+        return _scan_data(map_file(path, f), path, None, kind, out)
+    except OSError as exc:
+        out.append((UNREADABLE, path, None, None, "", f"cannot read: {exc.strerror}", None, 0, ""))
     except ObjllvmError as exc:
         out.append(_unreadable(exc.located(file=path), path, None))
     except Exception as exc:           # a bug in objllvm: say so, and go on with the other files
         out.append((UNREADABLE, path, None, None, "", f"internal error ({type(exc).__name__}: {exc}): "
                     "this is a bug in objllvm", None, 0, ""))
-    return "object", nobj, out
+    return 0
 
 
-def _nothing_to_audit(data, start: int, size: int) -> bool:
-    """Whether ``data[start:start + size]`` is an ELF object with no section of a type or name scan_object looks
-    at, seen from its section header and name tables alone (formats/elfscan.py; an object whose headers are not
-    plain is read by scan_object, which reports what is wrong)."""
-    return section_indices(data, start, size, _ELF_TYPES, _ELF_NAMES) == []
-
-
-def _open_archive(data, path, out):
-    """The archive in ``data``; when it is broken, an ``unreadable`` request and the members before the break.
-
-    The archive reader reports the offset of the bad header field (the header itself, +48 the size field,
-    +58 the terminator, +60 a BSD name): the archive cut at that header's start is readable."""
-    from ..formats.archive import Archive, HEADER_SIZE
+def _scan_archive(f, path, size, reader, thin, out) -> int:
+    """The objects of the archive open as ``f``: each member header read once, in order; a member that is not
+    a plain ELF object without audited sections is read from a map of the archive (from its own file, in a thin
+    archive).  A broken member header ends the walk: an ``unreadable`` request, after the members before it."""
+    from ..formats import map_file
+    nobj = 0
+    mapped = None
     try:
-        return Archive(data, path)
+        for name, pos, msize, body, special, first in iter_headers(reader.read, size, path, thin, HEAD):
+            if special:
+                continue
+            try:
+                if thin:
+                    mdata = thin_member_bytes(path, name, pos)
+                    first = mdata[:HEAD]
+                elif section_indices(reader.fetch_at(body), msize, _WANTED, first) == []:
+                    nobj += 1
+                    continue
+                mkind = sniff(first)
+                if mkind is None or mkind == "archive":
+                    continue        # e.g. an .rlib's lib.rmeta: not an object
+                if not thin:
+                    if mapped is None:
+                        f.seek(0)
+                        mapped = map_file(path, f)
+                    mdata = memoryview(mapped)[body:body + msize]
+                    if mkind != "elf":
+                        mdata = mdata.tobytes()     # (the other containers read bytes)
+                nobj += _scan_data(mdata, path, name, mkind, out)
+            except ObjllvmError as exc:
+                exc.located(file=path, member=name)
+                out.append(_unreadable(exc, path, name))
     except ObjllvmError as exc:
         out.append(_unreadable(exc.located(file=path), path, None))
-        off = exc.offset
-        if off is not None:
-            for back in (0, 48, 58, HEADER_SIZE):
-                cut = off - back
-                if 8 < cut < len(data) and not cut & 1:
-                    try:
-                        return Archive(data[:cut], path)
-                    except ObjllvmError:
-                        continue
-        return Archive(data[:8], path)
+    return nobj
 
 
 def _unreadable(exc, path, member):
