@@ -174,7 +174,7 @@ def _scan_open(f, path, kind, head, out) -> int:
     try:
         size = os.fstat(f.fileno()).st_size
         reader = FileReader(f)
-        if kind == "elf" and section_indices(reader.fetch_at(0), size, _WANTED, head) == []:
+        if kind == "elf" and section_indices(reader, 0, size, _WANTED, head) == []:
             return 1
         if kind == "archive":
             return _scan_archive(f, path, size, reader, head[:8] == THIN_MAGIC, out)
@@ -205,7 +205,7 @@ def _scan_archive(f, path, size, reader, thin, out) -> int:
                 if thin:
                     mdata = thin_member_bytes(path, name, pos)
                     first = mdata[:HEAD]
-                elif section_indices(reader.fetch_at(body), msize, _WANTED, first) == []:
+                elif section_indices(reader, body, msize, _WANTED, first) == []:
                     nobj += 1
                     continue
                 mkind = sniff(first)
