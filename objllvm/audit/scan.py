@@ -237,6 +237,20 @@ def _scan_data(data, path, member, kind, out) -> int:
     if kind == "bitcode":               # a raw bitcode file (an LTO object): all of it is bitcode
         out.append((BITCODE, path, member, "(whole file)", "", "", None, len(data), "bitcode"))
         return 1
+    if kind == "elf":
+        # What is wrong in the headers, the name table and the sections scan_object read is reported; a broken
+        # section it does not read is not looked at (as the objects found plain by elfscan are not read at all)
+        from ..formats.elf import ElfFile
+        elf = ElfFile(data, path, member)
+        start = len(out)
+        read = {s.index for s in scan_object(elf, out)}
+        read.add(elf.e_shstrndx)
+        for exc in (*elf.file_errors, *(e for i, e in elf.section_errors.items() if i in read),
+                    *(e for i, e in elf.empty_past_end.items() if i in read)):
+            r = _unreadable(exc, path, exc.member or member)
+            if r not in out[start:]:        # (a section's header error is also its decoding's)
+                out.append(r)
+        return 1
     from ..formats import open_data
     n = 0
     for obj in open_data(data, path, member, kind=kind):
@@ -248,13 +262,14 @@ def _scan_data(data, path, member, kind, out) -> int:
     return n
 
 
-def scan_object(obj, out) -> None:
-    """Append the requests of one object (an ObjectFile) to ``out``."""
+def scan_object(obj, out) -> list:
+    """Append the requests of one object (an ObjectFile) to ``out``; return the sections looked at."""
     fmt = obj.format
     path, member = obj.path, obj.member
     instr = {}
     sanitizer = {}
-    for s in _sections_to_scan(obj):
+    sections = _sections_to_scan(obj)
+    for s in sections:
         name = s.name
         what = _ELF_TYPES.get(s.type) if fmt == "elf" else None
         table = _SANITIZER_NAMES.get(name) if what is None else None
@@ -298,6 +313,7 @@ def scan_object(obj, out) -> None:
         count = sum(n for n, _ in sanitizer.values())
         out.append((SANITIZER, path, member, f"{count} sanitizer sections", "", ", ".join(sorted(sanitizer)), None,
                     sum(sz for _, sz in sanitizer.values()), fmt))
+    return sections
 
 
 def _sections_to_scan(obj) -> list:

@@ -109,7 +109,11 @@ def iter_headers(read, n: int, path: str = "", thin: bool = False, peek: int = 0
         if name == "//":
             longnames = read(body, size)
         else:
-            first = hdr[HEADER_SIZE + name_len:HEADER_SIZE + min(peek, size)] if stored and name_len < peek else b""
+            first = b""
+            if peek and stored:
+                k = min(peek, size - name_len)
+                at = HEADER_SIZE + name_len
+                first = hdr[at:at + k] if name_len + k <= peek else read(body + name_len, k)
             yield name, pos, size - name_len, body + name_len, special, first
         pos = body + stored
         pos += pos & 1
