@@ -15,7 +15,7 @@ from itertools import compress
 from ..sections import registry
 from ..sections.support.instrprof import role_names, section_role
 from ..formats import sniff
-from ..formats.archive import THIN_MAGIC, iter_headers, thin_member_bytes
+from ..formats.archive import HEADER_SIZE, THIN_MAGIC, iter_headers, thin_member_bytes
 from ..formats.elfscan import FileReader, Wanted, section_indices
 from ..errors import ObjllvmError
 
@@ -205,7 +205,7 @@ def _scan_archive(f, path, size, reader, thin, out) -> int:
                 if thin:
                     mdata = thin_member_bytes(path, name, pos)
                     first = mdata[:HEAD]
-                elif section_indices(reader, body, msize, _WANTED, first) == []:
+                elif section_indices(reader, body, msize, _WANTED, first, 1 + HEADER_SIZE + HEAD) == []:
                     nobj += 1
                     continue
                 mkind = sniff(first)

@@ -29,31 +29,44 @@ class InMemory:
     def __init__(self, buf):
         self.buf = buf
 
-    def piece(self, pos: int, n: int) -> tuple:
+    def piece(self, pos: int, n: int, before: int = 0, after: int = 0) -> tuple:
         return self.buf, pos
 
 
 class FileReader:
-    """Pieces of an open file by position, without mapping it: ``read(pos, n)`` is one pread (bytes);
-    ``piece(pos, n)`` is ``(bytes, 0)`` by one pread, or ``(a memory map of the file, pos)`` for a piece over
-    MAPPED_ABOVE bytes, so that what is held stays small.  A pread costs a fraction of the page fault that
-    reading a header from a mapped file takes (the audit of /usr/lib/llvm-22/lib, scripts/bench-audit).
-    Positions and lengths are the caller's to bound by the file's size."""
+    """Pieces of an open file by position, without mapping it: ``read(pos, n)`` (bytes) and ``piece(pos, n)``
+    (``(buf, at)``: the bytes are ``buf[at:at + n]``) take one pread, or nothing when the last piece read holds
+    them: ``piece`` reads ``before`` and ``after`` more bytes around what it is asked for, in the same pread (a
+    section name table before the section header table, the next archive member's header after it).  A piece
+    over MAPPED_ABOVE bytes is taken from a memory map of the file, so that what is held stays small.  A pread
+    costs a fraction of the page fault that reading a header from a mapped file takes, and the bytes around
+    save a pread each (the audit of /usr/lib/llvm-22/lib, scripts/bench-audit).  Positions and lengths are the
+    caller's to bound by the file's size."""
 
     def __init__(self, f):
         self.fd = f.fileno()
         self._map = None
+        self._last = b""
+        self._at = 0
 
     def read(self, pos: int, n: int) -> bytes:
+        k = pos - self._at
+        if k >= 0 and k + n <= len(self._last):
+            return self._last[k:k + n]
         return os.pread(self.fd, n, pos)
 
-    def piece(self, pos: int, n: int) -> tuple:
-        if n <= MAPPED_ABOVE:
-            return os.pread(self.fd, n, pos), 0
-        if self._map is None:
-            import mmap
-            self._map = mmap.mmap(self.fd, 0, access=mmap.ACCESS_READ)
-        return self._map, pos
+    def piece(self, pos: int, n: int, before: int = 0, after: int = 0) -> tuple:
+        k = pos - self._at
+        if k >= 0 and k + n <= len(self._last):
+            return self._last, k
+        if n > MAPPED_ABOVE:
+            if self._map is None:
+                import mmap
+                self._map = mmap.mmap(self.fd, 0, access=mmap.ACCESS_READ)
+            return self._map, pos
+        lo = max(0, pos - before)
+        self._last, self._at = os.pread(self.fd, pos - lo + n + after, lo), lo
+        return self._last, pos - lo
 
 
 class Wanted:
@@ -73,10 +86,16 @@ class Wanted:
         self.pattern, self.names = _name_pattern(names)
 
 
-def section_indices(src, base: int, size: int, wanted: Wanted, head: bytes | None = None) -> list | None:
+NAME_BYTES = 48             # a guess of the section name table's bytes per section (most objects have fewer)
+AHEAD_AT_MOST = 4096        # the bytes between the section header table and what follows the object read with it
+
+
+def section_indices(src, base: int, size: int, wanted: Wanted, head: bytes | None = None,
+                    after: int = 0) -> list | None:
     """The sorted indices of the sections of the ELF object of ``size`` bytes at ``base`` in ``src`` whose
     type or name is ``wanted``; None when its headers are not plain (see the module's docstring).  ``head``:
-    the object's first HEAD bytes, when the caller has them."""
+    the object's first HEAD bytes, when the caller has them; ``after``: the bytes after the object the caller
+    reads next (a FileReader reads them with the section header table when that ends the object)."""
     if head is None:
         buf, at = src.piece(base, min(size, HEAD))
         head = buf[at:at + HEAD]
@@ -95,7 +114,9 @@ def section_indices(src, base: int, size: int, wanted: Wanted, head: bytes | Non
     length = shnum * row
     if shentsize != row or shnum == 0 or shstrndx == SHN_XINDEX or shstrndx >= shnum or shoff + length > size:
         return None
-    buf, table = src.piece(base + shoff, length)
+    tail = size - shoff - length + after
+    buf, table = src.piece(base + shoff, length, min(shoff, NAME_BYTES * shnum),
+                           tail if tail <= AHEAD_AT_MOST else 0)
     end = table + length
     if len(buf) < end:
         return None                                 # (the file is shorter than when it was measured)
