@@ -169,7 +169,7 @@ def _shorten(s: str, n: int = 72) -> str:
     return s if len(s) <= n else s[:n - 3] + "..."
 
 
-SERIAL_SECONDS = 0.5       # audit(): CPU time spent scanning in-process before workers are started
+SERIAL_SECONDS = 0.5       # audit(): the CPU time scanned in-process, with workers, until they are started
 
 
 def audit(paths, policy: Policy | None = None, jobs: int | None = None, progress=None,

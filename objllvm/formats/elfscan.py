@@ -119,7 +119,7 @@ def section_indices(src, base: int, size: int, wanted: Wanted, head: bytes | Non
                            tail if tail <= AHEAD_AT_MOST else 0)
     end = table + length
     if len(buf) < end:
-        return None                                 # (the file is shorter than when it was measured)
+        return None                                 # (fewer bytes than the file size promised: it changed while read)
     found = []
     if probes:
         column = bytes(memoryview(buf)[table + type_byte:end:row])
