@@ -2,8 +2,11 @@
 
 ``walk(paths)`` yields regular files (following directory symlinks, each directory and file once, so
 symlink loops end).  ``scan_file(path)`` reads the first bytes, skips anything that is not an object or
-archive, and returns the requests found (plain tuples, cheap to send between processes).  Sections are
-decoded through the codec registry (``registry.decode_section``): the same decoding path as ``dump``.
+archive, and returns the requests found (plain tuples, cheap to send between processes).  An ELF object (a
+file or an archive member) whose section header and name tables show no section of a type or name
+``scan_object`` looks at is counted and read no further (formats/elfscan.py); the others are read by the ELF
+reader, and their sections decoded through the codec registry (``registry.decode_section``): the same decoding
+path as ``dump``.
 """
 from __future__ import annotations
 
