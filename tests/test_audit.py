@@ -368,7 +368,7 @@ def test_walk_follows_links_once(tmp_path):
 
 
 def test_parallel_equals_serial(report):
-    par = audit([TREE], jobs=2, chunk_size=2)
+    par = audit([TREE], jobs=2, chunk_size=2, serial_for=0)
     assert par.to_dict() == report.to_dict()
 
 
@@ -457,3 +457,74 @@ def test_scan_of_the_header_columns_is_the_scan_of_every_section(monkeypatch):
                     scan.scan_object(o, slow)
                 assert fast == slow, p
     assert elf > 200
+
+
+# -- the header-table path (formats/elfscan.py) ----------------------------------------------------------
+def test_objects_found_plain_by_their_headers_scan_as_when_read_whole(monkeypatch):
+    """scan_file skips an ELF object (file or archive member) whose header and name tables show no section it
+    looks at: on every committed file (malformed and lit ones too), the requests and errors are those of reading
+    every object whole."""
+    from objllvm.audit import scan
+    files = [p for p in sorted(TESTDATA.rglob("*")) if p.is_file() and p.relative_to(TESTDATA).parts[0] != "src"]
+    fast = [scan.scan_file(str(p)) for p in files]
+    monkeypatch.setattr(scan, "section_indices", lambda *a, **k: None)
+    whole = [scan.scan_file(str(p)) for p in files]
+    assert fast == whole
+    assert sum(n for _, n, _ in fast) > 300 and any(r for _, _, r in fast)
+
+
+def _with_header_field(src, section, field, value, tmp_path, name):
+    """A copy of the ELF object ``src`` with one 64-bit field of section ``section``'s header set to ``value``."""
+    from objllvm.formats import open_object
+    obj = open_object(str(src))
+    i = next(s.index for s in obj.sections if s.name == section)
+    data = bytearray(src.read_bytes())
+    at = obj.e_shoff + i * 64 + {"offset": 24, "size": 32}[field]
+    data[at:at + 8] = value.to_bytes(8, "little")
+    out = tmp_path / name
+    out.write_bytes(bytes(data))
+    return out
+
+
+def test_a_broken_section_audit_reads_is_reported_one_it_does_not_read_is_not(tmp_path):
+    """.deplibs past the end: an unreadable finding naming the section and offset, the file's other requests
+    still there; .text past the end: audit does not read .text (llvm-readobj --dependent-libraries neither),
+    so the file audits as the intact one does."""
+    src = TREE / "elf" / "elf-pragma.o"
+    good = audit([src], jobs=1)
+    bad_text = _with_header_field(src, ".text", "offset", 1 << 40, tmp_path, "text.o")
+    rep = audit([bad_text], jobs=1)
+    assert [r.to_dict() | {"file": ""} for r in rep.requests] == [r.to_dict() | {"file": ""} for r in good.requests]
+    assert not [f for f in rep.findings if f.rule == "unreadable"]
+    bad_deplibs = _with_header_field(src, ".deplibs", "size", 1 << 40, tmp_path, "deplibs.o")
+    rep = audit([bad_deplibs], jobs=1)
+    (u,) = [f for f in rep.findings if f.rule == "unreadable"]
+    assert u.request.section == ".deplibs" and "run past the end of the file" in u.message
+    assert [r.value for r in rep.requests if r.kind == "option"] == [r.value for r in good.requests
+                                                                     if r.kind == "option"]
+
+
+def test_header_table_path_agrees_on_mutated_objects_and_archives(monkeypatch, tmp_path):
+    """Committed objects and archives with a few bytes changed, half of them in the last 4 KiB (where the
+    section header and name tables are): the requests and errors of scan_file are those of reading every
+    object whole, and never an internal error."""
+    import random
+    from objllvm.audit import scan
+    srcs = [p for p in sorted(TESTDATA.rglob("*")) if p.is_file() and p.suffix in (".a", ".o")
+            and p.relative_to(TESTDATA).parts[0] != "src" and p.stat().st_size < 200_000]
+    rng = random.Random(31)
+    real = scan.section_indices
+    for k in range(300):
+        data = bytearray(rng.choice(srcs).read_bytes())
+        for _ in range(rng.randint(1, 4)):
+            i = rng.randrange(len(data))
+            if rng.random() < 0.5:
+                i = len(data) - 1 - rng.randrange(min(len(data), 4096))
+            data[i] = rng.randrange(256)
+        p = tmp_path / f"m{k}.o"
+        p.write_bytes(bytes(data))
+        monkeypatch.setattr(scan, "section_indices", real)
+        fast = scan.scan_file(str(p))
+        monkeypatch.setattr(scan, "section_indices", lambda *a, **kw: None)
+        assert fast == scan.scan_file(str(p)), k
+        assert not [r for r in fast[2] if "internal error" in str(r[5])], k

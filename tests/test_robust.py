@@ -273,12 +273,14 @@ def test_extract_failed_run_leaves_nothing(tmp_path):
 
 def test_interrupting_a_parallel_audit_stops_within_a_second(tmp_path):
     """A real process, a real SIGINT: every scan slowed to 50 ms a file (workers forked from the patched
-    parent), 400 files over 2 workers (10 s of work); the interrupt ends it in under a second, one line."""
+    parent, started at once), 400 files over 2 workers (10 s of work); the interrupt ends it in under a
+    second, one line."""
     tree = tmp_path / "tree"
     tree.mkdir()
     for i in range(400):
         shutil.copy(ELF / "deplibs.o", tree / f"f{i}.o")
-    code = ("import sys, time\nfrom objllvm.audit import scan\nreal = scan.scan_file\n"
+    code = ("import sys, time\nimport objllvm.audit\nfrom objllvm.audit import scan\nreal = scan.scan_file\n"
+            "objllvm.audit.SERIAL_SECONDS = 0\n"
             "def slow(p):\n    time.sleep(0.05)\n    return real(p)\n"
             "scan.scan_file = slow\nfrom objllvm import cli\nsys.exit(cli.main(sys.argv[1:]))\n")
     p = subprocess.Popen([sys.executable, "-c", code, "audit", "--no-progress", "-j", "2", str(tree)],

@@ -169,10 +169,15 @@ def _shorten(s: str, n: int = 72) -> str:
     return s if len(s) <= n else s[:n - 3] + "..."
 
 
+SERIAL_SECONDS = 0.5       # audit(): the CPU time scanned in-process, with workers, until they are started
+
+
 def audit(paths, policy: Policy | None = None, jobs: int | None = None, progress=None,
-          chunk_size: int = 64) -> AuditReport:
+          chunk_size: int = 64, serial_for: float | None = None) -> AuditReport:
     """Audit the files and directories in ``paths``.  ``jobs``: worker processes (default: CPUs; 1 = in
-    this process).  ``progress(files_done)`` is called as results arrive."""
+    this process).  With workers, the files are first scanned in this process, until that has taken
+    ``serial_for`` seconds of CPU time (default SERIAL_SECONDS), and the rest by the workers: a tree that takes
+    less costs no worker start-up.  ``progress(report)`` is called as results arrive."""
     policy = policy or default_policy()
     report = AuditReport(policy)
 
@@ -180,22 +185,27 @@ def audit(paths, policy: Policy | None = None, jobs: int | None = None, progress
         report.add(Request(UNREADABLE, path, None, None, "", reason))
 
     files = walk(paths, on_error=walk_error)
-    chunks = _chunks(files, chunk_size)
     jobs = jobs or os.cpu_count() or 1
-    first = next(chunks, None)
-    second = next(chunks, None) if first is not None else None
-    if first is None:
-        return report
-    if jobs <= 1 or second is None:            # small inputs: no process start-up cost
-        results = (scan_chunk(c) for c in _prepend([first, second], chunks) if c)
-        _fold(report, results, progress)
+    if jobs > 1:
+        import time
+        until = time.process_time() + (SERIAL_SECONDS if serial_for is None else serial_for)
+        files = iter(files)
+        for path in files:
+            _fold(report, [scan_chunk([path])], progress)
+            if time.process_time() >= until:
+                break
+        else:
+            return report
+    chunks = _chunks(files, chunk_size)
+    if jobs <= 1:
+        _fold(report, map(scan_chunk, chunks), progress)
         return report
     from concurrent.futures import ProcessPoolExecutor
     import multiprocessing
     ctx = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
     ex = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init)
     try:
-        _fold(report, _bounded_map(ex, _prepend([first, second], chunks), 4 * jobs), progress)
+        _fold(report, _bounded_map(ex, chunks, 4 * jobs), progress)
     except BaseException:
         # interrupted (KeyboardInterrupt) or failed: do not wait for the chunks in flight, stop the workers
         _stop(ex)
@@ -222,13 +232,6 @@ def _stop(ex) -> None:
             pass
     for p in procs:
         p.join(1)
-
-
-def _prepend(items, it):
-    for x in items:
-        if x:
-            yield x
-    yield from it
 
 
 def _chunks(it, n):

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-from urllib.parse import quote
 
 from .._version import __version__
 from ..render import Heading, Table, Text
@@ -82,6 +81,7 @@ def report_to_dict(report) -> dict:
 
 def artifact_uri(path: str) -> str:
     """A relative URI for paths under the current directory (as code-scanning tools expect), else file://."""
+    from urllib.parse import quote          # (here: only SARIF output needs it)
     ap = os.path.abspath(path)
     cwd = os.getcwd()
     if ap == cwd or ap.startswith(cwd.rstrip(os.sep) + os.sep):

@@ -2,8 +2,11 @@
 
 ``walk(paths)`` yields regular files (following directory symlinks, each directory and file once, so
 symlink loops end).  ``scan_file(path)`` reads the first bytes, skips anything that is not an object or
-archive, and returns the requests found (plain tuples, cheap to send between processes).  Sections are
-decoded through the codec registry (``registry.decode_section``): the same decoding path as ``dump``.
+archive, and returns the requests found (plain tuples, cheap to send between processes).  An ELF object (a
+file or an archive member) whose section header and name tables show no section of a type or name
+``scan_object`` looks at is counted and read no further (formats/elfscan.py); the others are read by the ELF
+reader, and their sections decoded through the codec registry (``registry.decode_section``): the same decoding
+path as ``dump``.
 """
 from __future__ import annotations
 
@@ -15,6 +18,8 @@ from itertools import compress
 from ..sections import registry
 from ..sections.support.instrprof import role_names, section_role
 from ..formats import sniff
+from ..formats.archive import HEADER_SIZE, THIN_MAGIC, iter_headers, thin_member_bytes
+from ..formats.elfscan import FileReader, Wanted, section_indices
 from ..errors import ObjllvmError
 
 MIN_BITCODE = 4                  # bytes: a bitcode section smaller than its magic is only a marker
@@ -50,6 +55,7 @@ _INTERESTING_NAMES = _BITCODE_NAMES | _CMDLINE_NAMES | _REQUEST_NAMES
 _ELF_TYPES = {0x6FFF4C01: "linker-options", 0x6FFF4C04: "deplibs", 0x6FFF4C0C: "bitcode"}
 _REQUEST_KINDS = {"linker-options", "deplibs", "coff-directives", "macho-linker-options", "llvmcmd"}
 _ELF_NAMES = _INTERESTING_NAMES | role_names("elf") | set(_SANITIZER_NAMES)   # every ELF name scan_object reads
+_WANTED = Wanted(_ELF_TYPES, _ELF_NAMES)
 
 _LIB_SUFFIX = re.compile(r"^(.+?)\.(a|so(\.[0-9][0-9.]*)?|lib|dylib|tbd|dll|dll\.a)$", re.I)
 
@@ -146,66 +152,82 @@ def _walk_dir(top, st, seen_dirs, seen_files, on_error):
 def scan_file(path: str):
     """(status, objects, requests) for one file.  status: 'object' (an object or archive was read),
     'skipped' (not an object: first bytes) or 'unreadable'."""
-    from ..formats import map_file, open_regular
+    from ..formats import open_regular
+    out = []
     try:
         with open_regular(path) as f:
             head = f.read(HEAD)
             kind = sniff(head)
             if kind is None:
                 return "skipped", 0, []
-            f.seek(0)
-            data = map_file(path, f)       # mapped (ELF, archives): only the pages read cost memory
+            nobj = _scan_open(f, path, kind, head, out)
     except OSError as exc:
         return "unreadable", 0, [(UNREADABLE, path, None, None, "", f"cannot read: {exc.strerror}", None, 0, "")]
     except ObjllvmError as exc:        # not a regular file (walk gives only regular files; named ones too)
         return "unreadable", 0, [(UNREADABLE, path, None, None, "", exc.message, None, 0, "")]
-    out = []
-    nobj = 0
+    return "object", nobj, out
+
+
+def _scan_open(f, path, kind, head, out) -> int:
+    """The number of objects in the open file ``f`` (of ``kind``; ``head``: its first bytes); their requests
+    and what could not be read appended to ``out``.  An ELF object or a member of a (not thin) archive is first
+    looked at through its header and name tables (by pread: formats/elfscan.py) and read as a whole, from a map
+    of the file, only when it has a section scan_object looks at, or headers that are not plain."""
+    from ..formats import map_file
     try:
+        size = os.fstat(f.fileno()).st_size
+        reader = FileReader(f)
+        if kind == "elf" and section_indices(reader, 0, size, _WANTED, head) == []:
+            return 1
         if kind == "archive":
-            ar = _open_archive(data, path, out)
-            for m in ar.members:
-                try:
-                    mdata = m.data()
-                    mkind = sniff(mdata[:HEAD])
-                    if mkind is None or mkind == "archive":
-                        continue        # e.g. an .rlib's lib.rmeta: not an object
-                    if mkind != "elf" and type(mdata) is memoryview:
-                        mdata = mdata.tobytes()     # (a view of the archive: the other containers read bytes)
-                    nobj += _scan_data(mdata, path, m.name, mkind, out)
-                except ObjllvmError as exc:
-                    exc.located(file=path, member=m.name)
-                    out.append(_unreadable(exc, path, m.name))
-        else:
-            nobj += _scan_data(data, path, None, kind, out)
+            return _scan_archive(f, path, size, reader, head[:8] == THIN_MAGIC, out)
+        f.seek(0)
+        return _scan_data(map_file(path, f), path, None, kind, out)
+    except OSError as exc:
+        out.append((UNREADABLE, path, None, None, "", f"cannot read: {exc.strerror}", None, 0, ""))
     except ObjllvmError as exc:
         out.append(_unreadable(exc.located(file=path), path, None))
     except Exception as exc:           # a bug in objllvm: say so, and go on with the other files
         out.append((UNREADABLE, path, None, None, "", f"internal error ({type(exc).__name__}: {exc}): "
                     "this is a bug in objllvm", None, 0, ""))
-    return "object", nobj, out
+    return 0
 
 
-def _open_archive(data, path, out):
-    """The archive in ``data``; when it is broken, an ``unreadable`` request and the members before the break.
-
-    The archive reader reports the offset of the bad header field (the header itself, +48 the size field,
-    +58 the terminator, +60 a BSD name): the archive cut at that header's start is readable."""
-    from ..formats.archive import Archive, HEADER_SIZE
+def _scan_archive(f, path, size, reader, thin, out) -> int:
+    """The objects of the archive open as ``f``: each member header read once, in order; a member that is not
+    a plain ELF object without audited sections is read from a map of the archive (from its own file, in a thin
+    archive).  A broken member header ends the walk: an ``unreadable`` request, after the members before it."""
+    from ..formats import map_file
+    nobj = 0
+    mapped = None
     try:
-        return Archive(data, path)
+        for name, pos, msize, body, special, first in iter_headers(reader.read, size, path, thin, HEAD):
+            if special:
+                continue
+            try:
+                if thin:
+                    mdata = thin_member_bytes(path, name, pos)
+                    first = mdata[:HEAD]
+                elif section_indices(reader, body, msize, _WANTED, first, 1 + HEADER_SIZE + HEAD) == []:
+                    nobj += 1
+                    continue
+                mkind = sniff(first)
+                if mkind is None or mkind == "archive":
+                    continue        # e.g. an .rlib's lib.rmeta: not an object
+                if not thin:
+                    if mapped is None:
+                        f.seek(0)
+                        mapped = map_file(path, f)
+                    mdata = memoryview(mapped)[body:body + msize]
+                    if mkind != "elf":
+                        mdata = mdata.tobytes()     # (the other containers read bytes)
+                nobj += _scan_data(mdata, path, name, mkind, out)
+            except ObjllvmError as exc:
+                exc.located(file=path, member=name)
+                out.append(_unreadable(exc, path, name))
     except ObjllvmError as exc:
         out.append(_unreadable(exc.located(file=path), path, None))
-        off = exc.offset
-        if off is not None:
-            for back in (0, 48, 58, HEADER_SIZE):
-                cut = off - back
-                if 8 < cut < len(data) and not cut & 1:
-                    try:
-                        return Archive(data[:cut], path)
-                    except ObjllvmError:
-                        continue
-        return Archive(data[:8], path)
+    return nobj
 
 
 def _unreadable(exc, path, member):
@@ -218,6 +240,20 @@ def _scan_data(data, path, member, kind, out) -> int:
     if kind == "bitcode":               # a raw bitcode file (an LTO object): all of it is bitcode
         out.append((BITCODE, path, member, "(whole file)", "", "", None, len(data), "bitcode"))
         return 1
+    if kind == "elf":
+        # What is wrong in the headers, the name table and the sections scan_object read is reported; a broken
+        # section it does not read is not looked at (as the objects found plain by elfscan are not read at all)
+        from ..formats.elf import ElfFile
+        elf = ElfFile(data, path, member)
+        start = len(out)
+        read = {s.index for s in scan_object(elf, out)}
+        read.add(elf.e_shstrndx)
+        for exc in (*elf.file_errors, *(e for i, e in elf.section_errors.items() if i in read),
+                    *(e for i, e in elf.empty_past_end.items() if i in read)):
+            r = _unreadable(exc, path, exc.member or member)
+            if r not in out[start:]:        # (a section's header error is also its decoding's)
+                out.append(r)
+        return 1
     from ..formats import open_data
     n = 0
     for obj in open_data(data, path, member, kind=kind):
@@ -229,13 +265,14 @@ def _scan_data(data, path, member, kind, out) -> int:
     return n
 
 
-def scan_object(obj, out) -> None:
-    """Append the requests of one object (an ObjectFile) to ``out``."""
+def scan_object(obj, out) -> list:
+    """Append the requests of one object (an ObjectFile) to ``out``; return the sections looked at."""
     fmt = obj.format
     path, member = obj.path, obj.member
     instr = {}
     sanitizer = {}
-    for s in _sections_to_scan(obj):
+    sections = _sections_to_scan(obj)
+    for s in sections:
         name = s.name
         what = _ELF_TYPES.get(s.type) if fmt == "elf" else None
         table = _SANITIZER_NAMES.get(name) if what is None else None
@@ -279,6 +316,7 @@ def scan_object(obj, out) -> None:
         count = sum(n for n, _ in sanitizer.values())
         out.append((SANITIZER, path, member, f"{count} sanitizer sections", "", ", ".join(sorted(sanitizer)), None,
                     sum(sz for _, sz in sanitizer.values()), fmt))
+    return sections
 
 
 def _sections_to_scan(obj) -> list:

@@ -44,80 +44,100 @@ class Archive:
         self._source = (data, path, self.thin)
         self._parse()
 
-    def _err(self, msg, off):
-        return DecodeError(msg, file=self.path, offset=off)
-
     def _parse(self):
         data = self.data
-        pos = 8
-        longnames = b""
-        n = len(data)
-        while pos < n:
-            if data[pos:pos + 1] == b"\n" and pos + 1 == n:   # trailing padding
-                break
-            if pos + HEADER_SIZE > n:
-                raise self._err(f"truncated member header (expected {HEADER_SIZE} bytes)", pos)
-            hdr = data[pos:pos + HEADER_SIZE]
-            if hdr[58:60] != b"`\n":
-                raise self._err("bad member header terminator (expected '`\\n')", pos + 58)
-            raw_name = hdr[0:16].rstrip(b" ")
-            size_field = hdr[48:58].strip()
-            if size_field and not size_field.isdigit():   # int() would take '-60', '+5', '1_0': a loop
-                raise self._err(f"bad member size field {size_field!r} (expected decimal digits)", pos + 48)
-            size = int(size_field or b"0")
-            body = pos + HEADER_SIZE
-            name_len = 0
-            if raw_name.startswith(b"#1/"):           # BSD: name follows the header
-                if not raw_name[3:].isdigit():
-                    raise self._err(f"bad BSD name length {raw_name!r}", pos)
-                name_len = int(raw_name[3:])
-                if name_len > size or body + name_len > n:
-                    raise self._err(f"BSD member name ({name_len} bytes) runs past the member", body)
-                name = data[body:body + name_len].rstrip(b"\0").decode("utf-8", "surrogateescape")
-            elif raw_name == b"//":                   # GNU long-name table
-                name = "//"
-            elif raw_name in (b"/", b"/SYM64/"):       # GNU symbol tables
-                name = raw_name.decode()
-            elif raw_name.startswith(b"/") and raw_name[1:].isdigit():
-                off = int(raw_name[1:])
-                if off >= len(longnames):
-                    raise self._err(f"long name offset {off} is past the name table ({len(longnames)} bytes)", pos)
-                end = longnames.find(b"\n", off)
-                if end < 0:
-                    end = len(longnames)
-                name = longnames[off:end].rstrip(b"/").decode("utf-8", "surrogateescape")
-            else:
-                name = raw_name.rstrip(b"/").decode("utf-8", "surrogateescape") if raw_name != b"/" else "/"
-            is_special = name in ("/", "//", "/SYM64/", "__.SYMDEF", "__.SYMDEF SORTED",
-                                  "__.SYMDEF_64", "__.SYMDEF_64 SORTED")
-            stored = size if (not self.thin or is_special) else 0
-            if body + stored > n:
-                raise self._err(f"member {name!r} ({stored} bytes) runs past the end of the archive "
-                                f"({n} bytes)", pos + 48)
-            if name == "//":
-                longnames = data[body:body + size]
-            elif is_special:
+        for name, pos, size, body, special, _ in iter_headers(lambda at, k: data[at:at + k], len(data), self.path,
+                                                                self.thin):
+            if special:
                 self.symbol_tables.append(name)
             else:
-                self.members.append(Member(name, pos, size - name_len, body + name_len, self))
-            pos = body + stored
-            pos += pos & 1
+                self.members.append(Member(name, pos, size, body, self))
+
+
+SPECIAL = frozenset(("/", "/SYM64/", "__.SYMDEF", "__.SYMDEF SORTED", "__.SYMDEF_64", "__.SYMDEF_64 SORTED"))
+
+
+def iter_headers(read, n: int, path: str = "", thin: bool = False, peek: int = 0):
+    """``(name, offset, size, data_offset, special, first)`` for each member header of the archive of ``n``
+    bytes (after the magic) that ``read(pos, k)`` gives (k bytes at pos, bytes): in one pass, each header read
+    once.  ``special``: a symbol table (the GNU long-name table is read here and not yielded); ``first``: the
+    member's first ``peek`` bytes (read with its header; b"" in a thin archive, whose members are elsewhere).
+    DecodeError at the first bad header, after the members before it."""
+    pos = 8
+    longnames = b""
+    while pos < n:
+        if pos + 1 == n and read(pos, 1) == b"\n":          # trailing padding
+            break
+        if pos + HEADER_SIZE > n:
+            raise DecodeError(f"truncated member header (expected {HEADER_SIZE} bytes)", file=path, offset=pos)
+        hdr = read(pos, HEADER_SIZE + peek)
+        if hdr[58:60] != b"`\n":
+            raise DecodeError("bad member header terminator (expected '`\\n')", file=path, offset=pos + 58)
+        raw_name = hdr[0:16].rstrip(b" ")
+        size_field = hdr[48:58].strip()
+        if size_field and not size_field.isdigit():   # int() would take '-60', '+5', '1_0': a loop
+            raise DecodeError(f"bad member size field {size_field!r} (expected decimal digits)", file=path,
+                              offset=pos + 48)
+        size = int(size_field or b"0")
+        body = pos + HEADER_SIZE
+        name_len = 0
+        if raw_name.startswith(b"#1/"):           # BSD: name follows the header
+            if not raw_name[3:].isdigit():
+                raise DecodeError(f"bad BSD name length {raw_name!r}", file=path, offset=pos)
+            name_len = int(raw_name[3:])
+            if name_len > size or body + name_len > n:
+                raise DecodeError(f"BSD member name ({name_len} bytes) runs past the member", file=path, offset=body)
+            name = read(body, name_len).rstrip(b"\0").decode("utf-8", "surrogateescape")
+        elif raw_name in (b"//", b"/", b"/SYM64/"):   # GNU long-name table, symbol tables
+            name = raw_name.decode()
+        elif raw_name.startswith(b"/") and raw_name[1:].isdigit():
+            off = int(raw_name[1:])
+            if off >= len(longnames):
+                raise DecodeError(f"long name offset {off} is past the name table ({len(longnames)} bytes)",
+                                  file=path, offset=pos)
+            end = longnames.find(b"\n", off)
+            if end < 0:
+                end = len(longnames)
+            name = longnames[off:end].rstrip(b"/").decode("utf-8", "surrogateescape")
+        else:
+            name = raw_name.rstrip(b"/").decode("utf-8", "surrogateescape")
+        special = name in SPECIAL
+        stored = size if (not thin or special or name == "//") else 0
+        if body + stored > n:
+            raise DecodeError(f"member {name!r} ({stored} bytes) runs past the end of the archive ({n} bytes)",
+                              file=path, offset=pos + 48)
+        if name == "//":
+            longnames = read(body, size)
+        else:
+            first = b""
+            if peek and stored:
+                k = min(peek, size - name_len)
+                at = HEADER_SIZE + name_len
+                first = hdr[at:at + k] if name_len + k <= peek else read(body + name_len, k)
+            yield name, pos, size - name_len, body + name_len, special, first
+        pos = body + stored
+        pos += pos & 1
 
 
 def _member_bytes(data, path: str, thin: bool, m: Member):
     """A member's bytes: a view of the archive's (no copy: a member of a mapped archive costs only the pages
-    its reader touches), or the member file's own for a thin archive (read; a device or FIFO named by the
-    archive is refused, never read)."""
+    its reader touches), or the member file's own for a thin archive (thin_member_bytes)."""
     if thin:
-        from .files import NotRegularFile, open_regular
-        target = os.path.join(os.path.dirname(path), m.name)
-        try:
-            with open_regular(target) as f:
-                return f.read()
-        except NotRegularFile as exc:
-            raise DecodeError(f"thin archive member {m.name!r}: {target}: {exc.message}", file=path,
-                              offset=m.offset) from None
-        except (OSError, ValueError) as exc:   # ValueError: a NUL byte in the member name
-            raise DecodeError(f"thin archive member {m.name!r}: cannot read {target}: "
-                              f"{getattr(exc, 'strerror', None) or exc}", file=path, offset=m.offset) from None
+        return thin_member_bytes(path, m.name, m.offset)
     return memoryview(data)[m.data_offset:m.data_offset + m.size]
+
+
+def thin_member_bytes(path: str, name: str, offset: int) -> bytes:
+    """The bytes of the member ``name`` (its header at ``offset``) of the thin archive at ``path``: the file it
+    names, read (a device or FIFO named by the archive is refused, never read)."""
+    from .files import NotRegularFile, open_regular
+    target = os.path.join(os.path.dirname(path), name)
+    try:
+        with open_regular(target) as f:
+            return f.read()
+    except NotRegularFile as exc:
+        raise DecodeError(f"thin archive member {name!r}: {target}: {exc.message}", file=path,
+                          offset=offset) from None
+    except (OSError, ValueError) as exc:   # ValueError: a NUL byte in the member name
+        raise DecodeError(f"thin archive member {name!r}: cannot read {target}: "
+                          f"{getattr(exc, 'strerror', None) or exc}", file=path, offset=offset) from None
