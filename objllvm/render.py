@@ -10,7 +10,6 @@ differ: non-ASCII text, integers beyond 64 bits).  Parts a codec writes itself f
 text or streamed (RawJSON, JSONStream).
 
 Text from a file never reaches the terminal unescaped (``errors.terminal_text``)."""
-from __future__ import annotations
 
 import sys
 from itertools import chain, repeat
@@ -618,13 +617,15 @@ def render_json(data, out=None, *, indent: bool = True, raw: bool = False) -> No
         write(_document(data, indent, _default))
         write(b"\n")
         return
-    raws = []
+    raws, seen = [], {}
     tag = f"\0objllvm-raw-json:{id(raws):x}:"
 
     def placeholder(o):
         if isinstance(o, RawJSON):
-            raws.append(o)
-            return f"{tag}{len(raws) - 1}\0"
+            if id(o) not in seen:       # (a skeleton written by orjson may be written again by json)
+                seen[id(o)] = len(raws)
+                raws.append(o)
+            return f"{tag}{seen[id(o)]}\0"
         return _default(o)
     skeleton = _document(data, False, placeholder)
     marks = [dumps_plain(f"{tag}{i}\0").encode("ascii") for i in range(len(raws))]

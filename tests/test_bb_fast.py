@@ -23,7 +23,7 @@ from objllvm.formats import open_object
 from objllvm.sections import bb_addr_map as M
 from objllvm.sections import registry
 from objllvm.sections.registry import SectionContext
-from objllvm.sections.support import bb_fast
+from objllvm.sections.support import bb_decode, bb_fast
 
 CODEC = registry.get("bb-addr-map")
 
@@ -171,8 +171,8 @@ def test_one_unusual_entry_goes_alone_to_the_plain_decoder(monkeypatch, bad):
     raw = good + bytes(one) + tail
     model = _same(raw, _ctx())
     plain_calls = []
-    real = M._decode_function
-    monkeypatch.setattr(M, "_decode_function", lambda *a: plain_calls.append(a[1]) or real(*a))
+    real = bb_decode._decode_function
+    monkeypatch.setattr(bb_decode, "_decode_function", lambda *a: plain_calls.append(a[1]) or real(*a))
     try:
         M.decode_map(raw, _ctx())
     except DecodeError:

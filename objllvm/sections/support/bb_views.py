@@ -214,6 +214,8 @@ def map_json_stream(model):
     if model.pretty:
         return None
     fns = model.functions
+    if any(type(f.version) is not int and f.version is not None or type(f.feature) is not int for f in fns):
+        return None        # (a bool would be written as a number)
     tname = json_text(TYPE_NAMES.get(model.section_type, hex(model.section_type))).encode("ascii")
 
     def pieces():
@@ -224,7 +226,10 @@ def map_json_stream(model):
     size = _BLOCK_JSON_AT_LEAST * sum(r.num_blocks for f in fns for r in f.ranges if not f.feature & OMIT_BB_ENTRIES)
     if size > render.BIG_JSON:
         return JSONStream(size, lambda indent: pieces())
-    text = list(pieces())
+    try:
+        text = list(pieces())
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None        # a model edited by hand: to_dict says what it holds
     return JSONStream(sum(map(len, text)), lambda indent: iter(text))
 
 
