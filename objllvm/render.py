@@ -159,6 +159,7 @@ class _TextWriter:
 
     def __init__(self, out):
         self.out = out
+        self.plain_headers, self.frames, self.labels = {}, {}, {}
         self.parts = []
         self.size = 0
         self.buf = buf = getattr(out, "buffer", None)
@@ -208,16 +209,22 @@ class _TextWriter:
                 self.text(f"{terminal_text(title)}\n")
             self.text("(none)\n")
             return True
-        if len(headers) != len(cols) or not all(map(_plain, headers)):
+        key = tuple(headers)
+        plain = self.plain_headers.get(key)
+        if plain is None:
+            plain = self.plain_headers[key] = len(headers) == len(cols) and all(map(_plain, headers))
+        if not plain:
             return False
-        layout = _layout(t, n)
+        layout = _layout(t, self.labels)
         if layout is None:
             return False
-        widths, specs, args, ragged = layout
-        head = "  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip()
-        self.text((f"{terminal_text(title)}\n" if title else "") + head + "\n"
-                  + "  ".join("-" * w for w in widths) + "\n")
-        row = b"  ".join(specs) + b"\n"
+        widths, args, ragged = layout
+        fkey = (key, t.kinds, widths)
+        frame = self.frames.get(fkey)
+        if frame is None:
+            frame = self.frames[fkey] = _frame(t.kinds, headers, widths, self.encoding, self.errors)
+        head, row = frame
+        self.add((f"{terminal_text(title)}\n".encode(self.encoding, self.errors) if title else b"") + head)
         for a in range(0, n, _BATCH_ROWS):
             e = min(n, a + _BATCH_ROWS)
             part = [col[a:e] for col in args] if a or e < n else args
@@ -228,52 +235,67 @@ class _TextWriter:
         return True
 
 
-def _layout(t, n):
-    """(widths, per-column %-specs, per-column arguments, whether a line can end in blanks) of a ColumnTable,
-    or None when tabulate is to lay it out."""
+def _frame(kinds, headers, widths, encoding, errors):
+    """(the header and rule lines as bytes, the rows' %-template) of a table of these columns and widths."""
+    last = len(widths) - 1
+    specs = []
+    for i, (k, w) in enumerate(zip(kinds, widths)):
+        if k == "d" or k == "x":
+            specs.append((b"%#" if k == "x" else b"%") + (b"" if i == last else b"-%d" % w) + (b"x" if k == "x" else b"d"))
+        else:
+            specs.append(b"%s" if i == last else b"%-" + b"%d" % w + b"s")
+    head = "  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip()
+    return ((head + "\n" + "  ".join("-" * w for w in widths) + "\n").encode(encoding, errors),
+            b"  ".join(specs) + b"\n")
+
+
+def _layout(t, labels_cache):
+    """(widths, per-column arguments, whether a line can end in blanks) of a ColumnTable, or None when tabulate
+    is to lay it out.  ``labels_cache``: id of a labels list -> (the list, its labels as bytes, all plain?)."""
     cols, kinds, headers = t.columns, t.kinds, t.headers
     bases = t.bases or (0,) * len(cols)
     labels = t.labels or (None,) * len(cols)
-    last = len(cols) - 1
-    widths, specs, args = [], [], []
+    widths, args = [], []
     ragged = False
     for i, (col, k, b, h) in enumerate(zip(cols, kinds, bases, headers)):
         if k == "d" or k == "x":
-            if b:
-                col = list(map(add, col, repeat(b)))
             lo, hi = min(col), max(col)
             if type(lo) is not int or type(hi) is not int:       # bool, float, None...: tabulate's
                 return None
+            if b:
+                lo, hi = lo + b, hi + b
+                col = list(map(add, col, repeat(b))) if len(col) > _BATCH_ROWS else map(add, col, repeat(b))
             fmt = hex if k == "x" else str
-            w = max(len(fmt(lo)), len(fmt(hi)), len(h) + 2)
-            spec = (b"%#" if k == "x" else b"%") + (b"" if i == last else b"-%d" % w) + (b"x" if k == "x" else b"d")
+            widths.append(max(len(fmt(lo)), len(fmt(hi)), len(h) + 2))
+            args.append(col)
+            continue
+        if k == "c":
+            lab = labels[i]
+            known = labels_cache.get(id(lab))
+            if known is None or known[0] is not lab:
+                known = labels_cache[id(lab)] = (lab, [s.encode("ascii") if _plain(s) or s == "" else None
+                                                      for s in lab])
+            lab_b = known[1]
+            col = list(map(lab_b.__getitem__, col))
+            if None in col:
+                return None
+            w = max(map(len, col))
+            empty = not min(map(len, col))
+        elif k == "s":
+            used = set(col)
+            if not all(type(v) is str for v in used) or not _plain_cells(used):
+                return None
+            col = [v.encode("ascii") for v in col]
+            w = max(map(len, used))
+            empty = "" in used
         else:
-            if k == "c":
-                lab = labels[i]
-                used = [lab[v] for v in set(col)]
-                if not all(map(_plain, used)):
-                    return None
-                lab_b = [s.encode("ascii") for s in lab]
-                col = list(map(lab_b.__getitem__, col))
-                w = max(map(len, used))
-                empty = "" in used
-            elif k == "s":
-                used = set(col)
-                if not all(type(v) is str for v in used) or not _plain_cells(used):
-                    return None
-                col = [v.encode("ascii") for v in col]
-                w = max(map(len, used))
-                empty = "" in used
-            else:
-                w = max(map(len, col))
-                empty = min(map(len, col)) == 0
-            ragged = ragged or empty
-            w = max(w, len(h) + 2)
-            spec = b"%s" if i == last else b"%-" + b"%d" % w + b"s"
-        widths.append(w)
-        specs.append(spec)
+            w = max(map(len, col))
+            empty = min(map(len, col)) == 0
+        ragged = ragged or empty
+        widths.append(max(w, len(h) + 2))
         args.append(col)
-    return widths, specs, args, ragged
+    return tuple(widths), args, ragged
+
 
 
 FIRST_BATCH = 1 << 10      # render.batches: the first batch's rows; each batch at most a 24th of all rows

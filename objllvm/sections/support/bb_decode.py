@@ -167,11 +167,7 @@ def _decode_into(data, ctx, stype, functions, fast):
             r = BBRange(base, None, stored if stored != base else None, None, cols)
             fn = FunctionMap(names(base), version, feature, [r], offset=pos)
             if feature & (FUNC_ENTRY_COUNT | BB_FREQ | BR_PROB):
-                p = entries.pgo(npos, feature, len(sizes))
-                if p is None:
-                    npos = _decode_function_pgo(fn, data, npos, end, len(sizes), ctx, pos)
-                else:
-                    fn.entry_count, fn._pgo_cols, npos = p
+                npos = _decode_function_pgo(fn, data, npos, end, len(sizes), ctx, pos)
         fn.section_index = text_index
         functions.append(fn)
         pos = npos
@@ -263,7 +259,7 @@ def _decode_function_pgo(fn, data, pos, end, total, ctx, fstart, minimal=True):
         fn.entry_count, pos, mn = _uleb(data, pos, end, "function entry count", 64)
         minimal &= mn
     if feature & (BB_FREQ | BR_PROB):
-        fn.pgo_blocks, pos, mn = _decode_pgo(data, pos, end, total, feature, bool(feature & POST_LINK_CFG))
+        fn._pgo_cols, pos, mn = _decode_pgo(data, pos, end, total, feature, bool(feature & POST_LINK_CFG))
         minimal &= mn
     if not minimal:
         fn._raw = data[fstart:pos]
@@ -328,42 +324,47 @@ def _decode_blocks(data, pos, end, nblocks, has_ids, relative, callsites, hashes
 
 
 def _decode_pgo(data, pos, end, total, feature, postlink):
+    """The PGO analysis of ``total`` blocks as the columns of ``FunctionMap._pgo_cols``, the position after it
+    and whether every ULEB128 was minimal."""
     freq = bool(feature & BB_FREQ)
     prob = bool(feature & BR_PROB)
     minimal = True
     need = (1 if freq else 0) + (1 if postlink else 0) + (1 if prob else 0)
     if total * need > end - pos:
         raise _Fail(f"PGO data for {total} blocks needs at least {total * need} bytes, only {end - pos} left", pos)
-    out = []
+    freqs = [] if freq else None
+    pls = [] if postlink else None
+    counts, sids, probs = ([], [], []) if prob else (None, None, None)
+    spls = [] if prob and postlink else None
     per_succ = 3 if postlink else 2
     for _ in range(total):
-        f = pl = None
-        succs = []
         if freq:
             f, pos, mn = _uleb(data, pos, end, "block frequency", 64)
             minimal &= mn
+            freqs.append(f)
         if postlink:
             pl, pos, mn = _uleb(data, pos, end, "post-link block frequency")
             minimal &= mn
+            pls.append(pl)
         if prob:
             n, p2, mn = _uleb(data, pos, end, "successor count", 64)
             minimal &= mn
             if n * per_succ > end - p2:
                 raise _Fail(f"successor count {n} needs at least {n * per_succ} bytes, only {end - p2} left", pos)
             pos = p2
+            counts.append(n)
             for _ in range(n):
                 sid, pos, mn = _uleb(data, pos, end, "successor ID")
                 minimal &= mn
                 p, pos, mn2 = _uleb(data, pos, end, "branch probability")
                 minimal &= mn and mn2
-                spl = None
+                sids.append(sid)
+                probs.append(p)
                 if postlink:
                     spl, pos, mn = _uleb(data, pos, end, "post-link edge frequency")
                     minimal &= mn
-                succs.append(Successor(sid, p, spl))
-        out.append(PGOBlock(f, pl, succs))
-    return out, pos, minimal
-
+                    spls.append(spl)
+    return (freqs, pls, counts, sids, probs, spls), pos, minimal
 
 
 # -- encoding -----------------------------------------------------------------------------------

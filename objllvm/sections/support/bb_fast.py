@@ -17,15 +17,14 @@ maps of scripts/bench-bb-addr-map (decoding against the plain decoder: docs/benc
 """
 from __future__ import annotations
 
-from itertools import accumulate, chain, repeat
-from operator import add, mul, sub
+from itertools import accumulate, repeat
+from operator import add, sub
 
 # byte -> 1 where the top bit is set (a ULEB128 byte that another follows), else 0
 _MARK = bytes(b >> 7 for b in range(256))
 KNOWN_METADATA = 0x1F
 CALLSITE_END_OFFSETS = 0x20
-FUNC_ENTRY_COUNT, BB_FREQ, BR_PROB, POST_LINK_CFG = 0x1, 0x2, 0x4, 0x80
-PGO = 0x7          # FuncEntryCount, BBFreq, BrProb: what follows the blocks (``pgo`` reads it)
+PGO = 0x7          # FuncEntryCount, BBFreq, BrProb: what follows the blocks (the caller reads it)
 
 
 class Entries:
@@ -36,11 +35,10 @@ class Entries:
         self.marks = data.translate(_MARK)
         self.end = len(data)
 
-    def _values(self, pos, count, out, wide=False):
+    def _values(self, pos, count, out):
         """Append ``count`` ULEB128 values from ``pos`` to ``out``; the position after them, or -1 when one is
-        not minimal, does not fit in 32 bits (``wide``: 64 bits) or runs off the end."""
+        not minimal, does not fit in 32 bits or runs off the end."""
         data, find, end = self.data, self.marks.find, self.end
-        span, top = (10, 1) if wide else (5, 0x0F)
         while count:
             q = find(1, pos, pos + count)
             if q < 0:
@@ -50,9 +48,9 @@ class Entries:
                 return pos + count
             out += data[pos:q]
             count -= q - pos
-            z = find(0, q, q + span)       # the last byte of this value
-            if z < 0 or not data[z] or (z - q == span - 1 and data[z] > top):
-                return -1                  # runs on, too long, not minimal, or too big
+            z = find(0, q, q + 5)          # the last byte of this value
+            if z < 0 or not data[z] or (z - q == 4 and data[z] > 0x0F):
+                return -1                  # runs on, over 5 bytes, not minimal, or past 32 bits
             v = data[z]
             for i in range(z - 1, q - 1, -1):
                 v = v << 7 | (data[i] & 0x7F)
@@ -135,62 +133,6 @@ class Entries:
         if max(mds) > KNOWN_METADATA:
             return None
         return version, feature, word, ids, _offsets(deltas, sizes), sizes, mds, ends, p
-
-
-    def pgo(self, pos, feature, n):
-        """The PGO analysis part of an entry of ``n`` blocks at ``pos``: ``(entry count or None, columns or None,
-        end)`` with the columns of ``FunctionMap._pgo_cols``, or None (the plain decoder then reads it)."""
-        vals = []
-        entry = None
-        if feature & FUNC_ENTRY_COUNT:
-            pos = self._values(pos, 1, vals, True)
-            if pos < 0:
-                return None
-            entry = vals.pop()
-        if not feature & (BB_FREQ | BR_PROB):
-            return entry, None, pos
-        freq, prob, postlink = feature & BB_FREQ, feature & BR_PROB, feature & POST_LINK_CFG
-        k = (1 if freq else 0) + (1 if postlink else 0) + (1 if prob else 0)
-        per = 3 if postlink else 2
-        if k * n > self.end - pos:
-            return None
-        if not prob:
-            pos = self._values(pos, k * n, vals, True)
-            if pos < 0:
-                return None
-            return entry, (vals[0::k] if freq else None, vals[k - 1::k] if postlink else None, None, None, None,
-                           None), pos
-        starts = []
-        i = 0
-        total, have = k * n, 0
-        room = self.end - pos
-        for _ in range(n):                 # a block: [frequency] [post-link frequency] count, successors
-            if i + k > have:               # read every value known to be needed so far, at once
-                pos = self._values(pos, total - have, vals, True)
-                if pos < 0:
-                    return None
-                have = total
-            starts.append(i)
-            c = vals[i + k - 1]
-            if c * per > room:
-                return None
-            total += c * per
-            i += k + c * per
-        if total > have:
-            pos = self._values(pos, total - have, vals, True)
-            if pos < 0:
-                return None
-        get = vals.__getitem__
-        counts = list(map(get, map(add, starts, repeat(k - 1))))
-        succ = list(chain.from_iterable(map(get, map(slice, map(add, starts, repeat(k)),
-                                                     map(add, starts, map(add, repeat(k), map(mul, counts, repeat(per))))))))
-        sids, probs = succ[0::per], succ[1::per]
-        spls = succ[2::per] if postlink else None
-        pls = list(map(get, map(add, starts, repeat(1 if freq else 0)))) if postlink else None
-        narrow = [x for x in (sids, probs, spls, pls) if x]
-        if narrow and max(map(max, narrow)) >> 32:
-            return None                    # a 32-bit field past 32 bits: the plain decoder's error
-        return entry, (list(map(get, starts)) if freq else None, pls, counts, sids, probs, spls), pos
 
 
 def _offsets(deltas, sizes):
