@@ -308,11 +308,9 @@ def batches(ends, cap, first=None):
     first is ``first`` rows (FIRST_BATCH) and each is twice the one before, up to ``cap`` or a
     BATCHES_AT_LEAST'th of all rows, whichever is smaller (but at least ``first``).
 
-    The memory a batch takes is taken from the system (page faults, ~2 us per 4 KiB page here) as far
-    as it is larger than any batch before, and reused by the later ones; each batch also has a fixed
-    cost.  So small batches for a small input and big ones for a big one: the JSON document of a map
-    of 24,000 blocks is 16.6 ms of work with batches of 1,024 blocks and 18.8 ms with 8,192 (1,160 more
-    page faults); at 240,000 blocks 141 ms and 135 ms."""
+    The memory a batch takes is taken from the system as far as it is larger than any batch before, and
+    reused by the later ones; each batch also has a fixed cost.  So small batches for a small input and big
+    ones for a big one."""
     n = len(ends)
     i = 0
     size = min(FIRST_BATCH if first is None else first, cap)
@@ -431,7 +429,7 @@ def dumps_plain(data, indent=None, default=None) -> str:
     """json.dumps(data, indent=indent, default=default) (with separators (",", ":") when ``indent`` is
     None) for documents of dicts, lists, tuples, str, int, float, bool and None (dict keys: str, int,
     float, bool or None, as json converts them; anything else through ``default``): the same text,
-    without importing json (its encoder and decoder import re and enum: ~9 ms of a small command's
+    without importing json (its encoder and decoder import re and enum, a good part of a small command's
     start-up).  Subclasses of these types go to ``default`` (TypeError without one)."""
     q = json_text
     out: list = []

@@ -12,8 +12,8 @@ end)`` or None.  None means only
 
 How it is fast: the values of an entry's blocks are read as one run of bytes (``bytes`` slices extend a
 list of ints in C) between the few ULEB128s of more than one byte, found through a copy of the section
-that marks every byte with its top bit set (``bytes.find`` in C).  It earns its place on the jsonnet and lua
-maps of scripts/bench-bb-addr-map (decoding against the plain decoder: docs/benchmarks.md).
+that marks every byte with its top bit set (``bytes.find`` in C).  It earns its place on zstd and jsonnet
+(scripts/bench-bb-addr-map's programs: the decoding against the plain decoder's in docs/benchmarks.md).
 """
 from __future__ import annotations
 
