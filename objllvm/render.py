@@ -33,16 +33,23 @@ class ColumnTable:
     columns' widths.  ``columns``: sequences of equal length; ``kinds``: one letter per column, ``d`` integers
     in decimal, ``x`` integers as ``0x`` hex (each plus ``bases[i]`` when ``bases`` is given), ``s`` text,
     ``b`` text as ASCII bytes of printable characters without blanks at either end (made by the caller, not
-    read from a file), ``c`` small integers standing for the text ``labels[i][v]``."""
-    __slots__ = ("headers", "columns", "kinds", "title", "bases", "labels")
+    read from a file), ``c`` small integers standing for the text ``labels[i][v]``.  ``columns`` may be a
+    function that makes them: it is called when the table is written (a producer of many tables then holds
+    no table's cells before its turn)."""
+    __slots__ = ("headers", "_columns", "kinds", "title", "bases", "labels")
 
     def __init__(self, headers, columns, kinds, title=None, bases=None, labels=None):
         self.headers = headers
-        self.columns = columns
+        self._columns = columns
         self.kinds = kinds
         self.title = title
         self.bases = bases
         self.labels = labels
+
+    @property
+    def columns(self):
+        c = self._columns
+        return c() if callable(c) else c
 
     @property
     def rows(self) -> list:
@@ -215,7 +222,7 @@ class _TextWriter:
             plain = self.plain_headers[key] = len(headers) == len(cols) and all(map(_plain, headers))
         if not plain:
             return False
-        layout = _layout(t, self.labels)
+        layout = _layout(t, cols, self.labels)
         if layout is None:
             return False
         widths, args, ragged = layout
@@ -249,10 +256,10 @@ def _frame(kinds, headers, widths, encoding, errors):
             b"  ".join(specs) + b"\n")
 
 
-def _layout(t, labels_cache):
+def _layout(t, cols, labels_cache):
     """(widths, per-column arguments, whether a line can end in blanks) of a ColumnTable, or None when tabulate
     is to lay it out.  ``labels_cache``: id of a labels list -> (the list, its labels as bytes, all plain?)."""
-    cols, kinds, headers = t.columns, t.kinds, t.headers
+    kinds, headers = t.kinds, t.headers
     bases = t.bases or (0,) * len(cols)
     labels = t.labels or (None,) * len(cols)
     widths, args = [], []

@@ -190,7 +190,8 @@ def test_values_of_every_width():
         raw = bytes([5, 0, 0]) + (0x1000).to_bytes(8, "little") + b"\x02" + _uleb(v) + b"\x00" + _uleb(v) + b"\x08" \
             + b"\x01\x00\x01\x01"
         e = bb_fast.Entries(raw).entry(0, 8, "little")
-        assert e is not None and e[3] == [v, 1] and e[5] == [v, 1] and e[4] == [0, v] and e[-1] == len(raw)
+        assert e is not None and list(e[3]) == [v, 1] and list(e[5]) == [v, 1] and list(e[4]) == [0, v] \
+            and e[-1] == len(raw)
         _same(raw, _ctx())
 
 

@@ -251,47 +251,60 @@ def _title(fn) -> str:
 
 
 def function_table(fn, pretty=False):
-    """One function's table: from its columns (a ColumnTable) when it has one range of blocks and no relative
-    figures, else cell by cell (``plain_function_table``)."""
+    """One function's table: from its columns (a ColumnTable, its cells made when it is written) when it has one
+    range of blocks and no relative figures, else cell by cell (``plain_function_table``)."""
     feature = fn.feature
     if len(fn.ranges) != 1 or feature & OMIT_BB_ENTRIES or (pretty and feature & (BB_FREQ | BR_PROB)):
         return plain_function_table(fn, pretty)
-    r = fn.ranges[0]
-    ids, offs, sizes, mds, cs, hs = range_cols(r)
-    n = len(sizes)
-    headers = ["id", "address", "offset", "size", "flags"]
-    cols = [ids, offs, offs, sizes, [m & KNOWN_METADATA for m in mds] if n and max(mds) > KNOWN_METADATA else mds]
-    kinds = "dxxdc"
-    if feature & CALLSITE_END_OFFSETS:
-        headers.append("call-site ends")
-        cols.append(_grouped(_CALLSITES_TEXT, map(len, cs), _flat(cs)) if cs is not None and n else [b""] * n)
-        kinds += "b"
-    if feature & BB_HASH:
-        headers.append("hash")
-        cols.append(((b"%016x\0" * n) % tuple(h or 0 for h in (hs or repeat(0, n)))).split(b"\0")[:n])
-        kinds += "b"
+    n = fn.ranges[0].num_blocks
     if feature & (BB_FREQ | BR_PROB):
         freqs, pls, counts, sids, probs, spls = _pgo_columns(fn)
         if len((freqs if feature & BB_FREQ else counts) or ()) != n:
             return plain_function_table(fn, pretty)
+    headers = ["id", "address", "offset", "size", "flags"]
+    kinds = "dxxdc"
+    if feature & CALLSITE_END_OFFSETS:
+        headers.append("call-site ends")
+        kinds += "b"
+    if feature & BB_HASH:
+        headers.append("hash")
+        kinds += "b"
+    if feature & BB_FREQ:
+        headers.append("frequency")
+        kinds += "d"
+    if feature & POST_LINK_CFG and feature & (BB_FREQ | BR_PROB):
+        headers.append("post-link freq")
+        kinds += "d"
+    if feature & BR_PROB:
+        headers.append("successors (id:probability" + (":post-link" if feature & POST_LINK_CFG else "") + ")")
+        kinds += "b"
+    labels = (None, None, None, None, FLAG_SHORT) + (None,) * (len(kinds) - 5)
+    bases = (0, fn.ranges[0].base_address) + (0,) * (len(kinds) - 2)
+    return ColumnTable(headers, lambda: _table_columns(fn), kinds, _title(fn), bases, labels)
+
+
+def _table_columns(fn) -> list:
+    """The columns of function_table's ColumnTable."""
+    feature = fn.feature
+    ids, offs, sizes, mds, cs, hs = range_cols(fn.ranges[0])
+    n = len(sizes)
+    cols = [ids, offs, offs, sizes, [m & KNOWN_METADATA for m in mds] if n and max(mds) > KNOWN_METADATA else mds]
+    if feature & CALLSITE_END_OFFSETS:
+        cols.append(_grouped(_CALLSITES_TEXT, map(len, cs), _flat(cs)) if cs is not None and n else [b""] * n)
+    if feature & BB_HASH:
+        cols.append(((b"%016x\0" * n) % tuple(h or 0 for h in (hs or repeat(0, n)))).split(b"\0")[:n])
+    if feature & (BB_FREQ | BR_PROB):
+        freqs, pls, counts, sids, probs, spls = _pgo_columns(fn)
         if feature & BB_FREQ:
-            headers.append("frequency")
             cols.append(freqs)
-            kinds += "d"
         if feature & POST_LINK_CFG:
-            headers.append("post-link freq")
             cols.append(pls)
-            kinds += "d"
         if feature & BR_PROB:
-            headers.append("successors (id:probability" + (":post-link" if feature & POST_LINK_CFG else "") + ")")
             if feature & POST_LINK_CFG:
                 cols.append(_grouped(_SUCCESSORS_TEXT[1], counts, _flat(zip(sids, probs, spls))) if n else [])
             else:
                 cols.append(_grouped(_SUCCESSORS_TEXT[0], counts, _flat(zip(sids, probs))) if n else [])
-            kinds += "b"
-    labels = (None, None, None, None, FLAG_SHORT) + (None,) * (len(cols) - 5)
-    bases = (0, r.base_address) + (0,) * (len(cols) - 2)
-    return ColumnTable(headers, cols, kinds, _title(fn), bases, labels)
+    return cols
 
 
 def plain_function_table(fn, pretty=False) -> Table:
