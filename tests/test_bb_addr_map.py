@@ -468,15 +468,11 @@ def test_corpus_files_are_tiny():
         assert p.stat().st_size < 16 * 1024, p
 
 
-@pytest.mark.parametrize("with_orjson", [True, False], ids=["orjson", "json"])
-def test_render_json_same_text_and_compact_when_big(monkeypatch, with_orjson):
-    """render_json (made faster for big maps): json's exact text, compact only past BIG_JSON."""
+def test_render_json_same_text_and_compact_when_big(monkeypatch):
+    """render_json: json's exact text, compact only past BIG_JSON."""
     import io
-    import sys
 
     from objllvm import render
-    if not with_orjson:
-        monkeypatch.setitem(sys.modules, "orjson", None)       # import fails: the json path
     small = {"a": [1, {"b": None, "c": "x"}], "e": [], "f": {}, 1: 2, "t": (1, 2), "h": b"\x01", "fl": 0.875,
              "u": "\u00e9", "s": "bad\udcff", "big": 1 << 70}
     for indent in (True, False):

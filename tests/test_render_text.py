@@ -1,9 +1,8 @@
 """The exact text form of tables, and the streamed JSON.
 
-The text view lays tables out itself (render._TextWriter: per-row templates; TableGroup through numpy when
-big) in tabulate's "simple" format.  Pinned here: (1) on every corpus file, the fast layout gives the same
-text as tabulate laying out the same rows (render_text(engine="tabulate")), through each of its paths
-(templates, numpy); (2) golden outputs written by scripts/make-golden-text (with tabulate); (3) tables
+The text view lays tables given by columns out itself (render._TextWriter: one %-template per row) in
+tabulate's "simple" format.  Pinned here: (1) on every corpus file and on the benchmark programs, the column
+layout gives the same text as tabulate laying out the same rows (render_text(engine="tabulate")); (2) golden outputs written by scripts/make-golden-text (with tabulate); (3) tables
 built to hit the corners (empty last cells, negative numbers, None, wide IDs, '%' in text, non-ASCII
 titles); (4) the streamed bb-addr-map JSON, compact and indented, is json.dumps of to_dict.
 """
@@ -22,6 +21,7 @@ from objllvm import api, render
 from objllvm.formats import open_object
 from objllvm.sections import bb_addr_map as M
 from objllvm.sections import registry
+from objllvm.sections.support import bb_views
 
 GOLDEN = TESTDATA / "golden"
 
@@ -39,22 +39,8 @@ def _corpus_views():
             yield p, pretty, api.dump_to_text(items, {"pretty_pgo": pretty})
 
 
-def _numpy_or_skip():
-    try:
-        import numpy  # noqa: F401
-    except ImportError:
-        pytest.skip("numpy is not installed (the big-table layout without it is tested too)")
-
-
-@pytest.mark.parametrize("path", ["templates", "numpy", "no-numpy"])
-def test_fast_layout_is_tabulate_on_the_corpus(monkeypatch, path):
-    """Every corpus file's text view, laid out fast, is what tabulate lays out from the same rows."""
-    if path == "numpy":
-        _numpy_or_skip()
-        monkeypatch.setattr(render, "NUMPY_ROWS", 0)          # every TableGroup through numpy
-    elif path == "no-numpy":
-        monkeypatch.setattr(render, "NUMPY_ROWS", 0)
-        monkeypatch.setitem(sys.modules, "numpy", None)       # import fails: the templates
+def test_fast_layout_is_tabulate_on_the_corpus(monkeypatch):
+    """Every corpus file's text view, laid out from columns, is what tabulate lays out from the same rows."""
     fell_back = []
     real = render._TextWriter.tabulate
 
@@ -74,12 +60,39 @@ def test_fast_layout_is_tabulate_on_the_corpus(monkeypatch, path):
     assert len(fell_back) < 10, fell_back
 
 
-def test_bb_groups_are_used_on_the_corpus():
-    """The common bb-addr-map entries come as TableGroups (the fast path is the one tested above)."""
-    groups = 0
+def test_bb_tables_come_by_columns_on_the_corpus():
+    """bb-addr-map functions of one range come as ColumnTables (the layout tested above), PGO ones included."""
+    kinds = set()
     for p, pretty, items in _corpus_views():
-        groups += sum(type(it) is render.TableGroup for it in items)
-    assert groups >= 5
+        kinds |= {(type(it).__name__, "frequency" in it.headers) for it in items
+                  if type(it) is render.ColumnTable and "flags" in it.headers}
+    assert kinds == {("ColumnTable", False), ("ColumnTable", True)}
+
+
+def _bench_programs():
+    import os
+    from pathlib import Path
+    cache = Path(os.environ.get("OBJLLVM_BENCH_CACHE", os.path.expanduser("~/.cache/objllvm-bench"))) / "bin"
+    exes = sorted(p for p in cache.glob("*-bb*") if p.is_file() and "-x" not in p.name) if cache.is_dir() else []
+    if not exes:
+        pytest.skip(f"no benchmark program built in {cache} (scripts/bench-bb-addr-map builds them)")
+    return exes
+
+
+def test_bb_views_of_the_benchmark_programs():
+    """On the real programs scripts/bench-bb-addr-map builds: the column layout of the text view is tabulate's
+    (lua's, the smallest: tabulate takes seconds on the others), the JSON text written from columns is json.dumps
+    of to_dict (every program)."""
+    codec = registry.get("bb-addr-map")
+    for exe in _bench_programs():
+        items = api.dump(str(exe), ["bb-addr-map"], {})
+        if exe.name.startswith("lua"):
+            text = api.dump_to_text(items, {})
+            assert _render(text) == _render(text, engine="tabulate"), exe
+        for d in items[0].sections:
+            stream = codec.to_json(d.model)
+            assert b"".join(stream.chunks(None)).decode() == json.dumps(codec.to_dict(d.model),
+                                                                          separators=(",", ":")), exe
 
 
 @pytest.mark.parametrize("case", sorted(p.name for p in GOLDEN.glob("*.txt")))
@@ -168,22 +181,13 @@ def _synthetic_map(nfn, seed):
     return M.BBAddrMap(fns)
 
 
-@pytest.mark.parametrize("seed", [1, 2])
-def test_big_group_paths_agree(monkeypatch, seed):
-    """A TableGroup through numpy, through the templates and table by table through tabulate: the same text."""
-    _numpy_or_skip()
-    model = _synthetic_map(700, seed)
+def test_synthetic_map_layout_is_tabulate(monkeypatch):
+    """Functions of every flag value, IDs past 0x7f, wide sizes, no names: the column layout is tabulate's,
+    in batches cut mid-table too."""
+    model = _synthetic_map(700, 1)
     tables = registry.get("bb-addr-map").tables(model, {})
-    assert any(type(t) is render.TableGroup for t in tables)
-    monkeypatch.setattr(render, "NUMPY_ROWS", 0)
-    monkeypatch.setattr(render, "_NUMPY_BATCH", 997)          # several batches, cut mid-way
-    through_numpy = _render(tables)
-    monkeypatch.setattr(render, "NUMPY_ROWS", 1 << 60)
-    monkeypatch.setattr(render, "_BATCH_ROWS", 1009)
-    through_templates = _render(tables)
-    reference = _render(tables, engine="tabulate")
-    assert through_numpy == reference
-    assert through_templates == reference
+    monkeypatch.setattr(render, "_BATCH_ROWS", 7)
+    assert _render(tables) == _render(tables, engine="tabulate")
 
 
 # -- streamed JSON ----------------------------------------------------------------------------------
@@ -205,9 +209,9 @@ def _bb_models():
 
 @pytest.mark.parametrize("indent", [True, False])
 def test_streamed_bb_json_is_json_dumps(monkeypatch, indent):
-    """The bb-addr-map JSON streamed in batches (compact or indented, at any depth) is json.dumps of to_dict."""
+    """The bb-addr-map JSON streamed in pieces (compact or indented, at any depth) is json.dumps of to_dict."""
     codec = registry.get("bb-addr-map")
-    monkeypatch.setattr(M, "_JSON_BATCH", 7)
+    monkeypatch.setattr(bb_views, "_JSON_FUNCTIONS", 7)
     n = 0
     for p, model in _bb_models():
         text = codec.to_json(model)
@@ -220,7 +224,9 @@ def test_streamed_bb_json_is_json_dumps(monkeypatch, indent):
                           {"a": [{"b": 1, "c": plain}], "z": None})):
             out = io.StringIO()
             render.render_json(doc, out, indent=indent, raw=True)
-            want = json.dumps(ref, indent=2) if indent else json.dumps(ref, separators=(",", ":"))
+            want = json.dumps(ref, separators=(",", ":"))
+            if indent and len(want) <= render.BIG_JSON:
+                want = json.dumps(ref, indent=2)
             assert out.getvalue() == want + "\n", p
     assert n >= 4
 
@@ -298,16 +304,14 @@ def test_loads_plain_fails_as_json_loads_does(text):
 def test_json_text_plain_names_load_no_json_module():
     code = ("import sys; sys.path.insert(0, %r); from objllvm import render; "
             "t = render.json_texts(['main', 'f 1', '_Z3foov.cold']) + [render.json_text('x$y').encode()]; "
-            "print(t, '_json' in sys.modules, render.loads_plain(' [1, [true], null] '), 'json' in sys.modules)"
-            % str(ROOT))
+            "print(t, 'json' in sys.modules)" % str(ROOT))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == """[b'"main"', b'"f 1"', b'"_Z3foov.cold"', b'"x$y"'] False [1, [True], None] False"""
+    assert out.strip() == """[b'"main"', b'"f 1"', b'"_Z3foov.cold"', b'"x$y"'] False"""
 
 
 @pytest.mark.parametrize("bad", ["{x", "[1,", '{"a" 1}', "nul", "[1] 2", "", '"\\x"'])
 def test_loads_plain_bad_text_before_json_is_loaded(bad):
-    """Bad text in a process that has not loaded json (a small command's): json's ValueError and message,
-    not the scanner's failure (CPython 3.11's scanner needs json.decoder loaded to raise its error)."""
+    """Bad text in a process that has not loaded json (a small command's): json's ValueError and message."""
     code = ("import sys; sys.path.insert(0, %r); from objllvm import render\n"
             "try:\n    render.loads_plain(%r)\nexcept ValueError as e:\n    print('ValueError', e)" % (str(ROOT), bad))
     out = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True).stdout.strip()

@@ -176,22 +176,14 @@ def test_terminal_text_escapes():
     assert err.getvalue() == "objllvm: error: f.o: section [3] .a\\x0aobjllvm: error: g.o: forged\n"
 
 
-class _EncodedTitles(list):
-    """Titles that give themselves as bytes (as bb-addr-map's function titles do), raw."""
-
-    def encoded(self, i, j, encoding, errors):
-        return [(t + "\n").encode(encoding, "surrogateescape") for t in self[i:j]]
-
-
 @pytest.mark.parametrize("engine", ["fast", "tabulate"])
 def test_every_table_path_escapes(engine):
     bad = "f\x1b]0;t\x07\udcff\n"
     items = [render.Heading("h " + bad), render.Text("t1 " + bad + "t2"),
              render.Table(["name"], [[bad], ["ok"]], title="T " + bad),
              render.ColumnTable(["a", "b"], [[1, 2], [3, 4]], "dd", title="C " + bad),
-             render.TableGroup(["a", "l"], "dc", ["G " + bad, "G2"], [[[1], [2]], [b"\0", b"\0"]], labels=[None, ["x"]]),
-             render.FlatTableGroup(["a", "l"], "dc", _EncodedTitles(["F " + bad, "F2"]), [1, 1],
-                                   lambda i, j: [[5, 6][i:j], b"\0\0"[i:j]], labels=[None, ["y"]])]
+             render.ColumnTable(["a", "l"], [[1], [0]], "dc", title="G " + bad, labels=[None, ["x"]]),
+             render.ColumnTable(["a", "l"], [[5, 6], [b"y", b""]], "db", title="F " + bad)]
     out = io.StringIO()
     render.render_text(items, out, engine=engine)
     text = out.getvalue()

@@ -3,6 +3,9 @@ to 5, no feature bits but CallsiteEndOffsets (clang-22 sets it on every function
 analysis (FuncEntryCount, BBFreq, BrProb: the caller reads that part, after the blocks), one range, every ULEB128 minimal and within 32 bits, metadata of known bits only (clang's
 ``-fbasic-block-address-map`` without PGO analysis).
 
+The columns are arrays (IDs 32-bit, offsets and sizes 64-bit) and the metadata bytes: a Python int in a list
+takes 36 bytes, in an array 4 or 8.
+
 ``Entries(data)`` prepares a section once; ``entry(pos, asz, order)`` decodes the entry at ``pos`` and
 returns ``(version, feature, stored address word, ids, offsets, sizes, metadata, call-site ends or None,
 end)`` or None.  None means only
@@ -12,11 +15,12 @@ end)`` or None.  None means only
 
 How it is fast: the values of an entry's blocks are read as one run of bytes (``bytes`` slices extend a
 list of ints in C) between the few ULEB128s of more than one byte, found through a copy of the section
-that marks every byte with its top bit set (``bytes.find`` in C).  It earns its place on the jsonnet and lua
-maps of scripts/bench-bb-addr-map (decoding against the plain decoder: docs/benchmarks.md).
+that marks every byte with its top bit set (``bytes.find`` in C).  It earns its place on zstd and jsonnet
+(scripts/bench-bb-addr-map's programs: the decoding against the plain decoder's in docs/benchmarks.md).
 """
 from __future__ import annotations
 
+from array import array
 from itertools import accumulate, repeat
 from operator import add, sub
 
@@ -94,7 +98,8 @@ class Entries:
         if max(mds) > KNOWN_METADATA:
             return None
         sizes = vals[2::4]
-        return version, feature, word, vals[0::4], _offsets(vals[1::4], sizes), sizes, mds, None, p
+        return version, feature, word, array("I", vals[0::4]), array("Q", _offsets(vals[1::4], sizes)), \
+            array("Q", sizes), bytes(mds), None, p
 
     def _with_callsites(self, version, feature, word, n, vals, p):
         """A block: ID, offset, call-site count c, c call-site deltas, size after the last call site, metadata."""
@@ -119,7 +124,7 @@ class Entries:
                 return None
         if i == 5 * n:                     # no call sites at all
             ids, deltas, sizes, mds = vals[0::5], vals[1::5], vals[3::5], vals[4::5]
-            ends = [[] for _ in range(n)]
+            ends = [()] * n              # (one shared empty tuple: a list per block is 56 bytes)
         else:
             get = vals.__getitem__
             ids = list(map(get, starts))
@@ -128,11 +133,12 @@ class Entries:
             after = list(map(add, starts, map(add, counts, repeat(3))))
             sizes = list(map(get, after))
             mds = list(map(get, map(add, after, repeat(1))))
-            ends = [list(accumulate(vals[s + 3:s + 3 + c])) if c else [] for s, c in zip(starts, counts)]
+            ends = [list(accumulate(vals[s + 3:s + 3 + c])) if c else () for s, c in zip(starts, counts)]
             sizes = [sz + e[-1] if e else sz for sz, e in zip(sizes, ends)]
         if max(mds) > KNOWN_METADATA:
             return None
-        return version, feature, word, ids, _offsets(deltas, sizes), sizes, mds, ends, p
+        return version, feature, word, array("I", ids), array("Q", _offsets(deltas, sizes)), array("Q", sizes), \
+            bytes(mds), ends, p
 
 
 def _offsets(deltas, sizes):
