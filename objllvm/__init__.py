@@ -1,19 +1,41 @@
 """objllvm: inspect and rewrite the LLVM-specific sections of object files.
 
+Every job is a function here (docs/api.md): :func:`dump` and :func:`decode` (the sections), :func:`perf_map` and
+:func:`layout` (perf samples to basic blocks, and a layout for clang and the linker), :func:`rewrite_file`,
+:func:`extract` and :func:`audit_files`; each returns a typed result.
+
 Importing this package is cheap: the API functions are loaded when first used, so a command imports only
 the modules it needs.
 """
-__all__ = ["dump", "decode", "dump_object", "llvm_sections", "dump_to_dict", "iter_objects", "open_object",
-           "ObjllvmError", "DecodeError", "__version__"]
+__all__ = ["dump", "decode", "perf_map", "layout", "rewrite_file", "extract", "audit_files",
+           "ObjectDump", "PerfMapResult", "Layout", "RewriteResult", "ExtractResult", "ExtractedFile",
+           "SkippedPayload", "AuditReport",
+           "dump_object", "llvm_sections", "dump_to_dict", "json_schema", "iter_objects", "open_object",
+           "ObjllvmError", "DecodeError", "UsageError", "__version__"]
 
-from .errors import DecodeError, ObjllvmError  # noqa: E402
+from .errors import DecodeError, ObjllvmError, UsageError  # noqa: E402
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:                      # what the lazy names below are, for type checkers
     from ._version import __version__ as __version__
+    from .api import ExtractedFile as ExtractedFile, ExtractResult as ExtractResult, ObjectDump as ObjectDump
+    from .api import SkippedPayload as SkippedPayload
+    from .api import audit_files as audit_files, extract as extract, rewrite_file as rewrite_file
     from .api import decode as decode, dump as dump, dump_object as dump_object, dump_to_dict as dump_to_dict
-    from .api import llvm_sections as llvm_sections
+    from .api import json_schema as json_schema, llvm_sections as llvm_sections
+    from .audit import AuditReport as AuditReport
     from .formats import iter_objects as iter_objects, open_object as open_object
+    from .perf.job import Layout as Layout, PerfMapResult as PerfMapResult, layout as layout, perf_map as perf_map
+    from .rewrite import RewriteResult as RewriteResult
+
+# where each lazy name lives
+_HOMES = {"api": ("dump", "decode", "dump_object", "llvm_sections", "dump_to_dict", "json_schema", "rewrite_file",
+                  "extract", "audit_files", "ObjectDump", "ExtractResult", "ExtractedFile", "SkippedPayload"),
+          "perf.job": ("perf_map", "layout", "PerfMapResult", "Layout"),
+          "formats": ("iter_objects", "open_object"),
+          "rewrite": ("RewriteResult",),
+          "audit": ("AuditReport",),
+          "_version": ("__version__",)}
 
 
 def __dir__() -> list[str]:
@@ -21,14 +43,9 @@ def __dir__() -> list[str]:
 
 
 def __getattr__(name: str) -> object:
-    if name == "__version__":           # (imported when first asked for: a command needs it for --version only)
-        from ._version import __version__
-        globals()["__version__"] = __version__
-        return __version__
-    if name in ("dump", "decode", "dump_object", "llvm_sections", "dump_to_dict"):
-        from . import api
-        return getattr(api, name)
-    if name in ("iter_objects", "open_object"):
-        from . import formats
-        return getattr(formats, name)
+    for home, names in _HOMES.items():
+        if name in names:
+            value = getattr(__import__(f"{__name__}.{home}", fromlist=[name]), name)
+            globals()[name] = value
+            return value
     raise AttributeError(f"module 'objllvm' has no attribute {name!r}")
