@@ -1,15 +1,16 @@
 """objllvm: inspect and rewrite the LLVM-specific sections of object files.
 
 Every job is a function here (docs/api.md): :func:`dump` and :func:`decode` (the sections), :func:`perf_map` and
-:func:`layout` (perf samples to basic blocks, and a layout for clang and the linker), :func:`rewrite_file`,
+:func:`layout` (perf samples to basic blocks, and a layout for clang and the linker), :func:`perf_diff` and
+:func:`cfg` (two profiles compared, one function's graph), :func:`rewrite_file`,
 :func:`extract` and :func:`audit_files`; each returns a typed result.
 
 Importing this package is cheap: the API functions are loaded when first used, so a command imports only
 the modules it needs.
 """
-__all__ = ["dump", "decode", "perf_map", "layout", "rewrite_file", "extract", "audit_files",
-           "ObjectDump", "PerfMapResult", "Layout", "RewriteResult", "ExtractResult", "ExtractedFile",
-           "SkippedPayload", "AuditReport",
+__all__ = ["dump", "decode", "perf_map", "layout", "perf_diff", "cfg", "rewrite_file", "extract", "audit_files",
+           "ObjectDump", "PerfMapResult", "Layout", "PerfDiffResult", "FunctionGraph", "RewriteResult",
+           "ExtractResult", "ExtractedFile", "SkippedPayload", "AuditReport",
            "dump_object", "llvm_sections", "dump_to_dict", "json_schema", "iter_objects", "open_object",
            "ObjllvmError", "DecodeError", "UsageError", "__version__"]
 
@@ -25,13 +26,16 @@ if TYPE_CHECKING:                      # what the lazy names below are, for type
     from .api import json_schema as json_schema, llvm_sections as llvm_sections
     from .audit import AuditReport as AuditReport
     from .formats import iter_objects as iter_objects, open_object as open_object
-    from .perf.job import Layout as Layout, PerfMapResult as PerfMapResult, layout as layout, perf_map as perf_map
+    from .perf.job import FunctionGraph as FunctionGraph, Layout as Layout, PerfDiffResult as PerfDiffResult
+    from .perf.job import PerfMapResult as PerfMapResult, cfg as cfg, layout as layout, perf_diff as perf_diff
+    from .perf.job import perf_map as perf_map
     from .rewrite import RewriteResult as RewriteResult
 
 # where each lazy name lives
 _HOMES = {"api": ("dump", "decode", "dump_object", "llvm_sections", "dump_to_dict", "json_schema", "rewrite_file",
                   "extract", "audit_files", "ObjectDump", "ExtractResult", "ExtractedFile", "SkippedPayload"),
-          "perf.job": ("perf_map", "layout", "PerfMapResult", "Layout"),
+          "perf.job": ("perf_map", "layout", "perf_diff", "cfg", "PerfMapResult", "Layout", "PerfDiffResult",
+                       "FunctionGraph"),
           "formats": ("iter_objects", "open_object"),
           "rewrite": ("RewriteResult",),
           "audit": ("AuditReport",),

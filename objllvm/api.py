@@ -32,7 +32,7 @@ if TYPE_CHECKING:                      # types only: `typing` costs start-up tim
     from .audit import AuditReport
     from .audit.policy import Policy
     from .formats.base import ObjectFile, Section
-    from .perf.job import Layout, PerfMapResult, layout, perf_map
+    from .perf.job import FunctionGraph, Layout, PerfDiffResult, PerfMapResult, cfg, layout, perf_diff, perf_map
     from .rewrite import Operation, RewriteResult
     from .sections.registry import Decoded
 
@@ -152,7 +152,8 @@ def decode(path: str, kind: str, options: "Options | None" = None) -> "list[Any]
 
 
 # -- the other jobs ----------------------------------------------------------------------------
-_PERF_NAMES = ("perf_map", "layout", "PerfMapResult", "Layout")
+_PERF_NAMES = ("perf_map", "layout", "perf_diff", "cfg", "PerfMapResult", "Layout", "PerfDiffResult",
+               "FunctionGraph")
 
 
 def __getattr__(name: str) -> object:

@@ -1,8 +1,10 @@
-"""The perf-map job as one call: recordings mapped to the blocks of one binary (or of every object of a process),
-then the files asked for written (layout clusters, function order, sample profile, saved profile, HTML report).
+"""The perf jobs as one call each: what ``objllvm perf-map``, ``perf-diff`` and ``cfg`` run (the commands only
+parse their arguments and render the results).
 
-:func:`perf_map` is what ``objllvm perf-map`` runs (the command only parses its arguments and renders the
-:class:`PerfMapResult`); :func:`layout` lays out a profile already mapped, writing nothing.
+:func:`perf_map` maps recordings to the blocks of one binary (or of every object of a process), then writes the
+files asked for (layout clusters, function order, sample profile, saved profile, HTML report); :func:`layout`
+lays out a profile already mapped, writing nothing; :func:`perf_diff` compares two profiles function by function;
+:func:`cfg` gives one function's control-flow graph, shaded by samples.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ if TYPE_CHECKING:
     from ..formats.base import ObjectFile
     from .clusters import Cluster
     from .debuginfo import DebugSource
+    from .diff import ProfileDiff
     from .mapping import Profile
     from .process import ProcessProfile
     from .sample_profile import FunctionSamples
@@ -358,3 +361,89 @@ def _collect(o: _Options):
         return fleet.collect(o.data, scheduler=o.scheduler, workers=o.jobs, with_branches=o.with_branches)
     from .merge import collect
     return collect(o.data, jobs=o.jobs, with_branches=o.with_branches, event=o.event)
+
+
+@dataclass
+class PerfDiffResult:
+    """What :func:`perf_diff` compared: the two profiles and their differences."""
+    diff: ProfileDiff
+    old: Profile
+    new: Profile
+    warnings: list[str] = field(default_factory=list)
+
+
+def perf_diff(old: str, new: str, *, binary: str | None = None, old_binary: str | None = None,
+              new_binary: str | None = None, event: str | None = None) -> PerfDiffResult:
+    """Compare the recording ``old`` (a perf.data file or a saved profile) with ``new``, function by function: the
+    share of samples, the hot-code footprint and the blocks that moved.  Both of ``binary``, or of two builds:
+    ``old_binary`` and ``new_binary`` (blocks matched by hash).  ``event``: the samples of one event only.
+
+    :raises UsageError: the binaries not given as one or two builds; recordings of several events without
+        ``event``.
+    :raises ObjllvmError: no sample of a recording fell in its binary."""
+    from .diff import diff_profiles
+    from .mapping import map_profile, open_binary
+    from .merge import collect
+    if binary and (old_binary or new_binary):
+        raise UsageError("give --binary (one build), or --old-binary and --new-binary (two builds)")
+    old_bin, new_bin = old_binary or binary, new_binary or binary
+    if not old_bin or not new_bin:
+        raise UsageError("give --binary BINARY, or --old-binary and --new-binary")
+    sides = []
+    warnings: list[str] = []
+    for path, bin_path in ((old, old_bin), (new, new_bin)):
+        obj, index = open_binary(bin_path)
+        prof = map_profile(collect([path], event=event), bin_path, obj, index)
+        if prof.ambiguous_events():
+            raise UsageError(f"{path} holds {len(prof.event_names)} events: {prof.events_text()}; the comparison "
+                             f"is of one: give --event NAME")
+        reason = prof.no_sample_reason()
+        if reason:
+            raise ObjllvmError(reason)
+        warnings.extend(prof.warnings)
+        sides.append((prof, index))
+    (old_prof, old_index), (new_prof, new_index) = sides
+    return PerfDiffResult(diff_profiles(old_prof, new_prof, old_index, new_index), old_prof, new_prof, warnings)
+
+
+@dataclass
+class FunctionGraph:
+    """One function's basic blocks and the edges between them, shaded by samples when a profile was given."""
+    binary: str
+    function: object                 # the function's map (sections.bb_addr_map FunctionMap: name, blocks)
+    profile: Profile | None = None
+
+    def dot(self, *, demangle: bool = False) -> str:
+        """The graph as Graphviz DOT text."""
+        from .cfg import cfg_dot
+        text: str = cfg_dot(self.function, self.profile, demangle=demangle)
+        return text
+
+    def write(self, path: str, *, demangle: bool = False) -> str:
+        """Write the graph to ``path``: SVG (through Graphviz dot) for a ``.svg`` name, DOT text for any other;
+        return the format written ('svg' or 'dot')."""
+        from .cfg import write_cfg
+        kind: str = write_cfg(path, self.function, self.profile, demangle=demangle)
+        return kind
+
+
+def cfg(binary: str, function: str, *, perf_data: str | None = None, perf_script: str | None = None) -> FunctionGraph:
+    """The control-flow graph of ``function`` (its name, mangled or readable, or an address in it) from the
+    basic-block map of ``binary``, shaded by the samples of ``perf_data`` (or of ``perf script`` text).
+
+    :raises ObjllvmError: no basic-block map, or no such function."""
+    from ..formats import open_object
+    from .cfg import find_function
+    from .mapping import collect_perfdata, load_index, map_profile
+    obj = open_object(binary)
+    index = load_index(obj, binary)
+    fn = find_function(index, function)
+    prof = None
+    if perf_data or perf_script:
+        if perf_script:
+            from .perfscript import collect_perfscript
+            raw = collect_perfscript(perf_script)
+        else:
+            raw = collect_perfdata(perf_data)
+        prof = map_profile(raw, binary, obj, index)
+    return FunctionGraph(binary, fn, prof)
