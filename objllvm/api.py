@@ -27,7 +27,7 @@ from .errors import ObjllvmError, UsageError
 TYPE_CHECKING = False
 if TYPE_CHECKING:                      # types only: `typing` costs start-up time, the CLI never needs it
     from collections.abc import Callable, Iterable
-    from typing import Any, Mapping, TypeAlias, Union, cast
+    from typing import Any, Mapping, TypeAlias, Union
 
     from .audit import AuditReport
     from .audit.policy import Policy
@@ -42,9 +42,6 @@ if TYPE_CHECKING:                      # types only: `typing` costs start-up tim
     """A JSON object as Python data (what ``json.loads`` gives)."""
     DumpItem: TypeAlias = Union["ObjectDump", ObjllvmError]
     """What :func:`dump` gives per object: its dump, or the error that made it unreadable."""
-else:
-    def cast(_type, value):
-        return value
 
 from ._model import dataclass
 
@@ -132,7 +129,7 @@ def dump(path: str, kinds: "Iterable[str] | None" = None, options: "Options | No
             # a broken section header of the object just dumped: said once, by that section's entry when it
             # is one of the dumped sections
             if last is not None and o.section_index is not None and any(
-                    cast("Section", d.section).index == o.section_index and d.error is not None
+                    d.section.index == o.section_index and d.error is not None
                     for d in last.sections):
                 continue
             out.append(o)
@@ -352,7 +349,7 @@ def _dump_doc(items: "Iterable[DumpItem]", raw: bool) -> "JSONDict":
             continue
         secs = []
         for d in it.sections:
-            e = section_info(cast("Section", d.section), it.obj)
+            e = section_info(d.section, it.obj)
             del e["codec"]
             e["kind"] = d.codec.kind if d.codec else None
             e["status"] = d.status
@@ -390,7 +387,7 @@ def dump_to_text(items: "Iterable[DumpItem]", options: "Options | None" = None) 
         if not it.sections:
             out.append(Text("  (no LLVM sections)"))
         for d in it.sections:
-            s = cast("Section", d.section)
+            s = d.section
             tname = section_type_name(s.type) if obj.format == "elf" else ""
             kind = d.codec.kind if d.codec else d.status
             out.append(Heading(f"[{s.index}] {s.name} {tname} ({kind}, {s.size} bytes)".replace("  ", " "), 2))

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from ..formats.base import ObjectFile
+    from ..sections.bb_addr_map import FunctionMap
     from .clusters import Cluster
     from .debuginfo import DebugSource
     from .diff import ProfileDiff
@@ -410,7 +411,7 @@ def perf_diff(old: str, new: str, *, binary: str | None = None, old_binary: str 
 class FunctionGraph:
     """One function's basic blocks and the edges between them, shaded by samples when a profile was given."""
     binary: str
-    function: object                 # the function's map (sections.bb_addr_map FunctionMap: name, blocks)
+    function: FunctionMap            # the function's blocks, from the basic-block address map
     profile: Profile | None = None
 
     def dot(self, *, demangle: bool = False) -> str:
