@@ -22,6 +22,7 @@ import os
 
 from .formats import iter_objects
 from .formats.elf import section_type_name
+from ._model import dataclass
 from .errors import ObjllvmError, UsageError
 
 TYPE_CHECKING = False
@@ -42,8 +43,6 @@ if TYPE_CHECKING:                      # types only: `typing` costs start-up tim
     """A JSON object as Python data (what ``json.loads`` gives)."""
     DumpItem: TypeAlias = Union["ObjectDump", ObjllvmError]
     """What :func:`dump` gives per object: its dump, or the error that made it unreadable."""
-
-from ._model import dataclass
 
 JSON_SCHEMA_VERSION = 1
 SCHEMA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schemas")
