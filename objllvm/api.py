@@ -11,9 +11,11 @@ that could not be read at all.  Decoding errors inside one section are kept
 in that section's :class:`~objllvm.sections.registry.Decoded` (``status == 'error'``),
 so the other sections are still there.
 
-The other jobs: :func:`perf_map` and :func:`layout` (perf samples to basic blocks, and a layout for clang and
-the linker), :func:`rewrite_file`, :func:`extract` and :func:`audit_files`; each returns a typed result that the
-commands only render.
+The other jobs live in their packages and are named here too, loaded when first used:
+:func:`~objllvm.perf.job.perf_map` and :func:`~objllvm.perf.job.layout` (perf samples to basic blocks, and a
+layout for clang and the linker), :func:`~objllvm.perf.job.perf_diff`, :func:`~objllvm.perf.job.cfg`,
+:func:`~objllvm.rewrite.session.rewrite_file`, :func:`~objllvm.bitcode.job.extract` and
+:func:`~objllvm.audit.job.audit_files`.  Each returns a typed result that the commands only render.
 
 The JSON documents of the commands' ``--json`` outputs are described by JSON Schemas shipped in the
 package: :func:`json_schema` gives one (``objllvm schema NAME`` prints it).
@@ -22,19 +24,19 @@ import os
 
 from .formats import iter_objects
 from .formats.elf import section_type_name
-from ._model import dataclass
 from .errors import ObjllvmError, UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:                      # types only: `typing` costs start-up time, the CLI never needs it
-    from collections.abc import Callable, Iterable
+    from collections.abc import Iterable
     from typing import Any, Mapping, TypeAlias, Union
 
     from .audit import AuditReport
-    from .audit.policy import Policy
+    from .audit.job import audit_files
+    from .bitcode.job import ExtractedFile, ExtractResult, SkippedPayload, extract
     from .formats.base import ObjectFile, Section
     from .perf.job import FunctionGraph, Layout, PerfDiffResult, PerfMapResult, cfg, layout, perf_diff, perf_map
-    from .rewrite import Operation, RewriteResult
+    from .rewrite import RewriteResult, rewrite_file
     from .sections.registry import Decoded
 
     Options: TypeAlias = Mapping[str, Any]
@@ -148,127 +150,20 @@ def decode(path: str, kind: str, options: "Options | None" = None) -> "list[Any]
 
 
 # -- the other jobs ----------------------------------------------------------------------------
-_PERF_NAMES = ("perf_map", "layout", "perf_diff", "cfg", "PerfMapResult", "Layout", "PerfDiffResult",
-               "FunctionGraph")
+# The other jobs live in their packages (a command imports its job's module alone) and are imported from here
+# when first asked for: `objllvm dump` imports this module and never maps samples or extracts.
+_JOBS = {"perf_map": "perf.job", "layout": "perf.job", "perf_diff": "perf.job", "cfg": "perf.job",
+         "PerfMapResult": "perf.job", "Layout": "perf.job", "PerfDiffResult": "perf.job",
+         "FunctionGraph": "perf.job", "extract": "bitcode.job", "ExtractResult": "bitcode.job",
+         "ExtractedFile": "bitcode.job", "SkippedPayload": "bitcode.job", "rewrite_file": "rewrite",
+         "RewriteResult": "rewrite", "audit_files": "audit.job", "AuditReport": "audit"}
 
 
 def __getattr__(name: str) -> object:
-    # (the perf job's names, imported when first asked for: `objllvm dump` never maps samples)
-    if name in _PERF_NAMES:
-        from .perf import job
-        return getattr(job, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def rewrite_file(path: str, output: "str | None" = None, operations: "Iterable[Operation]" = (), *,
-                 in_place: bool = False, dry_run: bool = False, force: bool = True) -> "RewriteResult":
-    """Apply ``operations`` (:mod:`objllvm.rewrite`: ``Remove("addrsig")``, ``DropDeplib("m")``, ...), in order,
-    to the ELF file ``path`` and write the result to ``output`` (or over ``path`` with ``in_place``), atomically,
-    with the input's owner and mode; every byte outside what the operations change is kept.  ``dry_run``: work
-    out the changes (:attr:`RewriteResult.changes`) and write nothing; ``force=False``: refuse to replace an
-    existing ``output``.
-
-    :raises UsageError: no output and neither ``in_place`` nor ``dry_run``; ``output`` is ``path``.
-    :raises ObjllvmError: the file cannot be read or the operations cannot be applied; nothing is written."""
-    from . import rewrite
-    result: "RewriteResult" = rewrite.rewrite_file(path, output, list(operations), in_place=in_place,
-                                                 dry_run=dry_run, force=force)
-    return result
-
-
-@dataclass
-class ExtractedFile:
-    """One file :func:`extract` wrote (an entry of its manifest)."""
-    path: str                    # its name in the output directory
-    kind: str                    # 'bitcode', 'offload-image', 'offload-compressed', 'cmdline', 'coverage', ...
-    file: str                    # the input it came from
-    member: "str | None"         # the archive member, if any
-    section: str
-    section_index: int
-    offset: int                  # in the section
-    file_offset: "int | None"    # in the file or member (None when the section is compressed)
-    size: int
-    sha256: str
-    info: "JSONDict"             # more, per kind: an offload image's triple and arch, ...
-
-
-@dataclass
-class SkippedPayload:
-    """A payload :func:`extract` found and did not write (an empty one), and why."""
-    kind: str
-    file: str
-    member: "str | None"
-    section: str
-    section_index: int
-    reason: str
-
-
-@dataclass
-class ExtractResult:
-    """What :func:`extract` wrote and found."""
-    output_dir: str
-    manifest: "JSONDict"               # manifest.json as written (its schema: ``json_schema("extract")``)
-    files: "list[ExtractedFile]"       # written by this call, in manifest order
-    skipped: "list[SkippedPayload]"
-    errors: "list[ObjllvmError]"       # inputs or sections that could not be read
-    merged: int = 0                    # entries kept from the manifest of an earlier extract (``force``)
-    written: bool = False              # False: nothing found and errors: nothing written, not even a manifest
-
-
-_PAYLOAD_KEYS = ("path", "kind", "file", "member", "section", "section_index", "offset", "file_offset", "size",
-                 "sha256")
-
-
-def extract(paths: "Iterable[str]", output_dir: str, *, force: bool = False,
-            coverage: bool = False) -> ExtractResult:
-    """Write every embedded bitcode module, offloading image and compiler command line of ``paths`` (objects,
-    archives, bitcode files) to its own file in ``output_dir``, with ``manifest.json`` listing them; with
-    ``coverage`` also each object's coverage mapping (a file llvm-cov reads) and profile names.
-
-    Every name is checked first: without ``force`` nothing is written when one exists.  Each file is written
-    atomically, and a failed write removes what this call wrote.
-
-    :raises ObjllvmError: a file exists (without ``force``), or the directory cannot be made or written."""
-    from .bitcode.payloads import extract as run_extract
-    doc: "JSONDict"
-    doc, errors = run_extract(list(paths), output_dir, force=force, coverage=coverage)
-    merged: int = doc.get("merged", 0)
-    files = [ExtractedFile(d["path"], d["kind"], d["file"], d["member"], d["section"], d["section_index"],
-                           d["offset"], d["file_offset"], d["size"], d["sha256"],
-                           {k: v for k, v in d.items() if k not in _PAYLOAD_KEYS})
-             for d in doc["payloads"][merged:]]
-    skipped = [SkippedPayload(d["kind"], d["file"], d["member"], d["section"], d["section_index"], d["reason"])
-               for d in doc["skipped"]]
-    return ExtractResult(output_dir, doc, files, skipped, list(errors), merged, bool(doc.get("written")))
-
-
-def audit_files(paths: "Iterable[str]", policy: "str | Policy | None" = None, *, jobs: "int | None" = None,
-                progress: "Callable[[AuditReport], None] | None" = None,
-                sarif: "str | None" = None) -> "AuditReport":
-    """Audit the files, directories (walked) and archives of ``paths``: every library, search path and option
-    their objects ask the linker for, embedded bitcode and command lines, checked against ``policy`` (a TOML
-    file applied on top of the default policy, a :class:`~objllvm.audit.policy.Policy`, or None: the default).
-    ``jobs``: worker processes (None: one per CPU; 1: none); ``progress(report)`` is called as files are done;
-    ``sarif``: also write the findings there as SARIF 2.1.0 (atomically).
-
-    :raises UsageError: ``jobs`` below 1.
-    :raises ObjllvmError: the policy cannot be read."""
-    from .audit import audit
-    from .audit.policy import load_policy
-    if jobs is not None and jobs < 1:
-        raise UsageError("audit: --jobs must be at least 1")
-    pol = load_policy(policy) if policy is None or isinstance(policy, str) else policy
-    report: "AuditReport" = audit(list(paths), policy=pol, jobs=jobs, progress=progress)
-    if sarif:
-        import io
-
-        from .atomicio import atomic_write
-        from .audit.report import report_to_sarif
-        from .render import render_json
-        buf = io.StringIO()
-        render_json(report_to_sarif(report), buf)
-        atomic_write(sarif, buf.getvalue().encode("utf-8", "surrogateescape"))
-    return report
+    home = _JOBS.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(__import__(f"objllvm.{home}", fromlist=[name]), name)
 
 
 def with_demangled(doc: "JSONDict") -> "JSONDict":

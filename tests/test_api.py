@@ -50,7 +50,9 @@ def test_every_job_is_listed_and_shown():
     # as it is imported)
     import objllvm.audit
     import objllvm.rewrite
-    assert objllvm.rewrite_file is objllvm.api.rewrite_file and objllvm.audit_files is objllvm.api.audit_files
+    assert objllvm.rewrite_file is objllvm.rewrite.rewrite_file and objllvm.audit_files is objllvm.audit.job.audit_files
+    for name in JOBS + RESULTS:              # (objllvm.api names each job too)
+        assert getattr(objllvm.api, name) is getattr(objllvm, name), name
 
 
 def test_the_page_documents_every_job():
@@ -164,18 +166,23 @@ def test_audit_command_renders_the_result(tmp_path):
         objllvm.audit_files([str(tree)], jobs=0)
 
 
-# What the commands may take from the job packages besides the API: argument choices, constants and the
-# renderers of results.  Anything else (a reader, a mapper, a writer) is orchestration: it belongs in the API.
+# What the commands may take from the job packages: the API's functions where they live (a command imports its
+# job's module alone, not objllvm.api with every other job), constants, and the renderers of results.  Anything
+# else (a reader, a mapper, a writer) is orchestration: it belongs in the API.
 COMMANDS_MAY_IMPORT = {
+    "objllvm.perf.job": {"perf_map", "perf_diff", "cfg"}, "objllvm.bitcode.job": {"extract"},
+    "objllvm.audit.job": {"audit_files"}, "objllvm.rewrite": None,     # (rewrite_file and the operation classes)
     "objllvm.perf.mapping": {"UNMAPPED_REASONS"}, "objllvm.perf.diff": {"LINE"},
     "objllvm.audit.report": {"report_to_text"}, "objllvm.audit.policy": {"default_policy_text"},
-    "objllvm.audit.progress": {"Progress"}, "objllvm.rewrite": None,    # (the operation classes, by name)
+    "objllvm.audit.progress": {"Progress"},
 }
 
 
 def test_commands_call_the_jobs_through_the_api():
     for path in sorted((ROOT / "objllvm" / "commands").glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 2 and not node.module:
+                assert {a.name for a in node.names} <= {"rewrite", "api"}, f"{path.name}: {ast.unparse(node)}"
             if not isinstance(node, ast.ImportFrom) or node.level != 2 or not node.module:
                 continue
             mod = "objllvm." + node.module

@@ -26,7 +26,7 @@ def add_arguments(p):
 def run(args) -> int:
     import sys
 
-    from ..api import audit_files
+    from ..audit.job import audit_files
     from ..errors import UsageError
     from ..render import Text, render_json, render_text
     from ._common import demangled

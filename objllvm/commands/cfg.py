@@ -19,7 +19,7 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    from ..api import cfg
+    from ..perf.job import cfg
     from ..render import Text, render_text
     from ._common import demangled
     graph = cfg(args.binary, args.function, perf_data=args.perf, perf_script=args.perf_script)

@@ -17,7 +17,7 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    from ..api import extract
+    from ..bitcode.job import extract
     from ..render import Table, Text, render_json, render_text
     from ._common import report_errors
     res = extract(args.files, args.output_dir, force=args.force, coverage=args.coverage)

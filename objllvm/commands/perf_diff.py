@@ -21,7 +21,7 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    from ..api import perf_diff
+    from ..perf.job import perf_diff
     from ..errors import UsageError
     from ..perf.diff import LINE
     from ..render import Heading, Table, Text, render_json, render_text, report_warning

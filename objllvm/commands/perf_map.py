@@ -73,7 +73,7 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    from ..api import perf_map
+    from ..perf.job import perf_map
     from ..errors import UsageError
     from ..render import report_warning
     if (bool(args.perf_data) or args.all) == (args.perf_script is not None) and not (args.all and args.perf_script):

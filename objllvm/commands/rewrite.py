@@ -56,13 +56,12 @@ def add_arguments(p):
 
 def run(args) -> int:
     from .. import rewrite as rw
-    from ..api import rewrite_file
     ops = []
     for cls, value in args.operations:
         klass = getattr(rw, cls)
         ops.append(klass() if value == [] else klass(value))
-    res = rewrite_file(args.input, args.output, ops, in_place=args.in_place, dry_run=args.dry_run,
-                       force=not args.no_clobber)
+    res = rw.rewrite_file(args.input, args.output, ops, in_place=args.in_place, dry_run=args.dry_run,
+                          force=not args.no_clobber)
     # (the renderer imported only for what prints: a plain rewrite prints nothing)
     if res.dropped_bits:
         from ..render import report_warning
