@@ -73,8 +73,8 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    from ..perf.job import perf_map
     from ..errors import UsageError
+    from ..perf.job import perf_map
     from ..render import report_warning
     if (bool(args.perf_data) or args.all) == (args.perf_script is not None) and not (args.all and args.perf_script):
         raise UsageError("give either PERF.DATA files or --perf-script FILE")
