@@ -11,6 +11,12 @@ that could not be read at all.  Decoding errors inside one section are kept
 in that section's :class:`~objllvm.sections.registry.Decoded` (``status == 'error'``),
 so the other sections are still there.
 
+The other jobs live in their packages and are named here too, loaded when first used:
+:func:`~objllvm.perf.job.perf_map` and :func:`~objllvm.perf.job.layout` (perf samples to basic blocks, and a
+layout for clang and the linker), :func:`~objllvm.perf.job.perf_diff`, :func:`~objllvm.perf.job.cfg`,
+:func:`~objllvm.rewrite.session.rewrite_file`, :func:`~objllvm.bitcode.job.extract` and
+:func:`~objllvm.audit.job.audit_files`.  Each returns a typed result that the commands only render.
+
 The JSON documents of the commands' ``--json`` outputs are described by JSON Schemas shipped in the
 package: :func:`json_schema` gives one (``objllvm schema NAME`` prints it).
 """
@@ -23,9 +29,14 @@ from .errors import ObjllvmError, UsageError
 TYPE_CHECKING = False
 if TYPE_CHECKING:                      # types only: `typing` costs start-up time, the CLI never needs it
     from collections.abc import Iterable
-    from typing import Any, Mapping, TypeAlias, Union, cast
+    from typing import Any, Mapping, TypeAlias, Union
 
+    from .audit import AuditReport
+    from .audit.job import audit_files
+    from .bitcode.job import ExtractedFile, ExtractResult, SkippedPayload, extract
     from .formats.base import ObjectFile, Section
+    from .perf.job import FunctionGraph, Layout, PerfDiffResult, PerfMapResult, cfg, layout, perf_diff, perf_map
+    from .rewrite import RewriteResult, rewrite_file
     from .sections.registry import Decoded
 
     Options: TypeAlias = Mapping[str, Any]
@@ -34,9 +45,6 @@ if TYPE_CHECKING:                      # types only: `typing` costs start-up tim
     """A JSON object as Python data (what ``json.loads`` gives)."""
     DumpItem: TypeAlias = Union["ObjectDump", ObjllvmError]
     """What :func:`dump` gives per object: its dump, or the error that made it unreadable."""
-else:
-    def cast(_type, value):
-        return value
 
 JSON_SCHEMA_VERSION = 1
 SCHEMA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schemas")
@@ -122,7 +130,7 @@ def dump(path: str, kinds: "Iterable[str] | None" = None, options: "Options | No
             # a broken section header of the object just dumped: said once, by that section's entry when it
             # is one of the dumped sections
             if last is not None and o.section_index is not None and any(
-                    cast("Section", d.section).index == o.section_index and d.error is not None
+                    d.section.index == o.section_index and d.error is not None
                     for d in last.sections):
                 continue
             out.append(o)
@@ -139,6 +147,23 @@ def decode(path: str, kind: str, options: "Options | None" = None) -> "list[Any]
     from .sections import registry
     models: list[Any] = registry.decode_file(path, kind, options)
     return models
+
+
+# -- the other jobs ----------------------------------------------------------------------------
+# The other jobs live in their packages (a command imports its job's module alone) and are imported from here
+# when first asked for: `objllvm dump` imports this module and never maps samples or extracts.
+_JOBS = {"perf_map": "perf.job", "layout": "perf.job", "perf_diff": "perf.job", "cfg": "perf.job",
+         "PerfMapResult": "perf.job", "Layout": "perf.job", "PerfDiffResult": "perf.job",
+         "FunctionGraph": "perf.job", "extract": "bitcode.job", "ExtractResult": "bitcode.job",
+         "ExtractedFile": "bitcode.job", "SkippedPayload": "bitcode.job", "rewrite_file": "rewrite",
+         "RewriteResult": "rewrite", "audit_files": "audit.job", "AuditReport": "audit"}
+
+
+def __getattr__(name: str) -> object:
+    home = _JOBS.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(__import__(f"objllvm.{home}", fromlist=[name]), name)
 
 
 def with_demangled(doc: "JSONDict") -> "JSONDict":
@@ -218,7 +243,7 @@ def _dump_doc(items: "Iterable[DumpItem]", raw: bool) -> "JSONDict":
             continue
         secs = []
         for d in it.sections:
-            e = section_info(cast("Section", d.section), it.obj)
+            e = section_info(d.section, it.obj)
             del e["codec"]
             e["kind"] = d.codec.kind if d.codec else None
             e["status"] = d.status
@@ -256,7 +281,7 @@ def dump_to_text(items: "Iterable[DumpItem]", options: "Options | None" = None) 
         if not it.sections:
             out.append(Text("  (no LLVM sections)"))
         for d in it.sections:
-            s = cast("Section", d.section)
+            s = d.section
             tname = section_type_name(s.type) if obj.format == "elf" else ""
             kind = d.codec.kind if d.codec else d.status
             out.append(Heading(f"[{s.index}] {s.name} {tname} ({kind}, {s.size} bytes)".replace("  ", " "), 2))

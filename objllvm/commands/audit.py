@@ -24,45 +24,36 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    import io
     import sys
 
-    from ..audit import audit, load_policy
-    from ..audit.policy import default_policy_text
-    from ..audit.report import report_to_dict, report_to_sarif, report_to_text
+    from ..audit.job import audit_files
     from ..errors import UsageError
     from ..render import Text, render_json, render_text
+    from ._common import demangled
 
     if args.print_default_policy:
+        from ..audit.policy import default_policy_text
         render_text([Text(default_policy_text().rstrip("\n"))])
         return 0
     if not args.paths:
         raise UsageError("audit: give at least one PATH")
-    if args.jobs is not None and args.jobs < 1:
-        raise UsageError("audit: --jobs must be at least 1")
-    policy = load_policy(args.policy)
     progress = None
     if not args.no_progress and sys.stderr.isatty():
         from ..audit.progress import Progress
         progress = Progress(sys.stderr)
     try:
-        report = audit(args.paths, policy=policy, jobs=args.jobs, progress=progress)
+        report = audit_files(args.paths, args.policy, jobs=args.jobs, progress=progress, sarif=args.sarif)
     finally:
         if progress:
             progress.done()
-    if args.sarif:
-        from ..atomicio import atomic_write
-        buf = io.StringIO()
-        render_json(report_to_sarif(report), buf)
-        atomic_write(args.sarif, buf.getvalue().encode("utf-8", "surrogateescape"))
-    from ._common import demangled
     if args.json:
-        doc = report_to_dict(report)
+        doc = report.to_dict()
         if args.demangle:
             from ..api import with_demangled
             doc = with_demangled(doc)
         render_json(doc)
     else:
+        from ..audit.report import report_to_text
         render_text(demangled(report_to_text(report), args))
     if report.objects == 0:
         # nothing audited is not a clean audit (a wrong directory would pass silently)

@@ -19,26 +19,15 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    from ..formats import open_object
-    from ..perf import cfg
-    from ..perf.mapping import collect_perfdata, load_index, map_profile
+    from ..perf.job import cfg
     from ..render import Text, render_text
-    obj = open_object(args.binary)
-    index = load_index(obj, args.binary)
-    fn = cfg.find_function(index, args.function)
-    prof = None
-    if args.perf or args.perf_script:
-        if args.perf_script:
-            from ..perf.perfscript import collect_perfscript
-            raw = collect_perfscript(args.perf_script)
-        else:
-            raw = collect_perfdata(args.perf)
-        prof = map_profile(raw, args.binary, obj, index)
-    if args.output == "-":
-        render_text([Text(cfg.cfg_dot(fn, prof, demangle=args.demangle).rstrip("\n"))])
-        return 0
-    kind = cfg.write_cfg(args.output, fn, prof, demangle=args.demangle)
     from ._common import demangled
+    graph = cfg(args.binary, args.function, perf_data=args.perf, perf_script=args.perf_script)
+    if args.output == "-":
+        render_text([Text(graph.dot(demangle=args.demangle).rstrip("\n"))])
+        return 0
+    kind = graph.write(args.output, demangle=args.demangle)
+    fn = graph.function
     render_text(demangled([Text(f"{args.output}: {kind.upper()} graph of {fn.name} ({len(fn.blocks)} blocks)")],
                           args))
     return 0

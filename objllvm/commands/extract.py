@@ -17,27 +17,23 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    from .. import bitcode
+    from ..bitcode.job import extract
     from ..render import Table, Text, render_json, render_text
     from ._common import report_errors
-    doc, errors = bitcode.extract(args.files, args.output_dir, force=args.force, coverage=args.coverage)
+    res = extract(args.files, args.output_dir, force=args.force, coverage=args.coverage)
     if args.json:
-        render_json(doc)
-    else:
-        if not doc.get("written"):
-            render_text([Text(f"nothing extracted, nothing written to {args.output_dir}")])
-            return report_errors(errors)
-        merged = doc.get("merged", 0)
-        new = doc["payloads"][merged:]
-        rows = [[d["path"], d["kind"], d["size"],
-                 f"{d['file']}({d['member']})" if d["member"] else d["file"], d["section"]]
-                for d in new]
-        items = [Table(["written", "kind", "size", "from", "section"], rows)]
-        if doc["skipped"]:
-            items.append(Table(["skipped", "from", "section"],
-                               [[d["reason"], f"{d['file']}({d['member']})" if d["member"] else d["file"],
-                                 d["section"]] for d in doc["skipped"]]))
-        more = f" (merged with {merged} listed by the earlier manifest)" if merged else ""
-        items.append(Text(f"{len(rows)} files and manifest.json in {args.output_dir}{more}"))
-        render_text(items)
-    return report_errors(errors)
+        render_json(res.manifest)
+        return report_errors(res.errors)
+    if not res.written:
+        render_text([Text(f"nothing extracted, nothing written to {args.output_dir}")])
+        return report_errors(res.errors)
+    rows = [[f.path, f.kind, f.size, f"{f.file}({f.member})" if f.member else f.file, f.section] for f in res.files]
+    items = [Table(["written", "kind", "size", "from", "section"], rows)]
+    if res.skipped:
+        items.append(Table(["skipped", "from", "section"],
+                           [[s.reason, f"{s.file}({s.member})" if s.member else s.file, s.section]
+                            for s in res.skipped]))
+    more = f" (merged with {res.merged} listed by the earlier manifest)" if res.merged else ""
+    items.append(Text(f"{len(rows)} files and manifest.json in {args.output_dir}{more}"))
+    render_text(items)
+    return report_errors(res.errors)

@@ -21,35 +21,18 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    from ..errors import ObjllvmError, UsageError
-    from ..perf.diff import LINE, diff_profiles
-    from ..perf.mapping import map_profile, open_binary
-    from ..perf.merge import collect
+    from ..perf.job import perf_diff
+    from ..errors import UsageError
+    from ..perf.diff import LINE
     from ..render import Heading, Table, Text, render_json, render_text, report_warning
     from ._common import demangled
     if args.top < 0:
         raise UsageError("--top must be >= 0")
-    if args.binary and (args.old_binary or args.new_binary):
-        raise UsageError("give --binary (one build), or --old-binary and --new-binary (two builds)")
-    old_bin = args.old_binary or args.binary
-    new_bin = args.new_binary or args.binary
-    if not old_bin or not new_bin:
-        raise UsageError("give --binary BINARY, or --old-binary and --new-binary")
-    profiles = []
-    for path, binary in ((args.old, old_bin), (args.new, new_bin)):
-        obj, index = open_binary(binary)
-        prof = map_profile(collect([path], event=args.event), binary, obj, index)
-        if prof.ambiguous_events():
-            raise UsageError(f"{path} holds {len(prof.event_names)} events: {prof.events_text()}; the comparison "
-                             f"is of one: give --event NAME")
-        reason = prof.no_sample_reason()
-        if reason:
-            raise ObjllvmError(reason)
-        for w in prof.warnings:
-            report_warning(w)
-        profiles.append((prof, index))
-    (old, old_index), (new, new_index) = profiles
-    d = diff_profiles(old, new, old_index, new_index)
+    res = perf_diff(args.old, args.new, binary=args.binary, old_binary=args.old_binary,
+                    new_binary=args.new_binary, event=args.event)
+    for w in res.warnings:
+        report_warning(w)
+    d, old, new = res.diff, res.old, res.new
     if args.json:
         render_json(d.to_dict(args.top or None, demangle=args.demangle))
         return 0

@@ -1,8 +1,6 @@
 """objllvm perf-map: map perf samples to the basic blocks of a binary."""
 from __future__ import annotations
 
-import os
-
 NAME = "perf-map"
 HELP = ("map the samples of perf.data files (or perf script text) to the functions and basic blocks of a binary "
         "with its basic-block address map; merge many recordings; carry a profile to the next build; optionally "
@@ -75,126 +73,63 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    from ..atomicio import atomic_write
-    from ..errors import ObjllvmError, UsageError
-    from ..perf import clusters as cl
-    from ..perf.mapping import UNMAPPED_REASONS, map_profile, open_binary
-    from ..render import Heading, Table, Text, render_json, render_text, report_warning
+    from ..errors import UsageError
+    from ..perf.job import perf_map
+    from ..render import report_warning
     if (bool(args.perf_data) or args.all) == (args.perf_script is not None) and not (args.all and args.perf_script):
         raise UsageError("give either PERF.DATA files or --perf-script FILE")
     if args.top < 0:
         raise UsageError("--top must be >= 0")
-    if not 0.0 <= args.min_share <= 1.0:
-        raise UsageError(f"--min-share must be between 0 and 1 (a share of the samples), not {args.min_share}")
-    if args.jobs < 1:
-        raise UsageError("--jobs must be >= 1")
-    if args.perf_script is not None and (args.save_profile or args.fleet or args.scheduler):
-        raise UsageError("--save-profile, --fleet and --scheduler read perf.data files, not --perf-script text")
-    from ..perf.process import split_inputs
-    extra, args.perf_data = split_inputs(args.perf_data)
-    if args.all and args.perf_script is None and not args.perf_data and not extra:
-        args.perf_data = [args.binary]           # --all PERF.DATA: the binaries come from the recording
-        args.binary = None
-    if extra or args.all:
-        return _run_process(args, ([args.binary] if args.binary else []) + extra)
-    if bool(args.perf_data) == (args.perf_script is not None):
-        raise UsageError("give either PERF.DATA files or --perf-script FILE")
-    target = args.recorded_on or args.binary
-    obj, index = open_binary(target, debug_file=None if args.recorded_on else args.debug_file)
-    if args.event is not None and args.perf_script is not None:
-        raise UsageError("--event selects among the events of perf.data files (perf script text has one)")
-    raw = _collect(args)
-    prof = map_profile(raw, target, obj, index)
-    if prof.ambiguous_events():
-        if args.clusters or args.function_order:
-            raise UsageError(f"{prof.source} holds {len(prof.event_names)} events: {prof.events_text()}; a layout "
-                             f"is made from one: give --event NAME")
-        prof.warnings.append(f"{prof.source} holds {len(prof.event_names)} events ({prof.events_text()}): the "
-                             f"counts below add them up; --event NAME maps one")
-        if not (args.fleet or args.scheduler):
-            from ..perf.mapping import functions_by_event
-            functions_by_event(args.perf_data, prof, obj, index, with_branches=not args.no_branches, jobs=args.jobs)
-    reason = prof.no_sample_reason()
-    if reason:
-        raise ObjllvmError(reason + ("; no cluster file written" if args.clusters else ""))
-    dsrc = index.debug_source
-    nameless = [f for f in prof.functions if not f.name]
-    if nameless and (args.clusters or args.function_order):
-        raise ObjllvmError(dsrc.no_names_message() + "; no cluster or order file written")
-    stale = None
-    if args.recorded_on:
-        from ..perf.stale import carry
-        new_obj, new_index = open_binary(args.binary)
-        from ..perf.mapping import elf_build_id
-        nb = elf_build_id(new_obj)
-        prof, stale = carry(prof, index, args.binary, new_index, nb.hex() if nb else None)
-        if not stale.matched:
-            raise ObjllvmError(f"none of the {stale.total} samples of {args.recorded_on} matches a block of "
-                               f"{args.binary} (by function name and block hash): is it the same program?"
-                               + ("; no cluster file written" if args.clusters else ""))
-    if args.save_profile:
-        atomic_write(args.save_profile, raw.dumps().encode())
-    clusters = None
-    if (args.cfg or args.clone_paths) and not args.clusters:
-        raise UsageError("--cfg and --clone-paths add to the cluster file: give --clusters OUT.txt too")
-    if args.clusters:
-        clusters = cl.build_clusters(prof, min_share=args.min_share, layout=args.layout, cfg=args.cfg,
-                                     clone_paths=args.clone_paths)
-        cl.write_clusters(args.clusters, clusters,
-                          comment=f"objllvm perf-map {args.binary} {prof.source}: {prof.mapped_samples} samples "
-                                  f"mapped, {args.layout} layout\nuse: clang -fbasic-block-sections=list="
-                                  f"{args.clusters}")
-    order = None
-    if args.function_order:
-        from ..perf import layout as lay
-        order, arcs, relocated = lay.order_for_binary(
-            prof, args.binary, algorithm=args.order,
-            hot_sizes=None if clusters is None else {c.function: c.hot_size for c in clusters},
-            **({} if args.recorded_on else {"obj": obj, "index": index}))
-        if args.order in ("c3", "cdsort") and not relocated:
-            prof.warnings.append("no relocations for the text (link with -Wl,--emit-relocs): no call arcs, the "
-                                 "function order is by density alone")
-        atomic_write(args.function_order, lay.function_order_text(
-            order, comment=f"objllvm perf-map {args.binary} {prof.source}: {args.order} order of "
-                           f"{len(order)} sampled functions ({len(arcs)} call arcs)\nuse: ld.lld "
-                           f"--symbol-ordering-file={args.function_order}").encode())
-    sample_funcs = None
-    if args.sample_profile:
-        from ..perf import sample_profile as sp
-        sample_funcs = sp.build_sample_profile(prof, args.binary)
-        if not sample_funcs:
-            raise ObjllvmError(f"{args.binary}: no sampled function has DWARF line information (build with "
-                               f"-gline-tables-only -fdebug-info-for-profiling); no sample profile written")
-        sp.write_sample_profile(args.sample_profile, sample_funcs)
-    if args.html:
-        from ..perf.report_html import write_report
-        write_report(args.html, [prof], [obj], top=args.top or 20, demangle=args.demangle)
-    if dsrc.debug_file:
-        prof.warnings.append(f"{target} is stripped: " + (
-            f"its basic-block map and names are taken from {dsrc.debug_file}" if dsrc.map_from_debug_file else
-            f"names of {dsrc.named} functions taken from {dsrc.debug_file}") + f" (found by {dsrc.how})")
-    status = 0
-    if nameless:
-        prof.warnings.append(dsrc.no_names_message())
-        status = 1
-    for w in prof.warnings:
+    res = perf_map(args.binary, args.perf_data, perf_script=args.perf_script, all_objects=args.all,
+                   event=args.event, with_branches=not args.no_branches, jobs=args.jobs, fleet=args.fleet,
+                   scheduler=args.scheduler, debug_file=args.debug_file, recorded_on=args.recorded_on,
+                   save_profile=args.save_profile, clusters=args.clusters, min_share=args.min_share,
+                   layout=args.layout, cfg=args.cfg, clone_paths=args.clone_paths,
+                   function_order=args.function_order, order=args.order, sample_profile=args.sample_profile,
+                   html=args.html, html_top=args.top or 20, demangle=args.demangle)
+    for w in res.warnings:
         report_warning(w)
-    if args.json:
-        d = prof.to_dict(args.top, demangle=args.demangle)
-        if stale is not None:
-            d["stale"] = stale.to_dict()
-        if clusters is not None:
-            d["clusters"] = {"file": args.clusters, "functions": [
-                {"function": c.function, "blocks": c.block_ids, "samples": c.samples, "edges": c.edge_source}
-                for c in clusters]}
-        if sample_funcs is not None:
-            d["sample_profile"] = {"file": args.sample_profile, "functions": len(sample_funcs)}
-        if order is not None:
-            d["function_order"] = {"file": args.function_order, "algorithm": args.order, "functions": order}
-        if dsrc.stripped or dsrc.debug_file:
-            d["debug_file"] = dsrc.to_dict()
-        render_json(d)
-        return status
+    if res.process is not None:
+        _render_process(res, args)
+    elif args.json:
+        _render_json(res, args)
+    else:
+        from ..render import render_text
+        from ._common import demangled
+        render_text(demangled(_profile_items(res, args) + _result_items(res, args), args))
+    return 1 if res.unnamed else 0
+
+
+def _clusters_json(cf):
+    return [{"function": c.function, "blocks": c.block_ids, "samples": c.samples, "edges": c.edge_source}
+            for c in cf.clusters]
+
+
+def _render_json(res, args) -> None:
+    """The JSON document of one binary's perf-map."""
+    from ..render import render_json
+    prof = res.profile
+    d = prof.to_dict(args.top, demangle=args.demangle)
+    if res.stale is not None:
+        d["stale"] = res.stale.to_dict()
+    for cf in res.clusters:
+        d["clusters"] = {"file": cf.path, "functions": _clusters_json(cf)}
+    if res.sample_profile is not None:
+        d["sample_profile"] = {"file": res.sample_profile.path, "functions": len(res.sample_profile.functions)}
+    if res.function_order is not None:
+        fo = res.function_order
+        d["function_order"] = {"file": fo.path, "algorithm": fo.algorithm, "functions": fo.functions}
+    dsrc = res.debug_source
+    if dsrc is not None and (dsrc.stripped or dsrc.debug_file):
+        d["debug_file"] = dsrc.to_dict()
+    render_json(d)
+
+
+def _profile_items(res, args) -> list:
+    """The render items of one binary's samples: where they fell, by function, by block, by branch."""
+    from ..perf.mapping import UNMAPPED_REASONS
+    from ..render import Heading, Table, Text
+    prof = res.profile
     pct = lambda n: f"{100 * prof.share(n):.2f}%"  # noqa: E731
     src = prof.source if len(prof.recordings) <= 1 else f"{len(prof.recordings)} recordings"
     items = [Heading(f"{args.binary}: {prof.total_samples} samples in {src}"
@@ -204,7 +139,7 @@ def run(args) -> int:
             ["mapped to blocks", prof.mapped_samples, pct(prof.mapped_samples)],
             ["mapped, on alignment padding", prof.padding_samples, pct(prof.padding_samples)]]
     rows += [[f"unmapped: {r}", prof.unmapped.get(r, 0), pct(prof.unmapped.get(r, 0))] for r in UNMAPPED_REASONS
-             if r != "not carried to the new build" or stale is not None]
+             if r != "not carried to the new build" or res.stale is not None]
     items.append(Table(["samples", "count", "share"], rows))
     for i, ev in enumerate(prof.events):
         name = ev.get("name")
@@ -233,11 +168,20 @@ def run(args) -> int:
             top = sorted(edges.items(), key=lambda t: (-t[1], t[0]))[:args.top]
             items.append(Table(["function", "from", "to", "count"],
                                [[prof._fname(fa), a, b, c] for (fa, a, b), c in top], title=title))
-    if clusters is not None:
-        shown = "" if len(clusters) <= args.top else f" (the {args.top} hottest listed; --top N for more)"
-        items.append(Heading(f"Clusters written to {args.clusters}: {len(clusters)} functions{shown}", 2))
+    return items
+
+
+def _result_items(res, args) -> list:
+    """The render items of what one binary's perf-map wrote and carried, and what it read past."""
+    from ..render import Heading, Table, Text
+    prof = res.profile
+    items = []
+    for cf in res.clusters:                       # (one binary: one cluster file at most)
+        shown = "" if len(cf.clusters) <= args.top else f" (the {args.top} hottest listed; --top N for more)"
+        items.append(Heading(f"Clusters written to {cf.path}: {len(cf.clusters)} functions{shown}", 2))
         items.append(Table(["function", "samples", "hot blocks", "edges from"],
-                           [[c.function, c.samples, len(c.block_ids), c.edge_source] for c in clusters[:args.top]]))
+                           [[c.function, c.samples, len(c.block_ids), c.edge_source] for c in cf.clusters[:args.top]]))
+    stale = res.stale
     if stale is not None:
         items.append(Heading(f"Carried from {stale.old_binary} (build-id {stale.old_build_id}) to {args.binary}: "
                              f"{stale.matched} of {stale.total} samples matched "
@@ -255,99 +199,39 @@ def run(args) -> int:
     if skipped:
         items.append(Text("records read past (not needed for the mapping): "
                           + ", ".join(f"{k} {v}" for k, v in skipped.items())))
-    if order is not None:
-        items.append(Text(f"Function order ({args.order}) written to {args.function_order}: {len(order)} "
-                          f"functions, first: {', '.join(order[:5])}"))
-    if sample_funcs is not None:
-        items.append(Text(f"Sample profile written to {args.sample_profile}: {len(sample_funcs)} functions "
-                          f"(use: clang -fprofile-sample-use={args.sample_profile})"))
+    fo = res.function_order
+    if fo is not None:
+        items.append(Text(f"Function order ({fo.algorithm}) written to {fo.path}: {len(fo.functions)} "
+                          f"functions, first: {', '.join(fo.functions[:5])}"))
+    sp = res.sample_profile
+    if sp is not None:
+        items.append(Text(f"Sample profile written to {sp.path}: {len(sp.functions)} functions "
+                          f"(use: clang -fprofile-sample-use={sp.path})"))
     if prof.unknown_records:
         items.append(Text(f"skipped {prof.unknown_records} records of unknown type"))
-    from ._common import demangled
-    render_text(demangled(items, args))
-    return status
-
+    return items
 
 STALE_OUTCOMES = ("exact hash", "same opcodes, nearest hash", "block not matched", "function not in the new build")
 
 
-def _run_process(args, binaries) -> int:
-    """perf-map of several objects (BINARY and more ELF files among the inputs, or --all)."""
-    from ..errors import ObjllvmError, UsageError
-    from ..perf import clusters as cl
-    from ..perf.process import cluster_paths, map_process, objects_with_maps
-    from ..render import Heading, Table, Text, render_json, render_text, report_warning
+def _render_process(res, args) -> None:
+    """The JSON document or the text of a perf-map of several objects."""
+    from ..render import Heading, Table, Text, render_json, render_text
     from ._common import demangled
-    if not args.perf_data and args.perf_script is None:
-        raise UsageError("give PERF.DATA files (or --perf-script FILE) with the binaries")
-    if args.recorded_on or args.function_order:
-        raise UsageError("--recorded-on and --function-order take one binary: give BINARY alone")
-    if args.event is not None and args.perf_script is not None:
-        raise UsageError("--event selects among the events of perf.data files (perf script text has one)")
-    raw = _collect(args)
-    skipped = []
-    if args.all:
-        search = list(dict.fromkeys(os.path.dirname(p) or "." for p in binaries + args.perf_data if p != "-"))
-        found, skipped = objects_with_maps(raw, search)
-        seen = {os.path.realpath(b) for b in binaries}
-        for f in found:
-            if os.path.realpath(f) not in seen:
-                seen.add(os.path.realpath(f))
-                binaries.append(f)
-        if not binaries:
-            raise ObjllvmError(f"no object sampled in {', '.join(raw.sources[:3])} has a basic-block map here: "
-                               + "; ".join(f"{s['file']}: {s['reason']}" for s in skipped[:6]))
-    proc = map_process(raw, binaries, debug_files={binaries[0]: args.debug_file} if args.debug_file else None)
-    proc.skipped = skipped
-    first = proc.objects[0]
-    if first.ambiguous_events() and args.clusters:
-        raise UsageError(f"{first.source} holds {len(first.event_names)} events: {first.events_text()}; a layout "
-                         f"is made from one: give --event NAME")
-    warnings = list(first.warnings)
-    if first.ambiguous_events():
-        warnings.append(f"{first.source} holds {len(first.event_names)} events ({first.events_text()}): the "
-                        f"counts below add them up; --event NAME maps one")
-    status = 0
-    nameless = [p for p in proc.objects if any(not f.name for f in p.functions)]
-    for p in nameless:
-        if args.clusters:
-            raise ObjllvmError(p.debug_source.no_names_message() + "; no cluster file written")
-        warnings.append(p.debug_source.no_names_message())
-        status = 1
-    written = []
-    if args.clusters:
-        for p, path in zip(proc.objects, cluster_paths(args.clusters, binaries)):
-            if not p.functions:
-                continue
-            cs = cl.build_clusters(p, min_share=args.min_share, layout=args.layout, cfg=args.cfg,
-                                   clone_paths=args.clone_paths)
-            cl.write_clusters(path, cs, comment=f"objllvm perf-map {p.binary} {p.source}: {p.mapped_samples} "
-                                                f"samples mapped, {args.layout} layout\nuse: clang "
-                                                f"-fbasic-block-sections=list={path} (for {p.binary})")
-            written.append((p, path, cs))
-    if args.save_profile:
-        from ..atomicio import atomic_write
-        atomic_write(args.save_profile, raw.dumps().encode())
-    if args.html:
-        from ..formats import open_object
-        from ..perf.report_html import write_report
-        write_report(args.html, proc.objects, [open_object(p.binary) for p in proc.objects], top=args.top or 20,
-                     demangle=args.demangle)
-    for w in dict.fromkeys(warnings):
-        report_warning(w)
+    proc, first = res.process, res.profile
     if args.json:
         d = proc.to_dict(args.top, demangle=args.demangle)
-        if written:
-            d["clusters"] = {"files": [{"binary": p.binary, "file": path, "functions": [
-                {"function": c.function, "blocks": c.block_ids, "samples": c.samples, "edges": c.edge_source}
-                for c in cs]} for p, path, cs in written]}
+        if res.clusters:
+            d["clusters"] = {"files": [{"binary": cf.binary, "file": cf.path, "functions": _clusters_json(cf)}
+                                       for cf in res.clusters]}
         render_json(d)
-        return status
+        return
     pct = lambda n: f"{100 * proc.share(n):.2f}%"  # noqa: E731
     items = [Heading(f"{proc.total_samples} samples in {first.source}: {len(proc.objects)} objects with "
                      f"basic-block maps")]
     rows = [[s["binary"], s["build_id"] or "-", s["samples"], pct(s["samples"]), s["mapped"]] for s in proc.summary()]
-    rows += [[s["file"], "-", s["samples"], pct(s["samples"]), f"- ({s['reason']})"] for s in skipped[:args.top]]
+    rows += [[s["file"], "-", s["samples"], pct(s["samples"]), f"- ({s['reason']})"]
+             for s in proc.skipped[:args.top]]
     items.append(Table(["object", "build-id", "samples", "share of all", "mapped to blocks"], rows))
     for p in proc.objects:
         items.append(Heading(f"{p.binary}: {p.binary_samples} samples ({pct(p.binary_samples)} of all)", 2))
@@ -358,24 +242,6 @@ def _run_process(args, binaries) -> int:
         items.append(Table(["function", "block", "address", "size", "samples", "share of all"],
                            [[fn.name or "?", b.id, f"{b.address:#x}", b.size, c, pct(c)]
                             for fn, b, c in p.hottest_blocks(args.top)], title="Hottest blocks"))
-    for p, path, cs in written:
-        items.append(Text(f"Clusters of {p.binary} written to {path}: {len(cs)} functions"))
+    for cf in res.clusters:
+        items.append(Text(f"Clusters of {cf.binary} written to {cf.path}: {len(cf.clusters)} functions"))
     render_text(demangled(items, args))
-    return status
-
-
-def _collect(args):
-    """The recordings of the command line, merged (MergedProfile), or the RawProfile of --perf-script text."""
-    from ..errors import UsageError
-    with_branches = not args.no_branches
-    if args.perf_script is not None:
-        from ..perf.merge import reduce_raw
-        from ..perf.perfscript import collect_perfscript
-        return reduce_raw(collect_perfscript(args.perf_script, with_branches=with_branches))
-    if args.fleet or args.scheduler:
-        from ..perf import fleet
-        if args.event is not None:
-            raise UsageError("--event reads the recordings here, not on a --fleet cluster")
-        return fleet.collect(args.perf_data, scheduler=args.scheduler, workers=args.jobs, with_branches=with_branches)
-    from ..perf.merge import collect
-    return collect(args.perf_data, jobs=args.jobs, with_branches=with_branches, event=args.event)

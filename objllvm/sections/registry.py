@@ -360,7 +360,7 @@ def _load_hinted(name: str, options) -> None:
 @dataclass
 class Decoded:
     """One section as dump sees it."""
-    section: object
+    section: "Section"
     codec: Codec | None
     status: str                    # 'decoded', 'error', 'undecoded' (known type), 'unknown' (unknown LLVM type)
     model: object = None
@@ -439,6 +439,7 @@ def decode_file(path: str, kind: str, options=None) -> list:
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from ..formats.base import Section  # noqa: F401
     from ..render import Table  # noqa: F401
 
 
