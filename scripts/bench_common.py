@@ -261,6 +261,8 @@ CC = "clang-22"
 BB = ["-fbasic-block-address-map"]
 PGO_MAP = ["-mllvm", "-pgo-analysis-map=func-entry-count,bb-freq,br-prob"]
 RUST_CRATES = Path("/usr/share/cargo/registry")     # Debian's librust-*-dev sources
+UNICODE = ["unicode", "unicode-age", "unicode-bool", "unicode-case", "unicode-gencat", "unicode-perl",
+           "unicode-script", "unicode-segment"]      # the regex crates' default features
 
 JSONNET_MAIN = r"""// objllvm benchmark driver: evaluate a snippet with the jsonnet library, print the result.
 #include <cstdio>
@@ -388,8 +390,7 @@ def rust(flags, tag):
     rc = ["rustc", "-O", "--edition=2018", "-C", "debuginfo=0", *llvm, "--out-dir", od, "-L", od]
     syntax = sorted(RUST_CRATES.glob("regex-syntax-*"))[-1]
     regex = sorted(RUST_CRATES.glob("regex-1.*"))[-1]
-    uni = ["unicode", "unicode-age", "unicode-bool", "unicode-case", "unicode-gencat", "unicode-perl",
-           "unicode-script", "unicode-segment"]
+    uni = UNICODE
     cfg = lambda fs: [a for f in fs for a in ("--cfg", f'feature="{f}"')]    # noqa: E731
     sh(rc + ["--crate-type=rlib", "--crate-name=regex_syntax", *cfg(uni), syntax / "src" / "lib.rs"])
     sh(rc + ["--crate-type=rlib", "--crate-name=regex", *cfg(["std", "perf-cache", "perf-dfa", "perf-inline", *uni]),
@@ -506,10 +507,10 @@ def rust_cov():
               "-L", od]
         syntax = sorted(RUST_CRATES.glob("regex-syntax-*"))[-1]
         regex = sorted(RUST_CRATES.glob("regex-1.*"))[-1]
-        uni = ["unicode", "unicode-perl"]
         cfg = lambda fs: [a for f in fs for a in ("--cfg", f'feature="{f}"')]    # noqa: E731
-        sh(rc + ["--crate-type=rlib", "--crate-name=regex_syntax", *cfg(uni), syntax / "src" / "lib.rs"])
-        sh(rc + ["--crate-type=rlib", "--crate-name=regex", *cfg(["std", "perf-cache", "perf-dfa", *uni]),
+        sh(rc + ["--crate-type=rlib", "--crate-name=regex_syntax", *cfg(UNICODE), syntax / "src" / "lib.rs"])
+        sh(rc + ["--crate-type=rlib", "--crate-name=regex", *cfg(["std", "perf-cache", "perf-dfa", "perf-inline",
+                                                                   *UNICODE]),
                  "--extern", f"regex_syntax={od / 'libregex_syntax.rlib'}", regex / "src" / "lib.rs"])
         main = od / "main.rs"
         main.write_text(RUST_MAIN)
