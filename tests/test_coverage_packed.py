@@ -427,3 +427,26 @@ def test_sections_without_any_region(nrec):
     model = cm.decode_covfun(data)
     assert [r.mapping._counts for r in model.records] == [[0]] * nrec
     assert_same_text(model)
+
+
+# -- the benchmark programs ------------------------------------------------------------------------------------------
+def _bench_programs():
+    import os
+    from pathlib import Path
+    cache = Path(os.environ.get("OBJLLVM_BENCH_CACHE", os.path.expanduser("~/.cache/objllvm-bench"))) / "bin"
+    return sorted(p for p in cache.glob("*-cov") if p.is_file()) if cache.is_dir() else []
+
+
+@pytest.mark.skipif(not _bench_programs(), reason="the instrumented benchmark programs are not built "
+                    "(scripts/bench-coverage builds them into $OBJLLVM_BENCH_CACHE)")
+@pytest.mark.parametrize("path", _bench_programs(), ids=lambda p: p.name)
+def test_benchmark_programs_decode_the_same_fast_and_plain(path):
+    """lua, zstd, jsonnet and the regex crate as scripts/bench-coverage builds them: the fast decoder gives the
+    plain decoder's records and takes every record itself."""
+    obj = open_object(str(path))
+    secs = [s for s in obj.sections if section_role(s, obj) == "covfun"]
+    assert secs
+    for s in secs:
+        packed, each = both(s.data(), obj.endian)
+        assert packed == each and packed.records
+        assert not fell_back(s.data(), obj.endian)
