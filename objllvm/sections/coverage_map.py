@@ -322,7 +322,7 @@ class CoverageCodec(Codec):
         role = role_for(ctx, "covfun")
         if role == "covmap":
             return decode_covmap(data, ctx.endian)
-        with no_gc():       # hundreds of thousands of small acyclic regions: the collector's passes cost ~40%
+        with no_gc():       # many small acyclic objects: the collector's passes over them free nothing
             return decode_covfun(data, ctx.endian if ctx is not None else "<", ctx.obj if ctx is not None else None)
 
     def encode(self, model, ctx):
