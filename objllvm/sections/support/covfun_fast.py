@@ -14,6 +14,8 @@ It earns its place on lua, zstd and jsonnet of scripts/bench-coverage (docs/benc
 """
 from __future__ import annotations
 
+from itertools import accumulate
+
 from .coverage_model import (BRANCH, CODE, DECISION, EXPANSION, GAP_BIT, HEADER, MCDC_BRANCH, SKIPPED, U32,
                              CoverageFunctions, FunctionRecord, Mapping, Region, decode_records, record_mapping)
 
@@ -168,12 +170,12 @@ def decode(data: bytes, e, names: dict, files: dict) -> CoverageFunctions:
     packed = Packed([], [], [], [], [])
     out = CoverageFunctions()
     recs = out.records
-    for (start, nh, fh, fref, m0, m1, pad), (v, j, cnt) in zip(heads, values):
+    for (start, nh, fh, fref, m0, m1, pad), (v, j, cnt, wide) in zip(heads, values):
         mark = packed.mark()
         try:
             if v is None:
                 raise Slow
-            file_ids, exprs, first, counts = _read_record(v, j, j + cnt, packed)
+            file_ids, exprs, first, counts = _read_record(v, j, j + cnt, packed, wide)
             mapping, raw = Mapping._lazy(file_ids, exprs, packed, first, counts), None
         except (Slow, IndexError, ValueError):
             packed.undo(mark)
@@ -219,8 +221,9 @@ def _headers(data: bytes, e) -> tuple:
 
 
 def _values(data: bytes, heads: list) -> list:
-    """[(values, index of the record's first, count)] of each record: one list of the whole section's ULEB128
-    values; where that meets a value it does not take, a list per record (None for a record it does not take)."""
+    """[(values, index of the record's first, count, whether the list has a value over 32 bits)] of each record:
+    one list of the whole section's ULEB128 values; where that meets a value it does not take, a list per record
+    (None for a record it does not take)."""
     translate = bytes.translate
     blobs = [data[m0:m1] for _, _, _, _, m0, m1, _ in heads]
     counts = [len(translate(b, None, _HIGH)) for b in blobs]
@@ -230,20 +233,24 @@ def _values(data: bytes, heads: list) -> list:
         out = []
         for b, c in zip(blobs, counts):
             try:
-                out.append((uleb_values(b), 0, c))
+                vr = uleb_values(b)
+                out.append((vr, 0, c, max(vr) > U32))
             except Slow:
-                out.append((None, 0, c))
+                out.append((None, 0, c, True))
         return out
+    wide = bool(v) and max(v) > U32
     out, j = [], 0
     for c in counts:
-        out.append((v, j, c))
+        out.append((v, j, c, wide))
         j += c
     return out
 
 
-def _read_record(v: list, j: int, end: int, packed: Packed) -> tuple:
+def _read_record(v: list, j: int, end: int, packed: Packed, wide: bool) -> tuple:
     """(file ids, expressions, index of its first region, regions of each file id) of the record whose values
-    are ``v[j:end]``, its regions added to ``packed``; Slow (IndexError, ValueError) for one it does not take."""
+    are ``v[j:end]``, its regions added to ``packed``: per file id, a run of five values at a time for the code,
+    gap, skipped and expansion regions (one slice), the operands of the others kept aside.  Slow (IndexError,
+    ValueError) for one it does not take; ``wide``: ``v`` may have values over 32 bits."""
     nfiles = v[j]
     j += 1
     if nfiles > end - j:
@@ -260,8 +267,9 @@ def _read_record(v: list, j: int, end: int, packed: Packed) -> tuple:
         for c in ex:
             if c & 2 and c >> 2 >= nexpr or c > U32:
                 raise Slow
-    cols = packed.cols
-    first = len(packed.lines)
+    cols, lines, cx_index, cx_ops = packed.cols, packed.lines, packed.cx_index, packed.cx_ops
+    ext = cols.extend
+    first = len(lines)
     counts = []
     for fid in range(nfiles):
         nreg = v[j]
@@ -269,9 +277,26 @@ def _read_record(v: list, j: int, end: int, packed: Packed) -> tuple:
         if 5 * nreg > end - j:
             raise Slow
         counts.append(nreg)
+        a = len(cols)
         if fid and nreg:
-            packed.files.append((len(cols) // 5, nreg, fid))
-        j = _read_regions(v, j, nreg, nfiles, nexpr, packed)
+            packed.files.append((a // 5, nreg, fid))
+        run = j
+        for _ in range(nreg):
+            h = v[j]
+            if h & 3 or h == 0 or h == 16:      # a code region (counter or zero, or gap), a skipped region
+                j += 5
+            elif h & 4:                         # an expansion
+                if h >> 3 >= nfiles:
+                    raise Slow
+                j += 5
+            else:               # branch, MC/DC decision, MC/DC branch: its operands kept aside
+                ext(v[run:j + 1])
+                ops, run = _operands(v, j, h, nexpr)
+                cx_index.append(len(cols) // 5)
+                cx_ops.append(ops)
+                j = run + 4
+        ext(v[run:j])
+        lines.extend(accumulate(cols[a + 1::5]))
     if j != end:
         raise Slow
     hs = cols[5 * first::5]
@@ -279,36 +304,9 @@ def _read_record(v: list, j: int, end: int, packed: Packed) -> tuple:
         for h in hs:
             if h & 2 and h >> 2 >= nexpr:
                 raise Slow
-    if hs and max(cols[5 * first:]) > U32:
+    if wide and hs and max(cols[5 * first:]) > U32:
         raise Slow
     return file_ids, list(zip(ex[0::2], ex[1::2])), first, counts
-
-
-def _read_regions(v: list, j: int, nreg: int, nfiles: int, nexpr: int, packed: Packed) -> int:
-    """Add the ``nreg`` regions of one file id at ``v[j]`` to ``packed``: a run of five values at a time for the
-    code, gap, skipped and expansion regions (one slice), the operands of the others kept aside; the index after
-    them."""
-    from itertools import accumulate
-    cols, ext = packed.cols, packed.cols.extend
-    a = len(cols)
-    run = j
-    for _ in range(nreg):
-        h = v[j]
-        if h & 3 or h == 0 or h == 16:      # a code region (counter or zero, or gap), a skipped region
-            j += 5
-        elif h & 4:                         # an expansion
-            if h >> 3 >= nfiles:
-                raise Slow
-            j += 5
-        else:               # branch, MC/DC decision, MC/DC branch: its operands kept aside
-            ext(v[run:j + 1])
-            ops, run = _operands(v, j, h, nexpr)
-            packed.cx_index.append(len(cols) // 5)
-            packed.cx_ops.append(ops)
-            j = run + 4
-    ext(v[run:j])
-    packed.lines.extend(accumulate(cols[a + 1::5]))
-    return j
 
 
 def _operands(v: list, j: int, h: int, nexpr: int) -> tuple:
