@@ -454,6 +454,10 @@ def baseline(rev: str, venv_root: Path = None) -> Path:
         sh(["git", "-C", ROOT, "worktree", "add", "--detach", tree, commit])
     venv = (venv_root or CACHE) / f"venv-baseline-{commit[:12]}"
     print(f"baseline: {rev} = {commit[:12]} in {tree}", flush=True)
+    script = venv / "bin" / "objllvm"
+    if script.exists():     # (a commit does not change: installed once, so runs beside each other can share it)
+        print(f"objllvm (baseline): {script}, run by {interpreter(venv / 'bin' / 'python')}", flush=True)
+        return script
     return install(venv, tree=tree)
 
 
