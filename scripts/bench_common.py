@@ -18,6 +18,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -35,18 +36,18 @@ FUNC = """int f{n}(int x, int y) {{
 """
 
 
-def install(venv: Path, extra=("numpy",)) -> Path:
-    """The `objllvm` console script of a regular install of this tree in ``venv``."""
+def install(venv: Path, extra=("numpy",), tree: Path = ROOT) -> Path:
+    """The `objllvm` console script of a regular install of ``tree`` (default: this one) in ``venv``."""
     py = venv / "bin" / "python"
     pip = [str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
     if not py.exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        subprocess.run(pip + [str(ROOT)], check=True, env=INSTALLED_ENV)
+        subprocess.run(pip + [str(tree)], check=True, env=INSTALLED_ENV)
         for e in extra:           # optional (numpy: the big maps' path); objllvm runs without it
             if subprocess.run(pip + [e], env=INSTALLED_ENV).returncode:
                 print(f"note: {e} could not be installed in {venv}: objllvm is measured without it",
                       file=sys.stderr)
-    subprocess.run(pip + ["--no-deps", "--force-reinstall", str(ROOT)], check=True, env=INSTALLED_ENV,
+    subprocess.run(pip + ["--no-deps", "--force-reinstall", str(tree)], check=True, env=INSTALLED_ENV,
                    cwd=str(venv))
     script = venv / "bin" / "objllvm"
     p = subprocess.run([str(py), "-c", "import objllvm, sys; sys.stdout.write(objllvm.__file__)"],
@@ -260,6 +261,8 @@ CC = "clang-22"
 BB = ["-fbasic-block-address-map"]
 PGO_MAP = ["-mllvm", "-pgo-analysis-map=func-entry-count,bb-freq,br-prob"]
 RUST_CRATES = Path("/usr/share/cargo/registry")     # Debian's librust-*-dev sources
+UNICODE = ["unicode", "unicode-age", "unicode-bool", "unicode-case", "unicode-gencat", "unicode-perl",
+           "unicode-script", "unicode-segment"]      # the regex crates' default features
 
 JSONNET_MAIN = r"""// objllvm benchmark driver: evaluate a snippet with the jsonnet library, print the result.
 #include <cstdio>
@@ -342,8 +345,9 @@ def _c_program(name, srcs, flags, link, inc=(), cc=CC):
     _compile([([cc, *flags, *[f"-I{i}" for i in inc], "-c", s, "-o", o], o) for s, o in zip(srcs, objs)])
     exe = CACHE / "bin" / name
     exe.parent.mkdir(parents=True, exist_ok=True)
-    if not exe.exists():
-        sh([cc, "-fuse-ld=lld", *objs, *link, "-o", exe])
+    if not exe.exists():    # (the profile runtime is linked in when the driver is told at the link too)
+        runtime = [f for f in flags if f == "-fprofile-instr-generate"]
+        sh([cc, "-fuse-ld=lld", *runtime, *objs, *link, "-o", exe])
     return exe, objs
 
 
@@ -386,8 +390,7 @@ def rust(flags, tag):
     rc = ["rustc", "-O", "--edition=2018", "-C", "debuginfo=0", *llvm, "--out-dir", od, "-L", od]
     syntax = sorted(RUST_CRATES.glob("regex-syntax-*"))[-1]
     regex = sorted(RUST_CRATES.glob("regex-1.*"))[-1]
-    uni = ["unicode", "unicode-age", "unicode-bool", "unicode-case", "unicode-gencat", "unicode-perl",
-           "unicode-script", "unicode-segment"]
+    uni = UNICODE
     cfg = lambda fs: [a for f in fs for a in ("--cfg", f'feature="{f}"')]    # noqa: E731
     sh(rc + ["--crate-type=rlib", "--crate-name=regex_syntax", *cfg(uni), syntax / "src" / "lib.rs"])
     sh(rc + ["--crate-type=rlib", "--crate-name=regex", *cfg(["std", "perf-cache", "perf-dfa", "perf-inline", *uni]),
@@ -437,3 +440,186 @@ def bb_scale(copies: int, base: str = "jsonnet") -> Path:
     rsp.write_text("\n".join(map(str, ins)))
     sh(["ld.lld-22", "--unresolved-symbols=ignore-all", "--noinhibit-exec", "-e", "0", "-o", exe, f"@{rsp}"])
     return exe
+
+
+# -- an older objllvm beside this one ------------------------------------------------------------------------------
+
+def baseline(rev: str, venv_root: Path = None) -> Path:
+    """The `objllvm` console script of a regular install of commit ``rev`` of this repository: a detached
+    `git worktree` of it under /tmp (made once per commit), installed in its own virtual environment.  The
+    benchmarks time it as one more case of the same interleaved rounds (``--baseline REV``)."""
+    commit = sh(["git", "-C", ROOT, "rev-parse", "--verify", f"{rev}^{{commit}}"]).stdout.strip()
+    tree = Path(tempfile.gettempdir()) / f"objllvm-baseline-{commit[:12]}"
+    if not (tree / "pyproject.toml").exists():
+        sh(["git", "-C", ROOT, "worktree", "add", "--detach", tree, commit])
+    venv = (venv_root or CACHE) / f"venv-baseline-{commit[:12]}"
+    print(f"baseline: {rev} = {commit[:12]} in {tree}", flush=True)
+    script = venv / "bin" / "objllvm"
+    if script.exists():     # (a commit does not change: installed once, so runs beside each other can share it)
+        print(f"objllvm (baseline): {script}, run by {interpreter(venv / 'bin' / 'python')}", flush=True)
+        return script
+    return install(venv, tree=tree)
+
+
+def with_baseline(cases: dict, script: Path, base) -> dict:
+    """``cases`` and, when ``base`` (a baseline's script) is given, a copy of each case that runs ``script`` with
+    ``base`` in its place, named "<case> baseline"."""
+    if base is None:
+        return cases
+    out = dict(cases)
+    for k, cmd in cases.items():
+        if str(script) in cmd:
+            out[f"{k} baseline"] = [str(base) if c == str(script) else c for c in cmd]
+    return out
+
+
+def vs_baseline(res: dict, case: str) -> str:
+    """Median CPU of ``case`` over that of its baseline copy (``with_baseline``), or "-"."""
+    b = res.get(f"{case} baseline")
+    return f"{medians(res[case])[1] / medians(b)[1]:.2f}x" if b else "-"
+
+
+def add_baseline_arg(ap) -> None:
+    ap.add_argument("--baseline", metavar="REV", help="also time the objllvm of commit REV (a git worktree of it "
+                    "under /tmp, installed in its own venv) in the same rounds, and print its CPU ratio")
+
+
+# -- real programs for the other jobs: coverage, embedded bitcode, objects ------------------------------------------
+
+COV = ["-fprofile-instr-generate", "-fcoverage-mapping"]
+LUA_RUN = "local t = {} for i = 1, 2000 do t[i] = tostring(i * i) end print(#table.concat(t, ','))"
+
+
+def _profile(exe: Path, args, tag: str) -> Path:
+    """Run ``exe`` once with ``args`` (LLVM_PROFILE_FILE set) and merge its raw profile with llvm-profdata-22."""
+    prof = exe.with_name(exe.name + ".profdata")
+    if not prof.exists():
+        raw = exe.with_name(exe.name + ".profraw")
+        subprocess.run([str(exe), *args], env=dict(os.environ, LLVM_PROFILE_FILE=str(raw)), check=True,
+                       stdout=subprocess.DEVNULL)
+        sh(["llvm-profdata-22", "merge", "-o", prof, raw])
+    return prof
+
+
+def rust_cov():
+    """The regex program built with rustc -C instrument-coverage (the profiler runtime comes with rustup's std)."""
+    od = CACHE / "obj" / "rust-cov"
+    exe = CACHE / "bin" / "rust-cov"
+    if not exe.exists():
+        od.mkdir(parents=True, exist_ok=True)
+        rc = ["rustc", "-O", "--edition=2018", "-C", "debuginfo=0", "-C", "instrument-coverage", "--out-dir", od,
+              "-L", od]
+        syntax = sorted(RUST_CRATES.glob("regex-syntax-*"))[-1]
+        regex = sorted(RUST_CRATES.glob("regex-1.*"))[-1]
+        cfg = lambda fs: [a for f in fs for a in ("--cfg", f'feature="{f}"')]    # noqa: E731
+        sh(rc + ["--crate-type=rlib", "--crate-name=regex_syntax", *cfg(UNICODE), syntax / "src" / "lib.rs"])
+        sh(rc + ["--crate-type=rlib", "--crate-name=regex", *cfg(["std", "perf-cache", "perf-dfa", "perf-inline",
+                                                                   *UNICODE]),
+                 "--extern", f"regex_syntax={od / 'libregex_syntax.rlib'}", regex / "src" / "lib.rs"])
+        main = od / "main.rs"
+        main.write_text(RUST_MAIN)
+        sh(rc + ["--extern", f"regex={od / 'libregex.rlib'}", "-o", exe, main])
+    return exe
+
+
+def cov_programs() -> dict:
+    """{label: (executable, LLVM 22 profile)}: the real programs built with -fprofile-instr-generate
+    -fcoverage-mapping (-O2), each run once on a small input and its profile merged."""
+    out = {}
+    exe, _ = lua(COV, "cov")
+    out["lua"] = (exe, _profile(exe, ["-e", LUA_RUN], "lua"))
+    exe, _ = zstd(COV, "cov")
+    out["zstd"] = (exe, _profile(exe, ["2"], "zstd"))
+    exe, _ = jsonnet(COV, "cov")
+    out["jsonnet"] = (exe, _profile(exe, [], "jsonnet"))
+    exe = rust_cov()
+    out["rust-regex"] = (exe, _profile(exe, ["500"], "rust"))
+    return out
+
+
+EMBED = {"embed": ["-fembed-bitcode"], "fatlto": ["-flto=thin", "-ffat-lto-objects"]}
+
+
+def objects(kind: str) -> dict:
+    """{program: [object]} of lua, zstd and jsonnet compiled -O2 with the flags of ``kind``: "embed"
+    (-fembed-bitcode: .llvmbc and .llvmcmd), "fatlto" (-flto=thin -ffat-lto-objects: .llvm.lto), "bb"
+    (-fbasic-block-address-map) or "cov" (coverage mapping)."""
+    flags = {"bb": BB, "cov": COV, **EMBED}[kind]
+    out = {}
+    for name, build in (("lua", lua), ("zstd", zstd), ("jsonnet", jsonnet)):
+        out[name] = build(flags, kind)[1]
+    return out
+
+
+def archives(kind: str) -> dict:
+    """{program: static library of its objects of ``kind`` (objects()), by llvm-ar-22}."""
+    out = {}
+    for name, objs in objects(kind).items():
+        a = CACHE / "lib" / f"lib{name}-{kind}.a"
+        if not a.exists():
+            a.parent.mkdir(parents=True, exist_ok=True)
+            sh(["llvm-ar-22", "rcs", a, *objs])
+        out[name] = a
+    return out
+
+
+def renamed_copies(objs, copies: int, tag: str) -> list:
+    """``copies`` copies of every object of ``objs``, each copy's symbols prefixed cK_ (llvm-objcopy-22
+    --prefix-symbols), cached under ``tag``."""
+    cd = CACHE / "obj" / f"copies-{tag}"
+    cd.mkdir(parents=True, exist_ok=True)
+    todo, ins = [], []
+    for k in range(copies):
+        for o in objs:
+            c = cd / f"c{k}_{Path(o).name}"
+            todo.append((["llvm-objcopy-22", f"--prefix-symbols=c{k}_", o, c], c))
+            ins.append(c)
+    _compile(todo)
+    return ins
+
+
+def linked_copies(objs, copies: int, tag: str) -> Path:
+    """An executable of ``copies`` renamed copies (renamed_copies) of ``objs``, linked by ld.lld-22 with
+    --unresolved-symbols=ignore-all and --noinhibit-exec (each copy calls its own renamed functions and asks for
+    renamed library symbols: nothing runs it; its sections are what the compiler wrote, copies times)."""
+    exe = CACHE / "bin" / f"{tag}-x{copies}"
+    if not exe.exists():
+        ins = renamed_copies(objs, copies, tag)
+        rsp = CACHE / "obj" / f"copies-{tag}" / f"link-{copies}.rsp"
+        rsp.write_text("\n".join(map(str, ins)))
+        sh(["ld.lld-22", "--unresolved-symbols=ignore-all", "--noinhibit-exec", "-e", "0", "-o", exe, f"@{rsp}"])
+    return exe
+
+
+def cov_scale(copies: int) -> tuple:
+    """(executable, profile): ``copies`` renamed copies of jsonnet's coverage objects; the profile is jsonnet's
+    own (its records are found by name hash, which renaming the symbols keeps)."""
+    _, objs = jsonnet(COV, "cov")
+    return linked_copies(objs, copies, "jsonnet-cov"), cov_programs_one("jsonnet")[1]
+
+
+def cov_programs_one(name: str) -> tuple:
+    return cov_programs()[name]
+
+
+def cpu_row(label: str, res: dict, ours: str, ref: str) -> list:
+    """[label, objllvm CPU s, LLVM CPU s, CPU ratio, wall ratio, peak MiB (o / LLVM), memory ratio, vs baseline]:
+    medians of case ``ours`` against case ``ref``; the last, ``ours``'s CPU over its baseline copy's."""
+    o, t = medians(res[ours]), medians(res[ref])
+    return [label, f"{o[1]:.3f}", f"{t[1]:.3f}", f"{o[1] / t[1]:.2f}x", f"{o[0] / t[0]:.2f}x",
+            f"{o[2]:.0f} / {t[2]:.0f}", f"{o[2] / t[2]:.2f}x", vs_baseline(res, ours)]
+
+
+def cpu_headers(tool: str) -> list:
+    return ["input", "objllvm CPU s", f"{tool} CPU s", "CPU", "wall", f"peak MiB (o / {tool})", "memory",
+            "CPU vs baseline"]
+
+
+def markdown(rows, headers) -> str:
+    """The table as Markdown, for docs/benchmarks.md."""
+    line = lambda cells: "| " + " | ".join(str(c) for c in cells) + " |"   # noqa: E731
+    return "\n".join([line(headers), line(["---"] * len(headers))] + [line(r) for r in rows])
+
+
+def machine_note() -> str:
+    return f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"

@@ -1,8 +1,8 @@
 """The covfun section's two decoders and its two JSON writers give the same results.
 
-``decode_covfun`` reads a well-formed section at once into region columns (``_decode_covfun_packed``) and
-falls back to the record-by-record decoder (``_decode_covfun_each``, ``decode_mapping``) on anything
-unusual; ``CoverageCodec.to_json`` writes the JSON text from those columns where ``to_dict`` makes a dict
+``decode_covfun`` reads a section into region columns (``support/covfun_fast.decode``) and hands any record
+it does not take to the plain decoder (``decode_mapping``; ``decode_records`` is the plain decoder of a whole
+section, the reference); ``CoverageCodec.to_json`` writes the JSON text from those columns where ``to_dict`` makes a dict
 per region.  Checked here: the same records (and the same errors, offsets and partial results) from both
 decoders, on the corpus, on generated sections with every region kind, and on mutated ones; the same text
 from both writers, compact and indented, on the same inputs; and the model API of a column-backed mapping
@@ -26,6 +26,7 @@ from objllvm.formats import open_object
 from objllvm.render import render_json
 from objllvm.sections import coverage_map as cm
 from objllvm.sections.registry import decode_section
+from objllvm.sections.support import covfun_fast, covfun_json
 from objllvm.sections.support.instrprof import section_role
 
 D = TESTDATA / "profile"
@@ -40,13 +41,29 @@ def covfun_sections(name):
     return obj, [s for s in obj.sections if section_role(s, obj) == "covfun"]
 
 
+def fast(data, e="<"):
+    return covfun_fast.decode(bytes(data), e, {}, {})
+
+
 def both(data, e="<"):
-    """(packed decoder's model or None when it leaves the section to the other, record-by-record model)."""
+    """(the fast decoder's model, the plain record-by-record decoder's)."""
+    return fast(data, e), cm.decode_records(bytes(data), e, {}, {})
+
+
+def fell_back(data, e="<") -> list:
+    """The indices of the records the fast decoder handed to the plain one."""
+    seen = []
+    real = covfun_fast.record_mapping
+
+    def spy(data, start, end, out, name, nh):
+        seen.append(len(out.records))
+        return real(data, start, end, out, name, nh)
+    covfun_fast.record_mapping = spy
     try:
-        a = cm._decode_covfun_packed(bytes(data), e, {}, {})
-    except (cm._Slow, IndexError, ValueError):
-        a = None
-    return a, cm._decode_covfun_each(bytes(data), e, {}, {})
+        fast(data, e)
+    finally:
+        covfun_fast.record_mapping = real
+    return seen
 
 
 def compact(model) -> str:
@@ -76,7 +93,7 @@ def test_corpus_sections_decode_the_same_packed_and_record_by_record(name):
     assert secs
     for s in secs:
         packed, each = both(s.data(), obj.endian)
-        assert packed is not None, f"{s.name}: the packed decoder gave up on a compiler's section"
+        assert not fell_back(s.data(), obj.endian), f"{s.name}: the fast decoder gave up on a compiler's record"
         assert packed == each and packed.records
         assert cm.encode_covfun(packed, obj.endian) == bytes(s.data())
 
@@ -158,7 +175,7 @@ def test_generated_sections_decode_the_same_and_write_the_same_text(seed):
     for r, want in zip(packed.records, model.records):
         assert r.mapping == want.mapping
     assert cm.encode_covfun(packed) == data
-    fresh = cm._decode_covfun_packed(data, "<", {}, {})    # (comparing made the regions objects)
+    fresh = fast(data)    # (comparing made the regions objects)
     for r, want in zip(fresh.records, model.records):       # (what the writer takes from the records)
         r.name, r.files = want.name, want.files
     assert_same_text(fresh)
@@ -175,7 +192,7 @@ def test_generated_section_of_functions_without_regions_and_big_batches():
     packed, each = both(data)
     assert sum(sum(r.mapping._counts) == 0 for r in packed.records) >= 6
     assert packed == each
-    fresh = cm._decode_covfun_packed(data, "<", {}, {})
+    fresh = fast(data)
     assert len(list(CODEC.to_json(fresh).chunks(None))) > 3       # batches
     assert_same_text(fresh)
 
@@ -192,9 +209,27 @@ SIMPLE = bytes([1, 0, 0, 1, 5, 3, 1, 2, 9])       # one file, no expressions, on
 def test_padded_uleb_goes_record_by_record_and_is_kept():
     data = _record(SIMPLE) + _record(bytes([1, 0x80, 0x00]) + SIMPLE[2:])     # a padded file index
     packed, each = both(data)
-    assert packed is None
+    assert fell_back(data) == [1]
     m = cm.decode_covfun(data)
     assert m == each and m.records[1].raw is not None and cm.encode_covfun(m) == data
+
+
+def test_the_fast_decoder_falls_back_for_one_record_and_keeps_the_rest_in_columns():
+    """A padded ULEB128 in one record of many: only that record goes through the plain decoder, the others stay
+    in the same columns, and the column JSON writer still writes the whole section (to_dict's text)."""
+    rng = random.Random(11)
+    recs = [random_record(rng, k) for k in range(30)]
+    data = bytearray(cm.encode_covfun(cm.CoverageFunctions(recs)))
+    bad = _record(bytes([1, 0x80, 0x00]) + SIMPLE[2:], 0x77)
+    at = cm.decode_records(bytes(data), "<", {}, {}).records[12].offset
+    data = bytes(data[:at]) + bad + bytes(data[at:])
+    assert fell_back(data) == [12]
+    model, each = both(data)
+    assert model == each and model.records[12].raw is not None
+    model = fast(data)
+    assert len({r.mapping._packed for r in model.records}) == 1
+    assert covfun_json.json_ready(model) is not None
+    assert_same_text(model)
 
 
 @pytest.mark.parametrize("body, message", [
@@ -215,7 +250,7 @@ def test_malformed_records_are_the_record_by_record_errors(body, message):
         cm.decode_covfun(data)
     assert message in str(ei.value) and "function record 1" in str(ei.value)
     with pytest.raises(DecodeError) as ej:
-        cm._decode_covfun_each(data, "<", {}, {})
+        cm.decode_records(data, "<", {}, {})
     assert (str(ei.value), ei.value.offset) == (str(ej.value), ej.value.offset)
     assert ei.value.partial == ej.value.partial and len(ei.value.partial.records) == 1
 
@@ -233,7 +268,7 @@ def test_mutated_sections_decode_or_fail_as_record_by_record(seed):
         if rng.random() < 0.2:
             b = b[:rng.randrange(len(b))]
         try:
-            want = cm._decode_covfun_each(bytes(b), "<", {}, {})
+            want = cm.decode_records(bytes(b), "<", {}, {})
         except DecodeError as exc:
             with pytest.raises(DecodeError) as ei:
                 cm.decode_covfun(bytes(b))
@@ -246,8 +281,8 @@ def test_uleb_values_are_read_ulebs():
     rng = random.Random(3)
     vals = [rng.choice([0, 1, 0x7F, 0x80, 300, 1 << 31 | 5, 1 << 63, rng.getrandbits(40)]) for _ in range(3000)]
     blob = b"".join(map(uleb_encode, vals))
-    assert cm.uleb_values(blob) == vals
-    assert cm.uleb_values(bytes(range(0x80))) == list(range(0x80))
+    assert covfun_fast.uleb_values(blob) == vals
+    assert covfun_fast.uleb_values(bytes(range(0x80))) == list(range(0x80))
     pos, want = 0, []
     while pos < len(blob):
         v, pos, _ = read_uleb(blob, pos, len(blob))
@@ -255,9 +290,9 @@ def test_uleb_values_are_read_ulebs():
     assert want == vals
     for bad in (b"\x05\x81\x00", b"\x80" * 10 + b"\x01", b"\x05\x81"):   # padded; eleven bytes (read_uleb's
         # limit: ten); truncated
-        with pytest.raises(cm._Slow):
-            cm.uleb_values(bad)
-    assert cm.uleb_values(b"\x80" * 9 + b"\x01") == [1 << 63]
+        with pytest.raises(covfun_fast.Slow):
+            covfun_fast.uleb_values(bad)
+    assert covfun_fast.uleb_values(b"\x80" * 9 + b"\x01") == [1 << 63]
 
 
 # -- the model API of a column-backed mapping ---------------------------------------------------------------------
@@ -341,7 +376,7 @@ def test_indented_or_compact_as_with_to_dict(monkeypatch, where):
     size = len(plain.getvalue())
     fresh = api.dump(str(D / "prog-clang22"), ["coverage"])
     model = [d.model for d in fresh[0].sections if isinstance(d.model, cm.CoverageFunctions)][0]
-    bound = cm._json_size_at_least(model)
+    bound = covfun_json.json_size_at_least(model)
     assert 0 < bound < size - 3000
     exact = size - 1                    # (the document's length: render_json ends it with a newline)
     limit = {"below the bound": bound // 2, "between the bound and the size": (bound + size - 2000) // 2,
@@ -392,3 +427,26 @@ def test_sections_without_any_region(nrec):
     model = cm.decode_covfun(data)
     assert [r.mapping._counts for r in model.records] == [[0]] * nrec
     assert_same_text(model)
+
+
+# -- the benchmark programs ------------------------------------------------------------------------------------------
+def _bench_programs():
+    import os
+    from pathlib import Path
+    cache = Path(os.environ.get("OBJLLVM_BENCH_CACHE", os.path.expanduser("~/.cache/objllvm-bench"))) / "bin"
+    return sorted(p for p in cache.glob("*-cov") if p.is_file()) if cache.is_dir() else []
+
+
+@pytest.mark.skipif(not _bench_programs(), reason="the instrumented benchmark programs are not built "
+                    "(scripts/bench-coverage builds them into $OBJLLVM_BENCH_CACHE)")
+@pytest.mark.parametrize("path", _bench_programs(), ids=lambda p: p.name)
+def test_benchmark_programs_decode_the_same_fast_and_plain(path):
+    """lua, zstd, jsonnet and the regex crate as scripts/bench-coverage builds them: the fast decoder gives the
+    plain decoder's records and takes every record itself."""
+    obj = open_object(str(path))
+    secs = [s for s in obj.sections if section_role(s, obj) == "covfun"]
+    assert secs
+    for s in secs:
+        packed, each = both(s.data(), obj.endian)
+        assert packed == each and packed.records
+        assert not fell_back(s.data(), obj.endian)

@@ -238,7 +238,6 @@ def _counters_in_place(lay: Layout, data, ctx) -> bool:
 
 def decode_data(data, ctx) -> ProfileData:
     ptr = ctx.addr_size
-    e = ctx.endian
     out = ProfileData("data", ptr)
     obj = ctx.obj
     rv = raw_version(obj)
@@ -250,102 +249,128 @@ def decode_data(data, ctx) -> ProfileData:
     lay = _choose_layout(data, ctx, rv, out, rel_list, sections)
     out.layout = lay.version
     size = lay.size
-    names = names_by_hash(obj)
     n = len(data) // size
-    r = Reader(data, e)
-    nb_off = lay.bitmap_count
-    ptr_fields = {lay.field(name): name for name in lay.pointers}
-    relocs = {}
-    pairs = {}          # Mach-O: SUBTRACTOR then UNSIGNED at one place (the field is A - B + the stored word)
-    macho = ctx.format == "macho"
-    for rel in rel_list:
-        within = rel.offset % size
-        if within not in ptr_fields:
-            raise _layout_error(f"a relocation at offset {rel.offset:#x} is not on a pointer field of a "
-                                f"{size}-byte record", rel.offset, out, lay.version)
-        relocs.setdefault(rel.offset, rel)
-        if macho:
-            pairs.setdefault(rel.offset, []).append(rel)
-    cnts = [s for s in obj.sections if section_role(s, obj) == "cnts"] if obj is not None else []
-    ucnts = [s for s in obj.sections if section_role(s, obj) == "ucnts"] if obj is not None else []
-    bits = [s for s in obj.sections if section_role(s, obj) == "bits"] if obj is not None else []
-    linked = not ctx.is_relocatable
-    base_addr = ctx.section.addr if ctx.section is not None else 0
-    v11 = lay.version >= 11
-    coff_rel32 = COFF_REL32.get(ctx.machine) if ctx.format == "coff" else None
-
-    def locate(rec_off, field_off, raw, candidates, what, count, unit):
-        rel = relocs.get(rec_off + field_off)
-        pair = pairs.get(rec_off + field_off) if macho else None
-        if pair is not None and len(pair) == 2:
-            b, a = pair[0].symbol, pair[1].symbol
-            if a is None or b is None:
-                return None
-            # symbol values are addresses in a Mach-O object: the field is A - B + raw, relative to the record
-            target = a.value - b.value + _signed(raw, ptr) + base_addr + rec_off
-            for s in candidates:
-                if s.addr <= target <= s.addr + s.size:
-                    return Location(s.index, s.name, target - s.addr, "relocation")
-            return None
-        if rel is not None:
-            sym = rel.symbol
-            if sym is None:
-                return None
-            if rel.addend is not None:
-                addend = rel.addend
-            elif coff_rel32 and rel.type == coff_rel32:
-                # a 32-bit relative relocation: its addend is the field's low 4 bytes, and it counts from the
-                # end of those 4 bytes, not from the field
-                addend = _signed(raw & 0xFFFFFFFF, 4) - 4
-            else:
-                addend = _signed(raw, ptr)
-            sec = sections.get(sym.shndx)
-            if sec is None:
-                return None
-            return Location(sec.index, sec.name, sym.value + addend - field_off, "relocation")
-        if not linked or not candidates:
-            return None
-        target = (base_addr + rec_off + _signed(raw, ptr)) & ((1 << (8 * ptr)) - 1)
-        for s in candidates:
-            if s.addr <= target and target + count * unit <= s.addr + s.size:
-                return Location(s.index, s.name, target - s.addr, "address")
-        if count == 0:
-            return None
-        raise _layout_error(f"record {rec_off // size}: its {count} {what} at {target:#x} are not inside "
-                            f"{candidates[0].name}", rec_off + field_off, out, lay.version)
-
-    f_cnt, f_bits, f_fn = lay.field("counter"), lay.field("bitmap"), lay.field("function")
-    f_uni = lay.field("uniform") if v11 else None
+    loc = _Locator(ctx, lay, out, rel_list, sections)
+    names = names_by_hash(obj)
+    r = Reader(data, ctx.endian)
     for i in range(n):
-        off = i * size
-        r.pos = off
-        nh = r.u64()
-        fh = r.u64()
-        cp = r.uint(ptr)
-        up = r.uint(ptr) if v11 else None
-        bp = r.uint(ptr)
-        fp = r.uint(ptr)
-        vp = r.uint(ptr)
-        nc = r.u32()
-        sites = (r.u16(), r.u16(), r.u16())
-        wave = r.u16() if v11 else None
-        pad = r.bytes(nb_off - (r.pos - off), "padding")
-        nb = r.u32()
-        pad += bytes(data[r.pos:off + size])
-        rec = DataRecord(nh, fh, cp, bp, fp, vp, nc, sites, nb, pad, names.get(nh))
-        rec.uniform_counter_ptr, rec.wave_size = up, wave
-        rec.counters = locate(off, f_cnt, cp, cnts, "counters", nc, unit)
-        if v11 and (up or off + f_uni in relocs):
-            rec.uniform_counters = locate(off, f_uni, up, ucnts, "uniform counters", nc, 8)
-        rec.bitmap = locate(off, f_bits, bp, bits, "bitmap bytes", nb, 1) if nb else None
-        frel = relocs.get(off + f_fn)
-        if frel is not None and frel.symbol is not None:
-            rec.function = frel.symbol.name
+        rec = _read_record(r, data, i * size, lay, ptr, names)
+        _locate_record(rec, loc, i * size, lay, unit)
         out.records.append(rec)
     if len(data) % size:
         raise _layout_error(f"{len(data) % size} bytes left after {n} whole {size}-byte records", n * size, out,
                             lay.version)
     return out
+
+
+def _read_record(r: Reader, data, off: int, lay: Layout, ptr: int, names: dict) -> DataRecord:
+    """The fields of the record at ``off`` (its locations not yet resolved)."""
+    v11 = lay.version >= 11
+    r.pos = off
+    nh = r.u64()
+    fh = r.u64()
+    cp = r.uint(ptr)
+    up = r.uint(ptr) if v11 else None
+    bp = r.uint(ptr)
+    fp = r.uint(ptr)
+    vp = r.uint(ptr)
+    nc = r.u32()
+    sites = (r.u16(), r.u16(), r.u16())
+    wave = r.u16() if v11 else None
+    pad = r.bytes(lay.bitmap_count - (r.pos - off), "padding")
+    nb = r.u32()
+    pad += bytes(data[r.pos:off + lay.size])
+    rec = DataRecord(nh, fh, cp, bp, fp, vp, nc, sites, nb, pad, names.get(nh))
+    rec.uniform_counter_ptr, rec.wave_size = up, wave
+    return rec
+
+
+def _locate_record(rec: DataRecord, loc, off: int, lay: Layout, unit: int) -> None:
+    """Resolve the counters, uniform counters, bitmap and function of the record at ``off``."""
+    rec.counters = loc.locate(off, lay.field("counter"), rec.counter_ptr, loc.cnts, "counters", rec.num_counters,
+                              unit)
+    if lay.version >= 11:
+        f_uni = lay.field("uniform")
+        if rec.uniform_counter_ptr or off + f_uni in loc.relocs:
+            rec.uniform_counters = loc.locate(off, f_uni, rec.uniform_counter_ptr, loc.ucnts, "uniform counters",
+                                              rec.num_counters, 8)
+    if rec.num_bitmap_bytes:
+        rec.bitmap = loc.locate(off, lay.field("bitmap"), rec.bitmap_ptr, loc.bits, "bitmap bytes",
+                                rec.num_bitmap_bytes, 1)
+    frel = loc.relocs.get(off + lay.field("function"))
+    if frel is not None and frel.symbol is not None:
+        rec.function = frel.symbol.name
+
+
+class _Locator:
+    """Where a record's pointer fields point: through a relocation on the field (a Mach-O SUBTRACTOR and
+    UNSIGNED pair, a COFF 32-bit relative one, an ELF one with or without addend) in an object, through the
+    section addresses in a linked file."""
+
+    def __init__(self, ctx, lay: Layout, out: ProfileData, rel_list: list, sections: dict):
+        obj = ctx.obj
+        self.ptr, self.size, self.out, self.version, self.sections = ctx.addr_size, lay.size, out, lay.version, sections
+        self.macho = ctx.format == "macho"
+        ptr_fields = {lay.field(name): name for name in lay.pointers}
+        self.relocs, self.pairs = {}, {}   # pairs, Mach-O: SUBTRACTOR then UNSIGNED at one place (A - B + the word)
+        for rel in rel_list:
+            if rel.offset % lay.size not in ptr_fields:
+                raise _layout_error(f"a relocation at offset {rel.offset:#x} is not on a pointer field of a "
+                                    f"{lay.size}-byte record", rel.offset, out, lay.version)
+            self.relocs.setdefault(rel.offset, rel)
+            if self.macho:
+                self.pairs.setdefault(rel.offset, []).append(rel)
+        roles = {"cnts": [], "ucnts": [], "bits": []}
+        for s in obj.sections if obj is not None else ():
+            roles.get(section_role(s, obj), []).append(s)
+        self.cnts, self.ucnts, self.bits = roles["cnts"], roles["ucnts"], roles["bits"]
+        self.linked = not ctx.is_relocatable
+        self.base_addr = ctx.section.addr if ctx.section is not None else 0
+        self.coff_rel32 = COFF_REL32.get(ctx.machine) if ctx.format == "coff" else None
+
+    def locate(self, rec_off, field_off, raw, candidates, what, count, unit):
+        ptr = self.ptr
+        pair = self.pairs.get(rec_off + field_off) if self.macho else None
+        if pair is not None and len(pair) == 2:
+            b, a = pair[0].symbol, pair[1].symbol
+            if a is None or b is None:
+                return None
+            # symbol values are addresses in a Mach-O object: the field is A - B + raw, relative to the record
+            target = a.value - b.value + _signed(raw, ptr) + self.base_addr + rec_off
+            for s in candidates:
+                if s.addr <= target <= s.addr + s.size:
+                    return Location(s.index, s.name, target - s.addr, "relocation")
+            return None
+        rel = self.relocs.get(rec_off + field_off)
+        if rel is not None:
+            return self._by_relocation(rel, field_off, raw)
+        if not self.linked or not candidates:
+            return None
+        target = (self.base_addr + rec_off + _signed(raw, ptr)) & ((1 << (8 * ptr)) - 1)
+        for s in candidates:
+            if s.addr <= target and target + count * unit <= s.addr + s.size:
+                return Location(s.index, s.name, target - s.addr, "address")
+        if count == 0:
+            return None
+        raise _layout_error(f"record {rec_off // self.size}: its {count} {what} at {target:#x} are not inside "
+                            f"{candidates[0].name}", rec_off + field_off, self.out, self.version)
+
+    def _by_relocation(self, rel, field_off, raw):
+        sym = rel.symbol
+        if sym is None:
+            return None
+        if rel.addend is not None:
+            addend = rel.addend
+        elif self.coff_rel32 and rel.type == self.coff_rel32:
+            # a 32-bit relative relocation: its addend is the field's low 4 bytes, and it counts from the end of
+            # those 4 bytes, not from the field
+            addend = _signed(raw & 0xFFFFFFFF, 4) - 4
+        else:
+            addend = _signed(raw, self.ptr)
+        sec = self.sections.get(sym.shndx)
+        if sec is None:
+            return None
+        return Location(sec.index, sec.name, sym.value + addend - field_off, "relocation")
 
 
 def encode_data(m: ProfileData, ctx) -> bytes:
