@@ -168,6 +168,6 @@ def test_docs_speak_of_the_project_only():
             if m:
                 found.append(f"{_rel(p)}:{n}: ...{m.group(0)}...")
             elif p.name not in FIGURE_PAGES and p.name != "README.md" and re.search(r"\bsessions?\b", line) \
-                    and not re.search(r"rewrite session|Session\b|session\.py|a session of", line):
+                    and not re.search(r"rewrite session|Session\b|session\.py|\.session\b|a session of", line):
                 found.append(f"{_rel(p)}:{n}: ...session...")
     assert not found, "\n".join(found)

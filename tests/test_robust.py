@@ -1,4 +1,4 @@
-"""Issue #15: dump goes on where llvm-readobj goes on; no empty or wrong result looks like success.
+"""dump goes on where llvm-readobj goes on; no empty or wrong result looks like success.
 
 Every class of fault is tested on real malformed objects (testdata/malformed/, byte edits of real objects made
 by scripts/make-malformed; testdata/lit/, LLVM's own lit inputs built by yaml2obj-22 in tests/test_lit_readobj.py)
