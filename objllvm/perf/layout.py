@@ -620,8 +620,31 @@ def estimate_edges(fn, block_samples: dict, profile=None):
     return w, counts, source
 
 
-def hot_blocks(fn, counts: dict, weights: dict, *, edge_share: float = 0.01) -> set:
-    """Blocks with samples, plus blocks on an edge carrying ``edge_share`` of the function's heaviest count."""
+def static_frequencies(fn) -> dict:
+    """``{id: the compiler's frequency estimate of the block relative to the entry block}`` from the PGO
+    analysis map's block frequencies (empty without them)."""
+    pgo = getattr(fn, "pgo_blocks", None)
+    if not pgo or not fn.blocks or len(pgo) != len(fn.blocks):
+        return {}
+    entry = fn.ranges[0].blocks[0].id if fn.ranges and fn.ranges[0].blocks else fn.blocks[0].id
+    freq = {b.id: p.frequency for b, p in zip(fn.blocks, pgo) if p.frequency is not None}
+    base = freq.get(entry)
+    if not base:
+        return {}
+    return {b: f / base for b, f in freq.items()}
+
+
+# An unsampled block the compiler expects to run on at least this share of the function's calls stays in the
+# hot part: IP samples miss blocks that run often but briefly, and such a block moved to the cold part costs an
+# instruction-cache line there (and a jump there and back) each time it runs.
+KEEP_STATIC_SHARE = 0.01
+
+
+def hot_blocks(fn, counts: dict, weights: dict, *, edge_share: float = 0.01,
+               keep_share: float | None = None) -> set:
+    """Blocks with samples, blocks on an edge carrying ``edge_share`` of the function's heaviest count, and
+    blocks whose static frequency is at least ``keep_share`` of the entry block's."""
+    keep_share = KEEP_STATIC_SHARE if keep_share is None else keep_share
     top = max(counts.values(), default=0.0)
     hot = {b for b, c in counts.items() if c > 0}
     if top > 0:
@@ -631,6 +654,8 @@ def hot_blocks(fn, counts: dict, weights: dict, *, edge_share: float = 0.01) -> 
                 hot.add(b)
     if fn.ranges and fn.ranges[0].blocks:
         hot.add(fn.ranges[0].blocks[0].id)
+    if keep_share > 0:
+        hot.update(b for b, f in static_frequencies(fn).items() if f >= keep_share)
     return hot & {b.id for b in fn.blocks}
 
 
@@ -682,10 +707,11 @@ CALL_REL32, JMP_REL32 = 0xE8, 0xE9
 _PC_RELOCS = {2, 4}     # R_X86_64_PC32, R_X86_64_PLT32
 
 
-def call_arcs(obj, index, profile, offsets=None) -> dict:
+def call_arcs(obj, index, profile, offsets=None, sites=None) -> dict:
     """``{(caller, callee): weight}`` from the direct calls and tail jumps of a linked x86-64 ELF file whose
     relocations were kept (``-Wl,--emit-relocs``); weight: the estimated count of the calling block.
-    ``offsets``, a dict, receives ``{(caller, callee): offset of the heaviest call site in the caller}``.
+    ``offsets``, a dict, receives ``{(caller, callee): offset of the heaviest call site in the caller}``;
+    ``sites``, a set, receives ``(caller, calling block id, callee)`` of every call site, sampled or not.
 
     A call site is a ``call``/``jmp rel32`` whose displacement has a PC-relative relocation: the relocation
     says the four bytes are a displacement (no guessing where instructions start), the linked displacement
@@ -718,6 +744,8 @@ def call_arcs(obj, index, profile, offsets=None) -> dict:
             if hit is None:
                 continue
             caller, block = hit
+            if sites is not None and caller.name and caller.name != callee.name:
+                sites.add((caller.name, block.id, callee.name))
             c = counts.get(caller.address, {}).get(block.id, 0)
             if c > 0 and caller.name and caller.name != callee.name:
                 key = (caller.name, callee.name)
@@ -726,6 +754,42 @@ def call_arcs(obj, index, profile, offsets=None) -> dict:
                     offsets[key] = r.offset - caller.address
                 arcs[key] = arcs.get(key, 0) + c
     return arcs
+
+
+def lukewarm_functions(index, profile, sites, hot_ids=None, *, keep_share: float | None = None) -> list:
+    """Functions no sample hit that the sampled code calls, in the order they are reached: called from a hot
+    block of a sampled function (``hot_ids``: ``{function: hot block ids}``, else its sampled blocks), or, in
+    turn, from a block of such a function that the compiler expects to run on at least ``keep_share`` of its
+    calls.  Placed right after the sampled functions, they keep the code that runs but is too brief to be
+    sampled out of the pages of code that never runs."""
+    keep_share = KEEP_STATIC_SHARE if keep_share is None else keep_share
+    sampled = {fp.function.name for fp in profile.functions if fp.function.name and fp.samples > 0}
+    hot = {}
+    for fp in profile.functions:
+        name = fp.function.name
+        if name in sampled:
+            hot[name] = set(hot_ids[name]) if hot_ids and name in hot_ids else {b for b, c in fp.blocks.items() if c}
+    by_caller = {}
+    for caller, bid, callee in sorted(sites):
+        by_caller.setdefault(caller, []).append((bid, callee))
+    by_name = {f.name: f for f in index.functions if f.name}
+    out, seen = [], set(sampled)
+    frontier = sorted(sampled)
+    while frontier:
+        nxt = []
+        for caller in frontier:
+            blocks = hot.get(caller)
+            if blocks is None:
+                fn = by_name.get(caller)
+                freq = static_frequencies(fn) if fn is not None else {}
+                blocks = {b for b, f in freq.items() if f >= keep_share} if freq else None
+            for bid, callee in by_caller.get(caller, ()):
+                if callee not in seen and (blocks is None or bid in blocks):
+                    seen.add(callee)
+                    out.append(callee)
+                    nxt.append(callee)
+        frontier = nxt
+    return out
 
 
 def function_order(profile, layouts, arcs, *, algorithm: str = "c3", offsets=None) -> list:
@@ -759,10 +823,11 @@ def has_text_relocations(obj) -> bool:
 
 
 def order_for_binary(profile, binary: str, *, algorithm: str = "c3", min_share: float = 0.0, obj=None,
-                     index=None, hot_sizes=None) -> tuple:
+                     index=None, hot_sizes=None, hot_ids=None, lukewarm: bool = True) -> tuple:
     """``(function names in order, call arcs, whether the text has relocations)`` for the binary ``profile``
     was mapped to (``obj`` and ``index``: that binary already opened, see :func:`~objllvm.perf.mapping.open_binary`;
-    ``hot_sizes``: ``{function: bytes of its hot part}`` when the clusters are known)."""
+    ``hot_sizes``: ``{function: bytes of its hot part}`` when the clusters are known, ``hot_ids`` their block
+    ids).  With ``lukewarm``, the functions of :func:`lukewarm_functions` follow the sampled ones."""
     if obj is None or index is None:
         from .mapping import load_index
         from ..formats import open_object
@@ -772,7 +837,9 @@ def order_for_binary(profile, binary: str, *, algorithm: str = "c3", min_share: 
         layouts = build_layouts(profile, min_share=min_share, algorithm="address")
     else:
         layouts = [FunctionLayout(f, 0, [], 0, n, n, "") for f, n in hot_sizes.items()]
-    offsets = {}
-    arcs = call_arcs(obj, index, profile, offsets) if algorithm in ("c3", "cdsort") else {}
-    return (function_order(profile, layouts, arcs, algorithm=algorithm, offsets=offsets), arcs,
-            has_text_relocations(obj))
+    offsets, sites = {}, set()
+    arcs = call_arcs(obj, index, profile, offsets, sites) if algorithm in ("c3", "cdsort") else {}
+    order = function_order(profile, layouts, arcs, algorithm=algorithm, offsets=offsets)
+    if lukewarm:
+        order += [f for f in lukewarm_functions(index, profile, sites, hot_ids) if f not in set(order)]
+    return order, arcs, has_text_relocations(obj)
