@@ -150,14 +150,13 @@ def run(args) -> int:
         order, arcs, relocated = lay.order_for_binary(
             prof, args.binary, algorithm=args.order,
             hot_sizes=None if clusters is None else {c.function: c.hot_size for c in clusters},
-            hot_ids=None if clusters is None else {c.function: c.block_ids for c in clusters},
             **({} if args.recorded_on else {"obj": obj, "index": index}))
         if args.order in ("c3", "cdsort") and not relocated:
             prof.warnings.append("no relocations for the text (link with -Wl,--emit-relocs): no call arcs, the "
                                  "function order is by density alone")
         atomic_write(args.function_order, lay.function_order_text(
             order, comment=f"objllvm perf-map {args.binary} {prof.source}: {args.order} order of "
-                           f"{len(order)} functions ({len(arcs)} call arcs)\nuse: ld.lld "
+                           f"{len(order)} sampled functions ({len(arcs)} call arcs)\nuse: ld.lld "
                            f"--symbol-ordering-file={args.function_order}").encode())
     sample_funcs = None
     if args.sample_profile:

@@ -707,11 +707,10 @@ CALL_REL32, JMP_REL32 = 0xE8, 0xE9
 _PC_RELOCS = {2, 4}     # R_X86_64_PC32, R_X86_64_PLT32
 
 
-def call_arcs(obj, index, profile, offsets=None, sites=None) -> dict:
+def call_arcs(obj, index, profile, offsets=None) -> dict:
     """``{(caller, callee): weight}`` from the direct calls and tail jumps of a linked x86-64 ELF file whose
     relocations were kept (``-Wl,--emit-relocs``); weight: the estimated count of the calling block.
     ``offsets``, a dict, receives ``{(caller, callee): offset of the heaviest call site in the caller}``;
-    ``sites``, a set, receives ``(caller, calling block id, callee)`` of every call site, sampled or not.
 
     A call site is a ``call``/``jmp rel32`` whose displacement has a PC-relative relocation: the relocation
     says the four bytes are a displacement (no guessing where instructions start), the linked displacement
@@ -744,8 +743,6 @@ def call_arcs(obj, index, profile, offsets=None, sites=None) -> dict:
             if hit is None:
                 continue
             caller, block = hit
-            if sites is not None and caller.name and caller.name != callee.name:
-                sites.add((caller.name, block.id, callee.name))
             c = counts.get(caller.address, {}).get(block.id, 0)
             if c > 0 and caller.name and caller.name != callee.name:
                 key = (caller.name, callee.name)
@@ -754,42 +751,6 @@ def call_arcs(obj, index, profile, offsets=None, sites=None) -> dict:
                     offsets[key] = r.offset - caller.address
                 arcs[key] = arcs.get(key, 0) + c
     return arcs
-
-
-def lukewarm_functions(index, profile, sites, hot_ids=None, *, keep_share: float | None = None) -> list:
-    """Functions no sample hit that the sampled code calls, in the order they are reached: called from a hot
-    block of a sampled function (``hot_ids``: ``{function: hot block ids}``, else its sampled blocks), or, in
-    turn, from a block of such a function that the compiler expects to run on at least ``keep_share`` of its
-    calls.  Placed right after the sampled functions, they keep the code that runs but is too brief to be
-    sampled out of the pages of code that never runs."""
-    keep_share = KEEP_STATIC_SHARE if keep_share is None else keep_share
-    sampled = {fp.function.name for fp in profile.functions if fp.function.name and fp.samples > 0}
-    hot = {}
-    for fp in profile.functions:
-        name = fp.function.name
-        if name in sampled:
-            hot[name] = set(hot_ids[name]) if hot_ids and name in hot_ids else {b for b, c in fp.blocks.items() if c}
-    by_caller = {}
-    for caller, bid, callee in sorted(sites):
-        by_caller.setdefault(caller, []).append((bid, callee))
-    by_name = {f.name: f for f in index.functions if f.name}
-    out, seen = [], set(sampled)
-    frontier = sorted(sampled)
-    while frontier:
-        nxt = []
-        for caller in frontier:
-            blocks = hot.get(caller)
-            if blocks is None:
-                fn = by_name.get(caller)
-                freq = static_frequencies(fn) if fn is not None else {}
-                blocks = {b for b, f in freq.items() if f >= keep_share} if freq else None
-            for bid, callee in by_caller.get(caller, ()):
-                if callee not in seen and (blocks is None or bid in blocks):
-                    seen.add(callee)
-                    out.append(callee)
-                    nxt.append(callee)
-        frontier = nxt
-    return out
 
 
 def function_order(profile, layouts, arcs, *, algorithm: str = "c3", offsets=None) -> list:
@@ -823,11 +784,10 @@ def has_text_relocations(obj) -> bool:
 
 
 def order_for_binary(profile, binary: str, *, algorithm: str = "c3", min_share: float = 0.0, obj=None,
-                     index=None, hot_sizes=None, hot_ids=None, lukewarm: bool = True) -> tuple:
+                     index=None, hot_sizes=None) -> tuple:
     """``(function names in order, call arcs, whether the text has relocations)`` for the binary ``profile``
     was mapped to (``obj`` and ``index``: that binary already opened, see :func:`~objllvm.perf.mapping.open_binary`;
-    ``hot_sizes``: ``{function: bytes of its hot part}`` when the clusters are known, ``hot_ids`` their block
-    ids).  With ``lukewarm``, the functions of :func:`lukewarm_functions` follow the sampled ones."""
+    ``hot_sizes``: ``{function: bytes of its hot part}`` when the clusters are known)."""
     if obj is None or index is None:
         from .mapping import load_index
         from ..formats import open_object
@@ -837,9 +797,7 @@ def order_for_binary(profile, binary: str, *, algorithm: str = "c3", min_share: 
         layouts = build_layouts(profile, min_share=min_share, algorithm="address")
     else:
         layouts = [FunctionLayout(f, 0, [], 0, n, n, "") for f, n in hot_sizes.items()]
-    offsets, sites = {}, set()
-    arcs = call_arcs(obj, index, profile, offsets, sites) if algorithm in ("c3", "cdsort") else {}
-    order = function_order(profile, layouts, arcs, algorithm=algorithm, offsets=offsets)
-    if lukewarm:
-        order += [f for f in lukewarm_functions(index, profile, sites, hot_ids) if f not in set(order)]
-    return order, arcs, has_text_relocations(obj)
+    offsets = {}
+    arcs = call_arcs(obj, index, profile, offsets) if algorithm in ("c3", "cdsort") else {}
+    return (function_order(profile, layouts, arcs, algorithm=algorithm, offsets=offsets), arcs,
+            has_text_relocations(obj))
