@@ -164,6 +164,8 @@ class _ExtTSP(_Chains):
             seam[(a, b)] = seam.get((a, b), 0.0) + w
             total += w
         near_total = max(FORWARD_WEIGHT, BACKWARD_WEIGHT) * total
+        ft_w, fwd_w, bwd_w, fwd_d, bwd_d = (FALLTHROUGH_WEIGHT, FORWARD_WEIGHT, BACKWARD_WEIGHT, FORWARD_DISTANCE,
+                                            BACKWARD_DISTANCE)
         best = [EPS, 0, None]
         done = set()
 
@@ -179,9 +181,16 @@ class _ExtTSP(_Chains):
             else:
                 bx1, bx2, by = xs - s, -s, xs
             g = d
-            for sx, si, se, dx, di, do, w in inter:
-                g += edge_score(se + ((bx1 if si < k else bx2) if sx else by),
-                                 do + ((bx1 if di < k else bx2) if dx else by), w)
+            for sx, si, se, dx, di, do, w in inter:       # edge_score, inlined: the innermost loop
+                dist = (do + ((bx1 if di < k else bx2) if dx else by)
+                        - se - ((bx1 if si < k else bx2) if sx else by))
+                if dist == 0:
+                    g += w * ft_w
+                elif dist > 0:
+                    if dist < fwd_d:
+                        g += w * fwd_w * (1 - dist / fwd_d)
+                elif -dist < bwd_d:
+                    g += w * bwd_w * (1 + dist / bwd_d)
             if kind == X1_Y_X2 and g > best[0] and split:
                 # every term is a loss (the jumps get longer): the biggest possible losses first
                 for _lo, _hi, si, se, di, do, w, old in self._across(split, k):
