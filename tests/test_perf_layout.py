@@ -143,11 +143,12 @@ def readobj_map(path):
         pgo = fn.get("PGO analyses", {}).get("PGO BB entries", [])
         succ = {b["id"]: [s["ID"] for s in p.get("Successors", [])] for b, p in zip(blocks, pgo)}
         post = {b["id"]: p.get("PostLink Frequency") for b, p in zip(blocks, pgo)}
+        freq = {b["id"]: p.get("Frequency") for b, p in zip(blocks, pgo)}
         post_edges = {(b["id"], s["ID"]): s.get("PostLink Probability") for b, p in zip(blocks, pgo)
                       for s in p.get("Successors", [])}
         out[fn["Name"]] = dict(blocks=blocks, succ=succ, ranges=[[e["ID"] for e in r["BB Entries"]]
                                                                   for r in fn["BB Ranges"]],
-                               post=post, post_edges=post_edges)
+                               post=post, post_edges=post_edges, freq=freq)
     return out
 
 
@@ -241,6 +242,29 @@ def test_estimated_edges_follow_the_cfg_and_improve_the_true_score(interp_run):
     truth = [(a, b, w) for (a, b), w in true_edges.items()]
     by_addr = [b["id"] for b in sorted(fmap["run"]["blocks"], key=lambda b: b["start"]) if b["id"] in fl.block_ids]
     assert lay.ext_tsp_score(fl.block_ids, sizes, truth) > lay.ext_tsp_score(by_addr, sizes, truth)
+
+
+def test_unsampled_blocks_the_compiler_expects_to_run_stay_in_the_hot_part(tmp_path):
+    """Samples in the entry block of ``run`` only: every block whose frequency (llvm-readobj-22's PGO analysis
+    map) is at least KEEP_STATIC_SHARE of the entry's stays in the cluster, the rarer ones go to the cold part."""
+    fmap = readobj_map(INTERP)
+    f = fmap["run"]
+    entry = f["ranges"][0][0]
+    path = tmp_path / "entry.data"
+    write_samples(path, fmap, "run", {entry: 400})
+    prof = profile(str(INTERP), str(path))
+    fp = prof.function("run")
+    assert set(fp.blocks) == {entry}
+    fl = lay.layout_function(fp.function, fp.blocks, prof)
+    share = {b: q / f["freq"][entry] for b, q in f["freq"].items()}
+    expected = {b for b, x in share.items() if x >= lay.KEEP_STATIC_SHARE}
+    assert len(expected) > 2 and expected != set(share)      # the test needs both kinds of blocks
+    assert expected <= set(fl.block_ids)
+    rare = {b for b, x in share.items() if x < lay.KEEP_STATIC_SHARE / 10}
+    assert rare and not rare & set(fl.block_ids) - set(lay.hot_blocks(fp.function, fl.counts, fl.weights,
+                                                                         keep_share=0))
+    [c] = [c for c in cl.build_clusters(prof, min_share=0, layout="ext-tsp") if c.function == "run"]
+    assert c.block_ids == fl.block_ids and c.block_ids[0] == entry
 
 
 def objdump_calls(path):

@@ -1,7 +1,7 @@
 """perf-map on real recordings (testdata/perf-map, made by scripts/testdata.d/61-perf-map.sh).
 
 Oracles, all produced by other tools when the test data was made: ``perf script -F pid,ip`` (perf's own reading
-of every recording, plain and zstd-compressed), ``perf2bolt-22 -nl`` (per-function sample attribution) and
+of every recording, plain and zstd-compressed), ``perf2bolt-22 --ba`` (per-function sample attribution) and
 ``llvm-readobj-22 --bb-addr-map`` (block hashes, at test time).  Merges are checked against sums of the
 separate recordings, and the fleet mode (Dask) against the local one.
 """
@@ -35,7 +35,7 @@ def perf_script_counts(data):
 
 
 def fdata_functions(data):
-    """{function: samples} from perf2bolt-22 -nl output (``1 name offset count`` lines)."""
+    """{function: samples} from perf2bolt-22 --ba output (``1 name offset count`` lines)."""
     out = Counter()
     for line in (PM / (data.stem + ".fdata")).read_text().splitlines()[1:]:
         _, name, _off, n = line.split()

@@ -164,6 +164,8 @@ class _ExtTSP(_Chains):
             seam[(a, b)] = seam.get((a, b), 0.0) + w
             total += w
         near_total = max(FORWARD_WEIGHT, BACKWARD_WEIGHT) * total
+        ft_w, fwd_w, bwd_w, fwd_d, bwd_d = (FALLTHROUGH_WEIGHT, FORWARD_WEIGHT, BACKWARD_WEIGHT, FORWARD_DISTANCE,
+                                            BACKWARD_DISTANCE)
         best = [EPS, 0, None]
         done = set()
 
@@ -179,9 +181,16 @@ class _ExtTSP(_Chains):
             else:
                 bx1, bx2, by = xs - s, -s, xs
             g = d
-            for sx, si, se, dx, di, do, w in inter:
-                g += edge_score(se + ((bx1 if si < k else bx2) if sx else by),
-                                 do + ((bx1 if di < k else bx2) if dx else by), w)
+            for sx, si, se, dx, di, do, w in inter:       # edge_score, inlined: the innermost loop
+                dist = (do + ((bx1 if di < k else bx2) if dx else by)
+                        - se - ((bx1 if si < k else bx2) if sx else by))
+                if dist == 0:
+                    g += w * ft_w
+                elif dist > 0:
+                    if dist < fwd_d:
+                        g += w * fwd_w * (1 - dist / fwd_d)
+                elif -dist < bwd_d:
+                    g += w * bwd_w * (1 + dist / bwd_d)
             if kind == X1_Y_X2 and g > best[0] and split:
                 # every term is a loss (the jumps get longer): the biggest possible losses first
                 for _lo, _hi, si, se, di, do, w, old in self._across(split, k):
@@ -620,8 +629,36 @@ def estimate_edges(fn, block_samples: dict, profile=None):
     return w, counts, source
 
 
-def hot_blocks(fn, counts: dict, weights: dict, *, edge_share: float = 0.01) -> set:
-    """Blocks with samples, plus blocks on an edge carrying ``edge_share`` of the function's heaviest count."""
+def static_frequencies(fn) -> dict:
+    """``{id: the compiler's frequency estimate of the block relative to the entry block}`` from the PGO
+    analysis map's block frequencies (empty without them)."""
+    pgo = getattr(fn, "pgo_blocks", None)
+    if not pgo or not fn.blocks or len(pgo) != len(fn.blocks):
+        return {}
+    entry = fn.ranges[0].blocks[0].id if fn.ranges and fn.ranges[0].blocks else fn.blocks[0].id
+    freq = {b.id: p.frequency for b, p in zip(fn.blocks, pgo) if p.frequency is not None}
+    base = freq.get(entry)
+    if not base:
+        return {}
+    return {b: f / base for b, f in freq.items()}
+
+
+# Edges lighter than this share of the function's heaviest are left out of the block order: they change its
+# score by a fraction of a per cent and, between the many blocks kept on the compiler's word, make most of the
+# chain merging's work.
+MIN_EDGE_SHARE = 0.01
+
+# An unsampled block the compiler expects to run on at least this share of the function's calls stays in the
+# hot part: IP samples miss blocks that run often but briefly, and such a block moved to the cold part costs an
+# instruction-cache line there (and a jump there and back) each time it runs.
+KEEP_STATIC_SHARE = 0.01
+
+
+def hot_blocks(fn, counts: dict, weights: dict, *, edge_share: float = 0.01,
+               keep_share: float | None = None) -> set:
+    """Blocks with samples, blocks on an edge carrying ``edge_share`` of the function's heaviest count, and
+    blocks whose static frequency is at least ``keep_share`` of the entry block's."""
+    keep_share = KEEP_STATIC_SHARE if keep_share is None else keep_share
     top = max(counts.values(), default=0.0)
     hot = {b for b, c in counts.items() if c > 0}
     if top > 0:
@@ -631,6 +668,8 @@ def hot_blocks(fn, counts: dict, weights: dict, *, edge_share: float = 0.01) -> 
                 hot.add(b)
     if fn.ranges and fn.ranges[0].blocks:
         hot.add(fn.ranges[0].blocks[0].id)
+    if keep_share > 0:
+        hot.update(b for b, f in static_frequencies(fn).items() if f >= keep_share)
     return hot & {b.id for b in fn.blocks}
 
 
@@ -661,7 +700,8 @@ def layout_function(fn, block_samples: dict, profile=None, *, algorithm: str = "
     elist = [(a, b, w) for (a, b), w in weights.items()]
     before = ext_tsp_score(ids, sizes, elist)
     if algorithm == "ext-tsp":
-        ids = ext_tsp_order(ids, sizes, elist, entry)
+        floor = MIN_EDGE_SHARE * max((w for _a, _b, w in elist), default=0.0)
+        ids = ext_tsp_order(ids, sizes, [e for e in elist if e[2] >= floor], entry)
     return FunctionLayout(fn.name, fn.address, ids, sum(block_samples.values()),
                           sum(sizes[i] for i in ids), sum(sizes.values()), source, counts, weights,
                           before, ext_tsp_score(ids, sizes, elist))
@@ -685,7 +725,7 @@ _PC_RELOCS = {2, 4}     # R_X86_64_PC32, R_X86_64_PLT32
 def call_arcs(obj, index, profile, offsets=None) -> dict:
     """``{(caller, callee): weight}`` from the direct calls and tail jumps of a linked x86-64 ELF file whose
     relocations were kept (``-Wl,--emit-relocs``); weight: the estimated count of the calling block.
-    ``offsets``, a dict, receives ``{(caller, callee): offset of the heaviest call site in the caller}``.
+    ``offsets``, a dict, receives ``{(caller, callee): offset of the heaviest call site in the caller}``;
 
     A call site is a ``call``/``jmp rel32`` whose displacement has a PC-relative relocation: the relocation
     says the four bytes are a displacement (no guessing where instructions start), the linked displacement

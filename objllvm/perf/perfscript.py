@@ -11,7 +11,7 @@ import os
 import re
 
 from ..errors import DecodeError, ObjllvmError
-from .perfdata import Mmap
+from .perfrecords import Mmap
 from .raw import RawProfile
 
 _HEAD = re.compile(r"^\s*(?:(?P<comm>.*?)\s+)?(?P<pid>-?\d+)(?:/(?P<tid>-?\d+))?\s+(?:\[\d+\]\s+)?(?P<rest>.*)$")

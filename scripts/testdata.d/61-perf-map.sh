@@ -22,10 +22,10 @@ if perf record -q -e cpu-clock -o /dev/null -- true 2>/dev/null; then
   for d in run-a run-b run-a-z run-c-pipe-z; do
     perf script -i "$out/$d.data" -F pid,ip | LC_ALL=C sort | uniq -c > "$out/$d.perf-script.txt"
   done
-  # perf2bolt's per-function attribution (no branch stacks here: -nl).
+  # perf2bolt's per-function attribution (no branch stacks here: --ba).
   if command -v perf2bolt-22 >/dev/null; then
     for d in run-a run-a-z; do
-      perf2bolt-22 -nl -p "$out/$d.data" -o "$out/$d.fdata" "$out/loop.pie" >/dev/null 2>&1
+      perf2bolt-22 --ba -p "$out/$d.data" -o "$out/$d.fdata" "$out/loop.pie" >/dev/null 2>&1
     done
   fi
 else
