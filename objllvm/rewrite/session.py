@@ -18,7 +18,6 @@ import sys
 from itertools import compress
 
 from ..formats import sniff
-from ..formats.base import Relocation
 from ..formats.elf import (SHF_COMPRESSED, SHT_CREL, SHT_GROUP, SHT_REL, SHT_RELA, ElfFile,
                              is_llvm_type)
 from ..formats.elf_writer import ElfWriter
@@ -255,9 +254,9 @@ class Session:
             if w.is_removed(idx):
                 continue
             section = self.elf.sections[idx]
-            if codec.kind == "cg-profile" and not model.edges and w.relocation_sections_for(idx):
-                # No edge left: lld warns about a profile section whose relocation section is empty.
-                self.remove(section)        # (no call-graph edge left)
+            rels = w.relocation_sections_for(idx)
+            if codec.removed_after_edit(model, bool(rels)):
+                self.remove(section)
                 continue
             ctx = self.ctx(section)
             try:
@@ -267,14 +266,9 @@ class Session:
                                   section_name=section.name)
             except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
                 raise self.err(f"cannot encode the new {codec.kind} contents: {_exc_text(exc)}", section) from None
-            fixer = _RELOC_FIXERS.get(codec.kind)
-            rels = w.relocation_sections_for(idx)
             if rels:
-                if fixer is not None:
-                    fixer(self, section, codec, model, data, rels)
-                elif data != section.data():
-                    raise self.err(f"the section has relocations (section [{rels[0]}]) that objllvm cannot "
-                                   f"update for a {codec.kind} section: refused", section)
+                from ..sections.registry import SectionEdit
+                self._relocations_follow(SectionEdit(codec, section, ctx, model, data, len(rels)), rels)
             if data != section.data() or w.sections[idx].content is not None:
                 if section.compression and data == section.data():
                     continue          # unchanged compressed section: keep the stored bytes
@@ -293,6 +287,30 @@ class Session:
             parts = [b"".join(parts)]       # read back below: one buffer
         self.verify(parts, changed, added)
         return parts
+
+    def _relocations_follow(self, edit, rels) -> None:
+        """The relocation sections ``rels`` of an edited section made to match its new encoding ``edit.data``, as
+        its codec places them (:meth:`~objllvm.sections.registry.Codec.relocations_after_edit`)."""
+        elf, w, section = self.elf, self.writer, edit.section
+        for rel in rels:
+            old = elf.read_relocations(elf.sections[rel])
+            try:
+                plan = edit.codec.relocations_after_edit(edit, old)
+            except ObjllvmError as exc:
+                raise exc.located(file=elf.path, member=elf.member, section_index=section.index,
+                                  section_name=section.name)
+            if plan is None:
+                if edit.data != edit.old_data:
+                    raise self.err(f"the section has relocations (section [{rels[0]}]) that objllvm cannot "
+                                   f"update for a {edit.codec.kind} section: refused", section)
+                return
+            if plan == [(i, r.offset) for i, r in enumerate(old)]:
+                continue            # each relocation where it was
+            raw = _raw_entries(self, rel, section)
+            b = b"".join(_with_offset(self, raw[p[0]], p[1]) if type(p) is tuple else w.encode_relocations(rel, [p])
+                         for p in plan)
+            if b != w.content(rel):
+                w.sections[rel].content = b
 
     def verify_written(self, buf) -> None:
         """:meth:`verify` of the file as written (``buf``: its bytes, a map of the written file)."""
@@ -408,7 +426,7 @@ def _exc_text(exc) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-# -- relocation fixers: sections whose relocations follow their contents --------------------------
+# -- relocations that follow an edited section's contents ----------------------------------------
 # Kept relocations are copied as raw entries with only r_offset (the first field in every layout) rewritten,
 # so target-specific r_info layouts (MIPS64's, say) are never re-encoded.
 def _raw_entries(sess, rel, section=None) -> list:
@@ -427,95 +445,6 @@ def _raw_entries(sess, rel, section=None) -> list:
 def _with_offset(sess, raw: bytes, offset: int) -> bytes:
     n = sess.elf.addr_size
     return offset.to_bytes(n, "little" if sess.elf.endian == "<" else "big") + raw[n:]
-
-
-def _fix_cg_profile(sess, section, codec, model, data, rels):
-    """New-layout call-graph profile: relocation 2i names the caller of edge i, 2i+1 the callee (both at
-    offset 8i)."""
-    if model.layout != "relocations":
-        return
-    w = sess.writer
-    if len(rels) != 1:
-        raise sess.err("expected one relocation section for the call-graph profile", section)
-    rel = rels[0]
-    old = sess.elf.read_relocations(sess.elf.sections[rel])
-    raw = _raw_entries(sess, rel, section)
-    pairs = {}
-    for k in range(0, len(old) - 1, 2):
-        pairs.setdefault((old[k].sym, old[k + 1].sym), []).append((raw[k], raw[k + 1]))
-    rtype = old[0].type if old else 0
-    syms = sess.elf.symbols
-
-    def index(ref, what, i):
-        if ref.index is not None:
-            if not 0 < ref.index < len(syms):
-                raise sess.err(f"edge {i}: {what} symbol index {ref.index} is not in the symbol table "
-                               f"({len(syms)} symbols)", section)
-            return ref.index
-        hits = [s.index for s in syms if s.name == ref.name and s.type != 3]
-        if not hits:
-            raise sess.err(f"edge {i}: no symbol named {ref.name!r} for the {what}", section)
-        return hits[0]
-    out = []
-    for i, e in enumerate(model.edges):
-        a, b = index(e.source, "caller", i), index(e.target, "callee", i)
-        if pairs.get((a, b)):
-            ra, rb = pairs[(a, b)].pop(0)
-            out += [_with_offset(sess, ra, 8 * i), _with_offset(sess, rb, 8 * i)]
-        else:   # a new edge (from --set-section): encode a pair of R_*_NONE relocations
-            out.append(w.encode_relocations(rel, [Relocation(8 * i, rtype, a, 0), Relocation(8 * i, rtype, b, 0)]))
-    b = b"".join(out)
-    if b != w.content(rel):
-        w.sections[rel].content = b
-
-
-def _fix_sympart(sess, section, codec, model, data, rels):
-    """The one relocation of a symbol partition sits on the address word after the name."""
-    w = sess.writer
-    word_off = len(data) - sess.elf.addr_size
-    for rel in rels:
-        b = b"".join(_with_offset(sess, r, word_off) for r in _raw_entries(sess, rel, section))
-        if b != w.content(rel):
-            w.sections[rel].content = b
-
-
-def _fix_bb_addr_map(sess, section, codec, model, data, rels):
-    """Function address fields move when earlier functions change size: map each relocation from its
-    function in the old encoding to the same place in the new one."""
-    if data == section.data():
-        return
-    ctx = sess.ctx(section)
-    old_model = codec.decode(section.data(), ctx)
-    old_starts = _bb_function_starts(old_model, ctx) + [len(section.data())]
-    new_starts = _bb_function_starts(model, ctx) + [len(data)]
-    if len(old_starts) != len(new_starts):
-        raise sess.err("functions were added or removed: relocations cannot be updated (refused)", section)
-    w = sess.writer
-    import bisect
-    for rel in rels:
-        old = sess.elf.read_relocations(sess.elf.sections[rel])
-        raw = _raw_entries(sess, rel, section)
-        out = []
-        for r, rb in zip(old, raw):
-            k = bisect.bisect_right(old_starts, r.offset) - 1
-            out.append(_with_offset(sess, rb, new_starts[k] + r.offset - old_starts[k]))
-        w.sections[rel].content = b"".join(out)
-
-
-def _bb_function_starts(model, ctx) -> list:
-    """Where each function entry starts in the encoding of ``model`` (as the codec encodes it)."""
-    from ..sections import bb_addr_map as bam
-    starts, pos = [], 0
-    for fn in model.functions:
-        enc = bam.encode_function(fn, ctx.endian, ctx.addr_size)
-        if fn._raw is not None and enc == fn._canon:
-            enc = fn._raw
-        starts.append(pos)
-        pos += len(enc)
-    return starts
-
-
-_RELOC_FIXERS = {"cg-profile": _fix_cg_profile, "sympart": _fix_sympart, "bb-addr-map": _fix_bb_addr_map}
 
 
 # -- operations ------------------------------------------------------------------------------------

@@ -173,6 +173,55 @@ class Codec:
     def add_arguments(cls, parser) -> None:
         """Codec-specific options of ``objllvm dump`` (optional)."""
 
+    # -- rewrite hooks --------------------------------------------------------------------------------------------
+    # What an edit or a removal means to a section of this kind, asked by objllvm.rewrite (which knows no kind by
+    # name), in the spirit of llvm-objcopy's per-section removeSymbols / removeSectionReferences.  The defaults fit
+    # a section that no relocation points into and that holds no symbol index.
+
+    def relocations_after_edit(self, edit: "SectionEdit", relocations: list) -> list | None:
+        """The relocations of the edited section's new encoding, in order, made from ``relocations`` (those of one
+        of its relocation sections, as the input has them): each an ``(i, offset)`` pair, the input's ``i``-th
+        relocation moved to ``offset`` (type, symbol and addend kept as stored), or a new
+        :class:`~objllvm.formats.base.Relocation`.  None: this kind's relocations cannot follow an edit, and the
+        rewrite refuses one that changes the bytes of a section with relocations."""
+        return None
+
+    def removed_after_edit(self, model, relocated: bool) -> bool:
+        """True when the edited ``model`` leaves nothing worth a section (``relocated``: relocation sections
+        target it): the rewrite removes the section, with its relocations, instead of writing it."""
+        return False
+
+    def symbols_needed(self, data: bytes, ctx: SectionContext) -> list:
+        """The symbol indices in ``data`` (the section's bytes, which hold indices into the symbol table its
+        sh_link names) whose symbols must stay: removing one of them is refused."""
+        return []
+
+    def renumber_symbols(self, data: bytes, mapping, ctx: SectionContext) -> bytes | None:
+        """``data`` with each symbol index ``i`` it holds made ``mapping[i]`` (-1: the symbol is gone, and leaves
+        the section; an index past ``mapping`` stays as it is), when the symbol table its sh_link names is
+        renumbered.  None: the section holds no symbol indices."""
+        return None
+
+
+class SectionEdit:
+    """One section a rewrite has edited, as the codec's rewrite hooks see it: the input's ``section``, its
+    ``ctx``, the edited ``model``, its new encoding ``data`` and the number of ``relocation_sections`` that target
+    the section."""
+    __slots__ = ("codec", "section", "ctx", "model", "data", "relocation_sections")
+
+    def __init__(self, codec: Codec, section, ctx: SectionContext, model, data: bytes, relocation_sections: int):
+        self.codec, self.section, self.ctx, self.model = codec, section, ctx, model
+        self.data, self.relocation_sections = data, relocation_sections
+
+    @property
+    def old_data(self) -> bytes:
+        """The section's bytes in the input."""
+        return self.section.data()
+
+    def old_model(self):
+        """The section as the input has it, decoded again (``model`` is that decoding, edited in place)."""
+        return self.codec.decode(self.section.data(), self.ctx)
+
 
 _CODECS: dict = {}                 # kind -> codec, in the order registered
 _BY_TYPE: dict = {}
