@@ -50,7 +50,7 @@ class StripLLVM(Operation):
 
     def apply(self, sess):
         elf, w = sess.elf, sess.writer
-        names, types, flags = elf.columns[0], elf.columns[1], elf.columns[2]
+        names, types, flags = elf.section_name_offsets, elf.section_types, elf.section_flags
         rm = w.removed_flags
         # LLVM's own types and the bitcode names decide for most sections, found by columns; a section of another
         # type that is not a generic table is asked of the codecs, once per (type, name).  Only kept, unallocated

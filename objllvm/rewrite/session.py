@@ -150,7 +150,7 @@ class Session:
         registry (about 0.5 ms of a run that needs it for nothing else: ``--strip-llvm`` of an object without
         LLVM-named sections), until the registry is imported (it may have codecs registered from elsewhere)."""
         elf = self.elf
-        key = (elf.columns[1][index], elf.section_name(index))
+        key = (elf.section_type(index), elf.section_name(index))
         try:
             return self._codecs[key]
         except KeyError:
@@ -189,7 +189,7 @@ class Session:
         return self.is_llvm_at(section.index)
 
     def is_llvm_at(self, index: int) -> bool:
-        t = self.elf.columns[1][index]
+        t = self.elf.section_type(index)
         if is_llvm_type(t) or self.elf.section_name(index) in BITCODE_NAMES:
             return True
         if t in _GENERIC_TYPES:      # symbol/string/relocation tables, groups: never LLVM's own
@@ -197,6 +197,23 @@ class Session:
         if not self.options and self.elf.section_name(index) in _LLVM_NAMES:
             return True
         return self.codec_at(index) is not None
+
+    # -- symbol indices held by sections of other kinds --------------------------------------
+    # When symbols of removed sections go, the writer renumbers the symbol table and every kept section whose sh_link
+    # names it.  Relocations, groups and extended indices are the container's own; any other such section
+    # (.llvm_addrsig, the LLVM <= 12 call-graph profile) holds indices its codec alone can read: the writer asks
+    # the session, which asks the codec.  These two are the callbacks handed to the writer.
+    def symbols_needed_by(self, index: int, data: bytes) -> list:
+        """The symbol indices that section ``index`` (holding ``data``) needs kept (its codec's
+        :meth:`~objllvm.sections.registry.Codec.symbols_needed`); [] for a section no codec claims."""
+        codec = self.codec_at(index)
+        return [] if codec is None else codec.symbols_needed(data, self.ctx(self.elf.section(index)))
+
+    def renumbered_symbols_of(self, index: int, data: bytes, mapping) -> bytes | None:
+        """``data`` of section ``index`` with its symbol indices renumbered by ``mapping`` (its codec's
+        :meth:`~objllvm.sections.registry.Codec.renumber_symbols`); None when it holds none (or no codec claims it)."""
+        codec = self.codec_at(index)
+        return None if codec is None else codec.renumber_symbols(data, mapping, self.ctx(self.elf.section(index)))
 
     # -- models --------------------------------------------------------------------------------
     def ctx(self, section):
@@ -369,7 +386,7 @@ class Session:
         out = []
         for i in compress(range(n_orig), rm):
             c = self.codec_at(i)
-            out.append(Change(i, elf.section_name(i), "removed", elf.columns[5][i], None, c.kind if c else None))
+            out.append(Change(i, elf.section_name(i), "removed", elf.section_size(i), None, c.kind if c else None))
         for i in range(n_orig, len(rm)):
             if not rm[i]:
                 s = w.sections[i]
