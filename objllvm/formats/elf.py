@@ -12,6 +12,10 @@ ELF_MAGIC = b"\x7fELF"
 SHT_NULL, SHT_PROGBITS, SHT_SYMTAB, SHT_STRTAB, SHT_RELA = 0, 1, 2, 3, 4
 SHT_NOBITS, SHT_REL, SHT_DYNSYM, SHT_GROUP, SHT_SYMTAB_SHNDX = 8, 9, 11, 17, 18
 SHT_CREL = 0x40000014
+# The container's own tables (symbols, strings, relocations, hash, dynamic, groups, extended indices) and sections
+# without bytes: never an LLVM section, whatever the name.
+NEVER_LLVM_TYPES = frozenset((SHT_SYMTAB, SHT_STRTAB, SHT_RELA, 5, 6, SHT_NOBITS, SHT_REL, SHT_DYNSYM, SHT_GROUP,
+                              SHT_SYMTAB_SHNDX, 19, SHT_CREL))
 SHF_ALLOC = 0x2
 SHF_COMPRESSED = 0x800
 SHN_XINDEX = 0xFFFF

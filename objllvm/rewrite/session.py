@@ -18,8 +18,8 @@ import sys
 from itertools import compress
 
 from ..formats import sniff
-from ..formats.elf import (SHF_COMPRESSED, SHT_CREL, SHT_GROUP, SHT_REL, SHT_RELA, ElfFile,
-                             is_llvm_type)
+from ..formats.elf import (NEVER_LLVM_TYPES, SHF_COMPRESSED, SHT_CREL, SHT_GROUP, SHT_REL, SHT_RELA, ElfFile,
+                           is_llvm_type)
 from ..formats.elf_writer import ElfWriter
 from ..errors import ObjllvmError, UsageError
 from .._model import no_gc
@@ -30,24 +30,6 @@ SHT_LLVM_ADDRSIG = 0x6FFF4C03
 SHT_LLVM_LTO = 0x6FFF4C0C
 BITCODE_NAMES = (".llvmbc", ".llvmcmd", ".llvm.lto")
 SHF_MERGE, SHF_STRINGS = 0x10, 0x20
-# SYMTAB, STRTAB, RELA, HASH, DYNAMIC, NOBITS, REL, DYNSYM, GROUP, SYMTAB_SHNDX, RELR, CREL
-_GENERIC_TYPES = frozenset((2, 3, 4, 5, 6, 8, 9, 11, 17, 18, 19, 0x40000014))
-# Names every codec lookup answers with a codec (the instrumentation's sections, claimed by name whatever their type;
-# tests/test_rewrite.py checks it): LLVM's, without importing the coverage and profile codecs (about 3 ms of a run)
-# to ask them.  (Names no codec claims, .comment or .debug_*, import neither a codec nor the registry: the codec
-# index says so, codec_at.)
-_LLVM_NAMES = frozenset(("__llvm_covfun", "__llvm_covmap", "__llvm_covnames", "__llvm_prf_data", "__llvm_prf_cnts",
-                         "__llvm_prf_names", "__llvm_prf_bits", "__llvm_prf_vals", "__llvm_prf_vnds",
-                         "__llvm_prf_vtab", "__llvm_prf_vns"))
-# And the other way: names no codec claims under a type that is not LLVM's own (the codecs claim only LLVM's types;
-# tests/test_rewrite.py checks both with every codec loaded), the commonest unallocated sections of compiler
-# output, which --strip-llvm asks about: answered without the codec index or the registry (about 0.25 ms of a run).
-_PLAIN_NAMES = frozenset((".comment", ".note.GNU-stack", ".note.gnu.property", ".note.gnu.build-id", ".debug_abbrev",
-                          ".debug_addr", ".debug_aranges", ".debug_frame", ".debug_info", ".debug_line",
-                          ".debug_line_str", ".debug_loc", ".debug_loclists", ".debug_macinfo", ".debug_macro",
-                          ".debug_names", ".debug_pubnames", ".debug_pubtypes", ".debug_ranges", ".debug_rnglists",
-                          ".debug_str", ".debug_str_offsets", ".debug_types", ".debug_gnu_pubnames",
-                          ".debug_gnu_pubtypes"))
 _REGISTRY = "objllvm.sections.registry"
 
 
@@ -146,9 +128,9 @@ class Session:
     def codec_at(self, index: int):
         """The codec of section ``index``.  It depends on the type, else on the name (and the options): cached by
         both, so that the section object is made only for a (type, name) not seen yet.  A section no codec may
-        claim (one of _PLAIN_NAMES, or by the codec index: objllvm.sections.unclaimed) is answered without the
-        registry (about 0.5 ms of a run that needs it for nothing else: ``--strip-llvm`` of an object without
-        LLVM-named sections), until the registry is imported (it may have codecs registered from elsewhere)."""
+        claim (the codec index says so: objllvm.sections.unclaimed) is answered without the registry (a run that
+        needs it for nothing else: ``--strip-llvm`` of an object without LLVM-named sections), until the registry
+        is imported (it may have codecs registered from elsewhere)."""
         elf = self.elf
         key = (elf.section_type(index), elf.section_name(index))
         try:
@@ -156,8 +138,6 @@ class Session:
         except KeyError:
             if self.options or _REGISTRY in sys.modules:
                 plain = False
-            elif key[1] in _PLAIN_NAMES and not is_llvm_type(key[0]):
-                plain = True
             else:
                 from ..sections import unclaimed
                 plain = unclaimed(elf.format, *key)
@@ -189,13 +169,17 @@ class Session:
         return self.is_llvm_at(section.index)
 
     def is_llvm_at(self, index: int) -> bool:
+        """Whether section ``index`` is LLVM's: an LLVM section type, else (not one of the container's own tables)
+        a section some codec claims: by its name alone, as the codec index says, or as the registry finds."""
         t = self.elf.section_type(index)
-        if is_llvm_type(t) or self.elf.section_name(index) in BITCODE_NAMES:
+        if is_llvm_type(t):
             return True
-        if t in _GENERIC_TYPES:      # symbol/string/relocation tables, groups: never LLVM's own
+        if t in NEVER_LLVM_TYPES:
             return False
-        if not self.options and self.elf.section_name(index) in _LLVM_NAMES:
-            return True
+        if not self.options:
+            from ..sections import claimed_in_elf
+            if claimed_in_elf(self.elf.section_name(index)):
+                return True
         return self.codec_at(index) is not None
 
     # -- symbol indices held by sections of other kinds --------------------------------------

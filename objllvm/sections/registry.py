@@ -9,7 +9,7 @@ section kind) and are found there automatically.
 """
 from _thread import RLock
 
-from . import NAME_HINTS, NAME_ONLY, codec_modules, name_only_reason  # noqa: F401  (the codecs' name hints, see "lazy loading" below; the codec modules; sections known by name only)
+from . import NAME_ONLY, codec_modules, name_only_reason  # noqa: F401  (the codec modules; sections known by name only)
 from .._model import dataclass, field
 from .._modules import lazy_attributes
 from ..errors import DecodeError, ObjllvmError
@@ -141,6 +141,11 @@ class Codec:
     # ELF: the names are only meant with the types (LLVM writes them typed; lld and llvm-readobj look at the
     # type alone): a named section of another type is decoded, flagged (Decoded.mistyped) and warned about.
     typed_names: bool = False
+    # A codec with its own ``matches_name``: substrings, one of which is in every name it claims, and the options
+    # that make it claim other names.  The codec index records them, so that such a codec is imported only for a
+    # section whose name admits it (tests/test_codec_index.py checks them against what the matcher claims).
+    name_hints: tuple = ()
+    hint_options: tuple = ()
 
     def matches_name(self, section, obj, options=None) -> bool:
         """Name-based recognition (after the type did not decide).  ``options`` are the dump options,
@@ -232,10 +237,10 @@ _loaded = False
 # by scripts/gen-codec-index; tests/test_codec_index.py fails when it no longer matches what the modules
 # register) says, per kind, its module, its ELF types, its names and formats, and whether it has its own
 # ``matches_name``.  Such a codec is imported for a section only when the section's name contains one of
-# its NAME_HINTS (or one of the hint's options is given): its matcher is code, so the hint is written by hand
-# (in the package's __init__, which answers from the index alone whether any codec may claim a section:
-# objllvm.sections.unclaimed), and tests/test_codec_index.py checks that a codec never claims a name its hint
-# does not admit.
+# its ``name_hints`` (or one of its ``hint_options`` is given): its matcher is code, so the codec states its
+# hints (the index records them; the package's __init__ answers from the index alone whether any codec may
+# claim a section: objllvm.sections.unclaimed), and tests/test_codec_index.py checks that a codec never claims
+# a name its hints do not admit.
 # A codec module that the index does not list (a new one, before the index is generated again) makes the
 # registry load every codec, as it did before the index: slower, never wrong.
 _index = None          # (kinds in order, {sh_type: module}, {(format, name): [(kind, module)]})
@@ -261,11 +266,10 @@ def _make_index():
     if set(codec_modules()) != set(ix.MODULES):
         _load_all()                    # a codec module the index does not know: every codec, as before
     by_type, by_name = {}, {}
-    for kind, (mod, sh_types, names, formats, _priority, own_matcher, _options) in ix.KINDS.items():
+    for kind, (mod, sh_types, names, formats, _priority, own_matcher, _options, hints, opts) in ix.KINDS.items():
         for t in sh_types:
             by_type.setdefault(t, mod)
         if own_matcher:
-            hints, opts = NAME_HINTS.get(kind, (None, ()))
             _pending.append((kind, mod, hints, opts))
         else:
             for f in formats:
