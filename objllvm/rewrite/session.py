@@ -24,12 +24,6 @@ from ..formats.elf_writer import ElfWriter
 from ..errors import ObjllvmError, UsageError
 from .._model import no_gc
 
-SHT_LLVM_LINKER_OPTIONS = 0x6FFF4C01
-SHT_LLVM_DEPENDENT_LIBRARIES = 0x6FFF4C04
-SHT_LLVM_ADDRSIG = 0x6FFF4C03
-SHT_LLVM_LTO = 0x6FFF4C0C
-BITCODE_NAMES = (".llvmbc", ".llvmcmd", ".llvm.lto")
-SHF_MERGE, SHF_STRINGS = 0x10, 0x20
 _REGISTRY = "objllvm.sections.registry"
 
 
@@ -224,6 +218,17 @@ class Session:
         self.models[section.index] = (d.codec, d.model)
         self.before[section.index] = _to_plain(d.codec.to_dict(d.model))
         return self.models[section.index]
+
+    def add_section(self, kind: str, model) -> int:
+        """A new section of ``kind`` holding ``model``, made as its codec says (``Codec.new_section``); its index."""
+        from ..sections import registry
+        codec = registry.get(kind)
+        spec = codec.new_section()
+        if spec is None:
+            raise UsageError(f"a {kind} section cannot be added to a file that has none")
+        spec = dict(spec)
+        name, sh_type = spec.pop("name"), spec.pop("sh_type")
+        return self.writer.add_section(name, sh_type, codec.encode(model, self.ctx(None)), **spec)
 
     def replace_model(self, section, codec, model):
         if section.index not in self.before:

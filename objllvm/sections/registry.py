@@ -196,6 +196,12 @@ class Codec:
         target it): the rewrite removes the section, with its relocations, instead of writing it."""
         return False
 
+    def new_section(self) -> dict | None:
+        """How a section of this kind is made where a file has none (``rewrite --add-deplib`` on an object
+        without ``.deplibs``): the ``name``, ``sh_type`` and any of ``flags``, ``entsize``, ``addralign`` the ELF
+        writer's ``add_section`` takes, as LLVM writes the section.  None: the rewrite cannot add one."""
+        return None
+
     def symbols_needed(self, data: bytes, ctx: SectionContext) -> list:
         """The symbol indices in ``data`` (the section's bytes, which hold indices into the symbol table its
         sh_link names) whose symbols must stay: removing one of them is refused."""
