@@ -276,7 +276,7 @@ class ElfFile(ObjectFile):
         def words(code):
             if native:
                 return table.cast(code)
-            from array import array       # here: array imports collections (about 3 ms of start-up)
+            from array import array       # here: array imports collections, which most runs do without
             a = array(code)
             a.frombytes(table)
             a.byteswap()
@@ -285,7 +285,7 @@ class ElfFile(ObjectFile):
         # sh_name, sh_flags, sh_addr, sh_addralign and sh_entsize are kept as strided views of the table (read an
         # item at a time, as the others; no list made): most readers look at few of them (names are found in the
         # name table, flags mostly as flag_bytes), and a list is 8 bytes a section and an integer object for most
-        # values past 256 (a 30,000-section object: 1.9 MB of sh_name and sh_flags that the kernel has to find
+        # values past 256 (a 30,000-section object: megabytes of sh_name and sh_flags that the kernel has to find
         # pages for)
         if not self.is64:          # ten 32-bit fields
             return [u32[k::10] if k in (0, 2, 3, 8, 9) else u32[k::10].tolist() for k in range(10)]
@@ -305,7 +305,7 @@ class ElfFile(ObjectFile):
 
     def _flag_byte(self, k: int) -> bytes:
         """Byte ``k`` (0: the lowest) of every section's sh_flags, one byte per section (a strided copy out of the
-        header table, made once: at 30,000 sections each copy is about 0.3 ms of cache misses, and a rewrite asks
+        header table, made once: at tens of thousands of sections each copy is a pass of cache misses, and a rewrite asks
         several times)."""
         got = self._flag_bytes.get(k)
         if got is None:
@@ -758,7 +758,7 @@ class _SectionBytes:
     section errors, names, word size and byte order), not the ElfFile itself.  A bound method of the file
     would make the file and its sections a reference cycle, and the file's bytes (an archive's whole
     memory map, for its members) would then wait for the cyclic collector, which the command runs rarely
-    (cli.run raises its threshold): 14 MB more at the peak of a 100-member extract."""
+    (cli.run raises its threshold), raising the peak memory of an extract of many members."""
     __slots__ = ("data", "errors", "path", "member", "is64", "endian")
 
     def __init__(self, elf):

@@ -2,7 +2,7 @@
 :class:`~objllvm.rewrite.session.Session` through the codec registry.  The removals (:class:`Operation`, the
 base of all, ``Remove`` and ``StripLLVM``) are in :mod:`objllvm.rewrite.removal`, and importable from here too."""
 from ..errors import ObjllvmError, UsageError
-from .removal import Operation, Remove, StripLLVM  # noqa: F401  (re-exported: their old place)
+from .removal import Operation, Remove, StripLLVM  # noqa: F401  (re-exported: importable from here too)
 from .session import _exc_text
 
 
@@ -17,7 +17,7 @@ class DropLinkerOption(Operation):
         hit = 0
         for s in sess.by_kind_or_name("linker-options", self.text):
             codec, m = sess.model(s, "linker-options")
-            import fnmatch          # (here: it imports re, ~6 ms of every rewrite's start-up)
+            import fnmatch          # (here: it imports re, which a rewrite without this operation does without)
             keep = [o for o in m.options if not (fnmatch.fnmatchcase(o.key, self.key)
                                                  and fnmatch.fnmatchcase(o.value, self.glob))]
             hit += len(m.options) - len(keep)

@@ -247,8 +247,8 @@ _loaded = False
 # hints (the index records them; the package's __init__ answers from the index alone whether any codec may
 # claim a section: objllvm.sections.unclaimed), and tests/test_codec_index.py checks that a codec never claims
 # a name its hints do not admit.
-# A codec module that the index does not list (a new one, before the index is generated again) makes the
-# registry load every codec, as it did before the index: slower, never wrong.
+# A codec module that the index does not list (a new one, until the index is generated again) makes the
+# registry load every codec: slower, never wrong.
 _index = None          # (kinds in order, {sh_type: module}, {(format, name): [(kind, module)]})
 _pending: list = []    # [(kind, module, hints, options)]: the codecs with their own matcher not imported yet
 _ordered = None        # the registered codecs in the index's order (None: to be made again)
@@ -270,7 +270,7 @@ def _load_index():
 def _make_index():
     from . import _index as ix
     if set(codec_modules()) != set(ix.MODULES):
-        _load_all()                    # a codec module the index does not know: every codec, as before
+        _load_all()                    # a codec module the index does not know: every codec
     by_type, by_name = {}, {}
     for kind, (mod, sh_types, names, formats, _priority, own_matcher, _options, hints, opts) in ix.KINDS.items():
         for t in sh_types:
@@ -506,6 +506,6 @@ if TYPE_CHECKING:
 
 
 # Codecs import Table from here; the renderer is imported when the first one does (a rewrite that only asks
-# which kinds exist never needs it: about 0.7 ms of its start-up).  index_source (scripts/gen-codec-index) is in
+# which kinds exist never needs it).  index_source (scripts/gen-codec-index) is in
 # a module of its own: no command needs it.
 __getattr__ = lazy_attributes(globals(), {"Table": "objllvm.render", "index_source": "objllvm.sections._index_source"})
