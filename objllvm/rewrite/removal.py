@@ -3,7 +3,6 @@
 A module of their own, apart from the other operations (:mod:`objllvm.rewrite.operations`, which re-exports
 these): a rewrite that only removes sections, as most do, does not import the operations that edit contents."""
 from itertools import compress
-from operator import itemgetter
 
 from ..formats.elf import NEVER_LLVM_TYPES, SHF_ALLOC, is_llvm_type
 from .session import Session
@@ -37,7 +36,6 @@ class Remove(Operation):
 # bytes.translate tables: a byte 1 (resp. 2) stays 1, every other byte becomes 0
 _ONLY_1 = bytes((0, 1)) + bytes(254)
 _ONLY_2 = bytes((0, 0, 1)) + bytes(253)
-_SECOND = itemgetter(1)
 # a flags' low byte -> 0xFF where SHF_ALLOC is clear, else 0; a removed flag -> 0xFF where kept, else 0
 _UNALLOCATED = bytes(0 if b & SHF_ALLOC else 0xFF for b in range(256))
 _KEPT = bytes((0xFF,)) + bytes(255)
@@ -85,7 +83,7 @@ class StripLLVM(Operation):
         if ask:
             keys = list(zip(map(types.__getitem__, ask), map(names.__getitem__, ask)))
             first = dict(zip(reversed(keys), reversed(ask)))         # key -> its first section
-            yes = {key for key, i in sorted(first.items(), key=_SECOND) if sess.is_llvm_at(i)}
+            yes = {key for key, i in sorted(first.items(), key=lambda item: item[1]) if sess.is_llvm_at(i)}
             more += compress(ask, map(yes.__contains__, keys))
         if more:
             hit = sorted(set(hit).union(more))
