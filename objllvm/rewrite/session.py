@@ -313,6 +313,9 @@ class Session:
             if plan == [(i, r.offset) for i, r in enumerate(old)]:
                 continue            # each relocation where it was
             raw = _raw_entries(self, rel, section)
+            if any(type(p) is tuple and not 0 <= p[0] < len(raw) for p in plan):
+                raise self.err(f"internal check failed: the {edit.codec.kind} codec placed a relocation that section "
+                               f"[{rel}] does not have; nothing written", section)
             b = b"".join(_with_offset(self, raw[p[0]], p[1]) if type(p) is tuple else w.encode_relocations(rel, [p])
                          for p in plan)
             if b != w.content(rel):
