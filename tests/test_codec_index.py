@@ -53,11 +53,12 @@ def test_the_index_check_script_agrees():
 def test_every_codec_with_its_own_matcher_has_a_name_hint():
     own = {k for k, c in registry.codecs().items() if type(c).matches_name is not Codec.matches_name}
     assert own, "no codec has its own matches_name: the hints are dead code"
-    missing = own - set(registry.NAME_HINTS)
-    assert not missing, (f"{sorted(missing)}: a codec with its own matches_name needs an entry in "
-                         f"registry.NAME_HINTS (substrings every name it claims contains), or it is imported for "
-                         f"every section that no type decides")
-    assert set(registry.NAME_HINTS) <= set(registry.codecs()), "a NAME_HINTS entry names no codec"
+    missing = {k for k in own if not registry.get(k).name_hints}
+    assert not missing, (f"{sorted(missing)}: a codec with its own matches_name needs name_hints (substrings "
+                         f"every name it claims contains), or it is imported for every section that no type decides")
+    assert all(_index.KINDS[k][7] == registry.get(k).name_hints for k in own)
+    assert not [k for k, c in registry.codecs().items() if k not in own and (c.name_hints or c.hint_options)], \
+        "name hints on a codec without its own matches_name mean nothing"
 
 
 def _names_to_try():
@@ -87,7 +88,7 @@ def _corpus_objects():
 
 
 def _admits(kind, name, options=None):
-    hints, opts = registry.NAME_HINTS[kind]
+    hints, opts = _index.KINDS[kind][7:9]
     return any(h in name for h in hints) or bool(options and any(options.get(o) for o in opts))
 
 
@@ -103,13 +104,13 @@ def test_a_codec_never_claims_a_name_its_hint_does_not_admit():
                     for c in own:
                         if c.matches_name(s, obj, {}):
                             checked += 1
-                            assert _admits(c.kind, name), f"{c.kind} claims {name!r} ({fmt}): widen its NAME_HINTS"
+                            assert _admits(c.kind, name), f"{c.kind} claims {name!r} ({fmt}): widen its name_hints"
     for obj in _corpus_objects():
         for s in obj.sections:
             for c in own:
                 if c.matches_name(s, obj, {}):
                     checked += 1
-                    assert _admits(c.kind, s.name), f"{c.kind} claims {s.name!r} of {obj.path}: widen its NAME_HINTS"
+                    assert _admits(c.kind, s.name), f"{c.kind} claims {s.name!r} of {obj.path}: widen its name_hints"
     assert checked > 50
     # a name given in the options (a PC section layout) is admitted by the option
     pc = registry.get("pc-sections")

@@ -74,7 +74,7 @@ def test_byte_edit_of_a_real_object_costs_only_that_section(tmp_path, field, val
     elf = ElfFile(orig)
     checked = 0
     for i in range(1, elf.section_count):
-        if elf.columns[1][i] == 8 or not elf.columns[5][i]:
+        if elf.section_type(i) == 8 or not elf.section_size(i):
             continue               # SHT_NOBITS or empty: no bytes to be missing
         d = bytearray(orig)
         pos, code = _shdr_field(d, i, field)
@@ -90,10 +90,10 @@ def test_byte_edit_of_a_real_object_costs_only_that_section(tmp_path, field, val
             continue               # (no names: the section name table is the broken one)
         failed = {x.section.index for x in dumps[0].sections if x.error is not None}
         assert len(errs) == len(failed) + (0 if i in failed else 1)     # (said once when the section is dumped)
-        assert failed <= {i} or elf.columns[1][i] in (2, 3)      # others fail only for the symbol/string table
+        assert failed <= {i} or elf.section_type(i) in (2, 3)      # others fail only for the symbol/string table
         got = {x.section.index: x.codec.to_dict(x.model) for x in dumps[0].sections if x.error is None}
         want = {k: v for k, v in ref.items() if k != i and k not in failed}
-        if elf.columns[1][i] in (2, 3):
+        if elf.section_type(i) in (2, 3):
             # the symbol table or its strings broken: a symbol costs its name, not the section:
             # every value the same, names unknown (None), with a warning each
             want = _names_unknown(want)
@@ -254,8 +254,7 @@ def test_openblas_keeps_its_last_byte(tmp_path):
         pytest.skip("no OpenBLAS shared object from a numpy/scipy wheel here")
     data = Path(blas[0]).read_bytes()
     elf = ElfFile(data)
-    cols = elf.columns
-    ends = [o + z for o, z, t in zip(cols[4], cols[5], cols[1]) if t != 8]
+    ends = [o + z for o, z, t in zip(elf.section_offsets, elf.section_sizes, elf.section_types) if t != 8]
     assert max(ends + [elf.e_shoff + elf.section_count * 64]) < len(data)      # bytes no header describes
     rw.rewrite_file(blas[0], str(tmp_path / "b.so"))
     assert (tmp_path / "b.so").read_bytes() == data

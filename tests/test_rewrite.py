@@ -640,61 +640,64 @@ def test_drop_cg_edge_on_a_partly_paired_profile_says_why_it_refuses(tmp_path):
 
 
 
-def test_plain_names_no_codec_claims():
-    """session._PLAIN_NAMES, answered "no codec" without the index or the registry: with every codec loaded,
-    find_codec finds none for them under any type that is not LLVM's own (the codecs claim only LLVM's types), nor
-    does the index (sections.unclaimed); and Session.codec_at answers as find_codec for them once the registry is
-    imported."""
+def test_the_index_answers_for_plain_sections_as_the_codecs_do():
+    """Session.codec_at answers "no codec" for a plain section (.comment, .note.GNU-stack, .debug_*) from the codec
+    index without the registry (sections.unclaimed), and as find_codec does with every codec loaded: none claims
+    them under any type but LLVM's own (the codecs claim only LLVM's types)."""
     import objllvm.sections as pkg
     from objllvm.formats.base import Section
-    from objllvm.formats.elf import ElfFile, is_llvm_type
+    from objllvm.formats.elf import NEVER_LLVM_TYPES, ElfFile, is_llvm_type
     from objllvm.rewrite import session
     from objllvm.sections import registry
     codecs = registry.codecs()
     assert all(is_llvm_type(t) for c in codecs.values() for t in c.sh_types)
     elf = ElfFile((TESTDATA / "rewrite" / "main.o").read_bytes(), "main.o")
-    types = {0, 1, 7, 0x70000001, 0x6FFFFFF5, 0x6FFFFFFF} | {t for t in range(20) if t not in session._GENERIC_TYPES}
-    assert {".comment", ".note.GNU-stack", ".debug_info"} <= session._PLAIN_NAMES
-    for name in sorted(session._PLAIN_NAMES):
-        assert name not in {n for c in codecs.values() for n in c.names}
+    plain = [s.index for s in elf.sections if s.name in (".comment", ".note.GNU-stack") or s.name.startswith(".debug_")]
+    assert len(plain) >= 3
+    types = {0, 1, 7, 0x70000001, 0x6FFFFFF5, 0x6FFFFFFF} | {t for t in range(20) if t not in NEVER_LLVM_TYPES}
+    for name in sorted({elf.section_name(i) for i in plain}):
         for t in sorted(types):
             sec = Section(1, name, t, 0, 0, 0, 0, 0, 0, 1, 0, _data=b"")
             assert registry.find_codec(sec, elf, None) is None, (name, t)
             assert pkg._unclaimed_by_index("elf", t, name), (name, t)
+            assert not pkg.claimed_in_elf(name)
     sess = session.Session(elf)
-    plain = [s.index for s in elf.sections if s.name in session._PLAIN_NAMES]
-    assert plain and [sess.codec_at(i) for i in plain] == [None] * len(plain)
+    assert [sess.codec_at(i) for i in plain] == [None] * len(plain)
+    assert [sess.is_llvm_at(i) for i in plain] == [False] * len(plain)
 
 
 def test_names_answered_without_the_codecs():
-    """Session.is_llvm_at answers "LLVM's" for the names of session._LLVM_NAMES without asking the codecs: every
-    lookup must find a codec for them, as PROGBITS or as any other type that is not a generic table, in an ELF file,
-    and on real files the answers are the codecs'.  Names no codec claims (.comment, .debug_*) are asked of the
-    registry, which imports no codec module for them (its index)."""
+    """Session.is_llvm_at answers "LLVM's" for the names the codec index says a codec claims by name alone
+    (sections.claimed_in_elf: _index.ELF_NAMES_CLAIMED, made by scripts/gen-codec-index) without importing a codec:
+    every lookup finds a codec for them, as PROGBITS or as any other type that is not one of the container's tables,
+    in an ELF file, and on real files the answers are the codecs'.  Names no codec claims (.comment, .debug_*) are
+    answered by the index too: a fresh process imports no codec module and not the registry for them."""
+    import objllvm.sections as pkg
     from objllvm.formats.base import Section
-    from objllvm.formats.elf import ElfFile
+    from objllvm.formats.elf import NEVER_LLVM_TYPES, ElfFile
     from objllvm.rewrite import session
-    from objllvm.sections import registry
+    from objllvm.sections import _index, registry
     elf = ElfFile((TESTDATA / "rewrite" / "main.o").read_bytes(), "main.o")
-    types = {7, 0x6FFFFFF5, 0x70000001} | {t for t in range(20) if t not in session._GENERIC_TYPES}
+    types = {7, 0x6FFFFFF5, 0x70000001} | {t for t in range(20) if t not in NEVER_LLVM_TYPES}
     code = ("import sys; from objllvm.formats.elf import ElfFile; from objllvm.rewrite import session; "
             f"elf = ElfFile(open({str(TESTDATA / 'rewrite' / 'main.o')!r}, 'rb').read(), 'main.o'); "
             "plain = [s.index for s in elf.sections if s.name in ('.comment', '.note.GNU-stack') "
             "or s.name.startswith('.debug_')]; sess = session.Session(elf); "
             "print(len(plain), [sess.is_llvm_at(i) for i in plain].count(True), "
             "sorted(m for m in sys.modules if m.startswith('objllvm.sections.') and m.count('.') == 2 "
-            "and m not in ('objllvm.sections.registry', 'objllvm.sections._index')))")
+            "and m != 'objllvm.sections._index'))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=str(ROOT),
                          env={**os.environ, "PYTHONPATH": str(ROOT)}).stdout.strip().split(maxsplit=2)
     assert int(out[0]) >= 2 and out[1:] == ["0", "[]"], out
     # the other way: names that every lookup gives a codec
-    assert {"__llvm_covfun", "__llvm_covmap"} <= session._LLVM_NAMES
-    for name in sorted(session._LLVM_NAMES):
+    assert {"__llvm_covfun", "__llvm_covmap", "__llvm_prf_vals", ".llvm_stats", ".stack_sizes"} <= _index.ELF_NAMES_CLAIMED
+    for name in sorted(_index.ELF_NAMES_CLAIMED):
+        assert pkg.claimed_in_elf(name)
         for t in sorted(types):
             sec = Section(1, name, t, 0, 0, 0, 0, 0, 0, 1, 0, _data=b"")
             assert registry.find_codec(sec, elf, None) is not None, (name, t)
     cov = ElfFile((TESTDATA / "profile" / "prog-clang22.o").read_bytes(), "prog-clang22.o")
-    named = [s.index for s in cov.sections if s.name in session._LLVM_NAMES and s.type == 1]
+    named = [s.index for s in cov.sections if s.name in _index.ELF_NAMES_CLAIMED and s.type == 1]
     assert named
     sess = session.Session(cov)
     assert [sess.is_llvm_at(i) for i in named] == [sess.codec_at(i) is not None for i in named] == [True] * len(named)

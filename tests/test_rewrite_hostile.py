@@ -2,6 +2,7 @@
 never another exception -- and the command exits 1 with one line and writes nothing."""
 from __future__ import annotations
 
+import re
 import struct
 
 from hypothesis import HealthCheck, given, settings
@@ -62,21 +63,36 @@ def test_truncated_file_cli(tmp_path):
     assert not (tmp_path / "o.o").exists()
 
 
-def test_edit_needing_crel_relocations_is_refused():
+def test_edit_needing_crel_relocations_is_refused(tmp_path):
     """A call-graph profile whose relocations are SHT_CREL (cg-profile-crel.o, valid LLVM 19 output): the
-    writer cannot re-encode them, so --scale-cg-weights is refused (it raised IndexError, found by the fuzz
-    tools target); --strip-llvm still works."""
-    from conftest import TESTDATA
+    writer cannot re-encode them, so --drop-cg-edge, which must move them, is refused (it raised IndexError,
+    found by the fuzz tools target).  --scale-cg-weights leaves every relocation where it is (the codec says
+    so): the weights change, the CREL section is kept byte for byte, and llvm-readobj-22 reads the new weights;
+    --strip-llvm still works."""
+    import subprocess
+    from conftest import TESTDATA, need_tool
     data = (TESTDATA / "elf" / "cg-profile-crel.o").read_bytes()
     o = ElfFile(data, "crel.o")
     rel = next(s for s in o.sections if s.type == 0x40000014)
     try:
-        rw.rewrite_bytes(data, [rw.ScaleCGWeights("2")], "crel.o")
+        rw.rewrite_bytes(data, [rw.DropCGEdge("warm:cold")], "crel.o")
     except ObjllvmError as exc:
         assert exc.section_index == rel.index and exc.offset == 0
         assert "SHT_CREL relocations of the edited section" in exc.message and "refused" in exc.message
     else:
         raise AssertionError("the CREL edit was not refused")
+    out, changes = rw.rewrite_bytes(data, [rw.ScaleCGWeights("2")], "crel.o")
+    assert [(c.name, c.action) for c in changes] == [(".llvm.call-graph-profile", "changed")]
+    new = ElfFile(out, "out")
+    assert new.sections[rel.index].data() == rel.data()
+    readobj = need_tool("llvm-readobj-22")
+
+    def weights(b):
+        path = tmp_path / "cg.o"
+        path.write_bytes(b)
+        text = subprocess.run([readobj, "--cg-profile", str(path)], capture_output=True, text=True).stdout
+        return [int(w) for w in re.findall(r"Weight: (\d+)", text)]
+    assert weights(out) == [2 * w for w in weights(data)] and weights(data)
     out, _ = rw.rewrite_bytes(data, [rw.StripLLVM()], "crel.o")
     assert ElfFile(out, "out").sections and len(out) < len(data)
 

@@ -28,8 +28,7 @@ _RENUMBERED = {SHT_SYMTAB, SHT_RELA, SHT_REL, 11, 17, 18, 0x40000014, 0x6FFF4C03
 
 
 def _headers(elf):
-    c = elf.columns
-    return [tuple(col[i] for col in c) for i in range(elf.section_count)]
+    return [elf.header(i) for i in range(elf.section_count)]
 
 
 def _closure(elf, asked) -> set:

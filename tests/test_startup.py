@@ -381,17 +381,25 @@ def test_a_plain_rewrite_imports_no_renderer_or_codec(tmp_path):
 
 
 @pytest.mark.parametrize("src, name", [("elf/deplibs.o", None), ("rewrite/tiny-arm32.o", ".ARM.attributes"),
-                                       ("llvm22/llvm-stats.o", ".llvm_stats"), ("llvm22/stack-sizes.o", ".stack_sizes")])
+                                       ("llvm22/llvm-stats.o", ".llvm_stats"), ("llvm22/stack-sizes.o", ".stack_sizes"),
+                                       ("elf/deplibs.o", ".note.cov-stack")])
 def test_strip_llvm_asks_the_registry_only_for_sections_a_codec_may_claim(tmp_path, src, name):
     """`rewrite --strip-llvm` of an object whose unallocated sections are LLVM's own types or plain ones (.comment,
-    .note.GNU-stack: session._PLAIN_NAMES) imports neither the registry nor the codec index, nor the operations that
-    edit contents (objllvm.rewrite.operations: a removal is in objllvm.rewrite.removal).  Another name no codec
-    claims (.ARM.attributes) is answered by the codec index (objllvm.sections.unclaimed), still without the registry,
-    and kept.  A section of a plain type that a codec claims by its name (.stack_sizes; .llvm_stats, by a codec with
-    its own matcher) is asked of the registry, and removed."""
+    .note.GNU-stack, .ARM.attributes) answers from the codec index alone (objllvm.sections.unclaimed): neither the
+    registry nor a codec is imported, nor the operations that edit contents (objllvm.rewrite.operations: a removal
+    is in objllvm.rewrite.removal), and they are kept.  A section of a plain type that a codec claims by its name
+    alone (.stack_sizes; .llvm_stats, by a codec with its own matcher) is told by the index too
+    (objllvm.sections.claimed_in_elf), and removed.  A name that a codec's hints admit but the index cannot decide
+    (.note.GNU-stack renamed .note.cov-stack: the coverage and profile codecs' hint "cov") is asked of the registry,
+    and kept."""
     import os
     from objllvm.formats.elf import ElfFile
     path = TESTDATA / src
+    if name == ".note.cov-stack":
+        data = path.read_bytes()
+        assert data.count(b".note.GNU-stack\0") == 1
+        path = tmp_path / "in.o"
+        path.write_bytes(data.replace(b".note.GNU-stack\0", name.encode() + b"\0"))
     out = tmp_path / "out.o"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     p = subprocess.run([sys.executable, "-S", "-X", "importtime", str(ROOT / "bin" / "objllvm"), "rewrite", str(path),
@@ -403,16 +411,21 @@ def test_strip_llvm_asks_the_registry_only_for_sections_a_codec_may_claim(tmp_pa
     kept = [s.name for s in before.sections if s.flags & 2 or not before.sections.index(s)]
     assert set(kept) <= set(after) and len(after) < len(before.sections)
     assert "objllvm.rewrite.removal" in mods and "objllvm.rewrite.operations" not in mods, sorted(mods)
+    codecs = {m for m in mods if m.startswith("objllvm.sections.") and m != "objllvm.sections._index"}
+    if name == ".note.cov-stack":
+        assert {"objllvm.sections.registry", "objllvm.sections.coverage_map", "objllvm.sections.instr_profile"} \
+            <= codecs, sorted(mods)
+        assert name in after and ".deplibs" not in after
+        return
+    assert "objllvm.sections._index" in mods and not codecs, sorted(mods)
     if name is None:
-        assert not mods & {"objllvm.sections", "objllvm.sections._index", "objllvm.sections.registry"}, sorted(mods)
         assert not mods & {"__future__", "struct", "objllvm._version"}, sorted(mods)
-        assert ".note.GNU-stack" in after and ".deplibs" not in after and ".llvm_addrsig" not in after
+        assert ".note.GNU-stack" in after and ".deplibs" not in after
+        assert ".llvm_addrsig" not in after
     elif name == ".ARM.attributes":
-        assert "objllvm.sections._index" in mods and "objllvm.sections.registry" not in mods, sorted(mods)
         assert name in after
     else:
-        assert "objllvm.sections.registry" in mods and name in [s.name for s in before.sections]
-        assert name not in after
+        assert name in [s.name for s in before.sections] and name not in after
 
 
 def test_unclaimed_is_what_find_codec_says():
@@ -434,7 +447,7 @@ def test_unclaimed_is_what_find_codec_says():
             checked += 1
     obj = open_object(str(TESTDATA / "elf" / "deplibs.o"))
     names = {n for e in _index.KINDS.values() for n in e[2]} | {".comment", ".debug_info", ".text", ""}
-    names |= {f".x{h}y" for hints, _opts in pkg.NAME_HINTS.values() for h in hints}
+    names |= {f".x{h}y" for e in _index.KINDS.values() for h in e[7] or ()}
     types = {t for e in _index.KINDS.values() for t in e[1]} | {1, 7, 0x70000001}
     for name in sorted(names):
         for t in sorted(types):

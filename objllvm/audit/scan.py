@@ -325,7 +325,7 @@ def _sections_to_scan(obj) -> list:
     an object's: about a third of an audit's time when it made them all); other containers: all."""
     if _elf_columns(obj) is None:
         return obj.sections
-    types = obj.columns[1]
+    types = obj.section_types
     found = set(compress(range(len(types)), map(_ELF_TYPES.__contains__, types)))
     found.update(obj.indices_named(_ELF_NAMES))
     return [obj.section(i) for i in sorted(found)]

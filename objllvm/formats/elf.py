@@ -12,6 +12,10 @@ ELF_MAGIC = b"\x7fELF"
 SHT_NULL, SHT_PROGBITS, SHT_SYMTAB, SHT_STRTAB, SHT_RELA = 0, 1, 2, 3, 4
 SHT_NOBITS, SHT_REL, SHT_DYNSYM, SHT_GROUP, SHT_SYMTAB_SHNDX = 8, 9, 11, 17, 18
 SHT_CREL = 0x40000014
+# The container's own tables (symbols, strings, relocations, hash, dynamic, groups, extended indices) and sections
+# without bytes: never an LLVM section, whatever the name.
+NEVER_LLVM_TYPES = frozenset((SHT_SYMTAB, SHT_STRTAB, SHT_RELA, 5, 6, SHT_NOBITS, SHT_REL, SHT_DYNSYM, SHT_GROUP,
+                              SHT_SYMTAB_SHNDX, 19, SHT_CREL))
 SHF_ALLOC = 0x2
 SHF_COMPRESSED = 0x800
 SHN_XINDEX = 0xFFFF
@@ -99,6 +103,38 @@ class ElfFile(ObjectFile):
         self.data = data
         self.path = path
         self.member = member
+        e_shnum, e_shstrndx = self._read_file_header()
+        # The section header table as read, by columns: sh_name, sh_type, sh_flags, sh_addr, sh_offset, sh_size,
+        # sh_link, sh_info, sh_addralign, sh_entsize (one sequence each, one entry per section; read them by name:
+        # section_types, section_sizes, ...).  The Section objects of ``sections`` are made from it when first
+        # asked for (a writer removing 20,000 of 60,000 sections never needs them).
+        self.columns = [[] for _ in range(10)]
+        self._sections = []
+        self._section_cache = {}
+        self._names = {}          # sh_name offset -> name (many sections share one: .llvm_bb_addr_map, ...)
+        self._compression = {}    # index -> 'zlib' / 'zstd' / 'unknown(N)' of each SHF_COMPRESSED section
+        self._names_at = (0, 0)
+        self._symbols = None
+        self._symbols_checked = False
+        self._relocs = None
+        self._groups = None
+        self._flag_bytes: dict = {}     # k -> byte k of every section's sh_flags (_flag_byte), read once
+        self.section_errors = {}
+        self.file_errors = []
+        self.empty_past_end = {}
+        if self.e_shoff == 0:
+            self.e_shnum = 0
+            self.e_shstrndx = 0
+        else:
+            self._read_section_table(e_shnum, e_shstrndx)
+            self._find_name_table(e_shstrndx)
+            self._check_sections()
+        self._read_phdrs()
+
+    def _read_file_header(self) -> tuple:
+        """The ELF header's fields (class, byte order, type, machine, tables); returns the raw (e_shnum,
+        e_shstrndx), which extended numbering may replace."""
+        data, path, member = self.data, self.path, self.member
         if len(data) < 16 or data[:4] != ELF_MAGIC:
             raise DecodeError("not an ELF file (bad magic)", file=path, member=member, offset=0)
         ei_class, ei_data = data[4], data[5]
@@ -122,33 +158,15 @@ class ElfFile(ObjectFile):
         self.is_relocatable = self.e_type == 1
         self.machine_name = EM_NAMES.get(self.e_machine, f"EM_{self.e_machine}")
         self._shdr = struct.Struct(e + ("IIQQQQIIQQ" if self.is64 else "IIIIIIIIII"))
-        # The section header table as read, by columns: sh_name, sh_type, sh_flags, sh_addr, sh_offset, sh_size,
-        # sh_link, sh_info, sh_addralign, sh_entsize (one list each, one entry per section).  The Section objects
-        # of ``sections`` are made from it when first asked for (a writer removing 20,000 of 60,000 sections
-        # never needs them).
-        self.columns = [[] for _ in range(10)]
-        self._sections = []
-        self._section_cache = {}
-        self._names = {}          # sh_name offset -> name (many sections share one: .llvm_bb_addr_map, ...)
-        self._compression = {}    # index -> 'zlib' / 'zstd' / 'unknown(N)' of each SHF_COMPRESSED section
-        self._names_at = (0, 0)
-        self._symbols = None
-        self._symbols_checked = False
-        self._relocs = None
-        self._groups = None
-        self._flag_bytes: dict = {}     # k -> byte k of every section's sh_flags (_flag_byte), read once
-        self.section_errors = {}
-        self.file_errors = []
-        self.empty_past_end = {}
-        if self.e_shoff == 0:
-            self.e_shnum = 0
-            self.e_shstrndx = 0
-            self._read_phdrs()
-            return
+        return e_shnum, e_shstrndx
+
+    def _read_section_table(self, e_shnum: int, e_shstrndx: int) -> None:
+        """The section header table as ``columns`` (e_shnum, e_shstrndx: the header's; section 0 holds the real
+        ones under extended numbering)."""
+        data, path, member = self.data, self.path, self.member
         if self.e_shentsize != self._shdr.size:
             raise DecodeError(f"bad e_shentsize {self.e_shentsize} (expected {self._shdr.size})",
                               file=path, member=member, offset=0x2E if self.is64 else 0x22)
-        # Extended numbering: section 0 holds the real count / string table index.
         shnum, shstrndx = e_shnum, e_shstrndx
         if self.e_shoff + self._shdr.size > len(data):
             raise DecodeError(f"section header table at {self.e_shoff:#x} is past the end of the file "
@@ -163,35 +181,42 @@ class ElfFile(ObjectFile):
             raise DecodeError(f"section header table ({shnum} entries at {self.e_shoff:#x}) runs past the end "
                               f"of the file ({len(data):#x} bytes)", file=path, member=member,
                               offset=self.e_shoff)
-        cols = self.columns = self._read_columns(memoryview(data)[self.e_shoff:self.e_shoff + shnum * self._shdr.size])
-        types, flags, offs, sizes = cols[1], cols[2], cols[4], cols[5]
+        self.columns = self._read_columns(memoryview(data)[self.e_shoff:self.e_shoff + shnum * self._shdr.size])
         self._sections = None
+
+    def _find_name_table(self, e_shstrndx: int) -> None:
+        """Where the section name table is (``_names_at``); an index that names none costs every section its name,
+        said once for the file (``file_errors``)."""
+        shnum, shstrndx = self.e_shnum, self.e_shstrndx
         names_off = names_size = 0
-        self.file_errors = []       # what costs every section something (their names): said once, for the file
         at = 0x3E if self.is64 else 0x32
         if 0 < shstrndx < shnum:
-            names_off, names_size = offs[shstrndx], sizes[shstrndx]
-            if names_off + names_size > len(data):    # (that section's own error, below, says so)
+            names_off, names_size = self.section_offsets[shstrndx], self.section_sizes[shstrndx]
+            if names_off + names_size > len(self.data):    # (that section's own error says so)
                 names_off = names_size = 0
         elif e_shstrndx == SHN_XINDEX:
             self.file_errors.append(DecodeError(
                 f"e_shstrndx is SHN_XINDEX and section 0's sh_link (the real index) is {shstrndx}, "
                 f"{'past the section table' if shstrndx else 'no section'} ({shnum} sections): section names "
-                "unknown", file=path, member=member, offset=at))
+                "unknown", file=self.path, member=self.member, offset=at))
         elif shstrndx:
             self.file_errors.append(DecodeError(
                 f"e_shstrndx {shstrndx} is past the section table ({shnum} sections): section names unknown",
-                file=path, member=member, offset=at))
+                file=self.path, member=self.member, offset=at))
         self._names_at = (names_off, names_size)
+
+    def _check_sections(self) -> None:
+        """``section_errors``: each section whose bytes cannot be read (past the end of the file, a relocation
+        section that applies to no section, a compression header that cannot be read); ``empty_past_end``."""
+        path, member, shnum, row = self.path, self.member, self.e_shnum, self._shdr.size
+        types, flags, offs, sizes = self.section_types, self.section_flags, self.section_offsets, self.section_sizes
         # A section whose contents run past the end of the file costs that section, not the file: it is kept in
         # ``section_errors`` (index -> DecodeError, in index order), its data() raises that error, and the others
         # read as usual.  Checked by columns; walked only when there is one.
-        size_in = len(data)
-        self.section_errors = {}
+        size_in = len(self.data)
         # An empty section whose offset is past the end has no bytes to lose: it reads as empty, and the header
         # is reported (``empty_past_end``, given out by open_data as the section_errors are), as LLVM's reader does.
         if max(map(add, offs, sizes), default=0) > size_in:
-            row = self._shdr.size
             for i in range(shnum):
                 if types[i] != SHT_NOBITS and offs[i] + sizes[i] > size_in:
                     (self.section_errors if sizes[i] else self.empty_past_end)[i] = DecodeError(
@@ -201,9 +226,8 @@ class ElfFile(ObjectFile):
         bad = self.section_errors
         # A relocation section whose sh_info names no section applies to nothing: that section's error (LLVM
         # warns too).  Checked by the column's maximum; walked only when it is past the table.
-        infos = self.columns[7]
+        infos = self.section_infos
         if max(infos, default=0) >= shnum:
-            row = self._shdr.size
             for i in range(shnum):
                 if types[i] in (SHT_REL, SHT_RELA, SHT_CREL) and infos[i] >= shnum and i not in bad:
                     bad[i] = DecodeError(
@@ -221,7 +245,26 @@ class ElfFile(ObjectFile):
                         bad[i] = exc
             if len(bad) > 1:
                 self.section_errors = dict(sorted(bad.items()))
-        self._read_phdrs()
+
+    # -- the section header table by fields: one sequence per field, indexed by section -------------------------
+    section_name_offsets = property(lambda self: self.columns[0], doc="sh_name of every section")
+    section_types = property(lambda self: self.columns[1], doc="sh_type of every section")
+    section_flags = property(lambda self: self.columns[2], doc="sh_flags of every section")
+    section_addrs = property(lambda self: self.columns[3], doc="sh_addr of every section")
+    section_offsets = property(lambda self: self.columns[4], doc="sh_offset of every section")
+    section_sizes = property(lambda self: self.columns[5], doc="sh_size of every section (as the header says)")
+    section_links = property(lambda self: self.columns[6], doc="sh_link of every section")
+    section_infos = property(lambda self: self.columns[7], doc="sh_info of every section")
+    section_aligns = property(lambda self: self.columns[8], doc="sh_addralign of every section")
+    section_entsizes = property(lambda self: self.columns[9], doc="sh_entsize of every section")
+
+    def section_type(self, i: int) -> int:
+        """sh_type of section ``i`` (without making its Section)."""
+        return self.columns[1][i]
+
+    def section_size(self, i: int) -> int:
+        """sh_size of section ``i`` as its header says (without making its Section)."""
+        return self.columns[5][i]
 
     def _read_columns(self, table) -> list:
         """The header table (a memoryview) as ten columns, one per field, read as 32- and 64-bit words: cast in
@@ -233,7 +276,7 @@ class ElfFile(ObjectFile):
         def words(code):
             if native:
                 return table.cast(code)
-            from array import array       # here: array imports collections (about 3 ms of start-up)
+            from array import array       # here: array imports collections, which most runs do without
             a = array(code)
             a.frombytes(table)
             a.byteswap()
@@ -242,7 +285,7 @@ class ElfFile(ObjectFile):
         # sh_name, sh_flags, sh_addr, sh_addralign and sh_entsize are kept as strided views of the table (read an
         # item at a time, as the others; no list made): most readers look at few of them (names are found in the
         # name table, flags mostly as flag_bytes), and a list is 8 bytes a section and an integer object for most
-        # values past 256 (a 30,000-section object: 1.9 MB of sh_name and sh_flags that the kernel has to find
+        # values past 256 (a 30,000-section object: megabytes of sh_name and sh_flags that the kernel has to find
         # pages for)
         if not self.is64:          # ten 32-bit fields
             return [u32[k::10] if k in (0, 2, 3, 8, 9) else u32[k::10].tolist() for k in range(10)]
@@ -262,7 +305,7 @@ class ElfFile(ObjectFile):
 
     def _flag_byte(self, k: int) -> bytes:
         """Byte ``k`` (0: the lowest) of every section's sh_flags, one byte per section (a strided copy out of the
-        header table, made once: at 30,000 sections each copy is about 0.3 ms of cache misses, and a rewrite asks
+        header table, made once: at tens of thousands of sections each copy is a pass of cache misses, and a rewrite asks
         several times)."""
         got = self._flag_bytes.get(k)
         if got is None:
@@ -307,7 +350,7 @@ class ElfFile(ObjectFile):
 
     def section_name(self, i: int) -> str:
         """The name of section ``i`` (from the section name table)."""
-        return self._name_at(self.columns[0][i])
+        return self._name_at(self.section_name_offsets[i])
 
     def _name_at(self, nm: int) -> str:
         """The name at offset ``nm`` of the section name table (read once per offset)."""
@@ -320,7 +363,7 @@ class ElfFile(ObjectFile):
         """The indices of the sections whose name is one of ``names`` (a collection), in index order: in a big
         table found in the section name table (each place a name occurs) rather than by decoding every
         section's name; in a small one, each name the table uses read once (they are kept) and looked up."""
-        col = self.columns[0]
+        col = self.section_name_offsets
         if len(col) <= 2 * len(names):
             # a small table: each name it uses read once and looked up (fewer steps than a search per name)
             wanted = set(names)
@@ -344,7 +387,7 @@ class ElfFile(ObjectFile):
         words' bytes (:func:`_word_starts`), many (or a column that is a list) by one pass over the column."""
         if not found:
             return []
-        names = self.columns[0]
+        names = self.section_name_offsets
         out = _word_starts(names.tobytes(), found, 64) if not isinstance(names, list) else None
         if out is None:
             return list(compress(range(len(names)), map(found.__contains__, names)))
@@ -388,7 +431,7 @@ class ElfFile(ObjectFile):
                                       paddr=p_paddr, filesz=p_filesz, memsz=p_memsz, align=p_align))
 
     def _compression_type(self, i: int) -> str:
-        off, size = self.columns[4][i], self.columns[5][i]
+        off, size = self.section_offsets[i], self.section_sizes[i]
         if size < 4:
             raise DecodeError("compressed section too small for its header", file=self.path,
                               member=self.member, section_index=i, section_name=self.section_name(i), offset=off)
@@ -412,14 +455,14 @@ class ElfFile(ObjectFile):
         table: every relocation section asks)."""
         i = self.__dict__.get("_symtab_index", -1)
         if i == -1:
-            types = self.columns[1]
+            types = self.section_types
             i = next((types.index(t) for t in (SHT_SYMTAB, SHT_DYNSYM) if t in types), None)
             self._symtab_index = i
         return None if i is None else self.section(i)
 
     def _shndx_sections(self, symtab_index: int) -> list:
         """The SHT_SYMTAB_SHNDX sections that extend symbol table ``symtab_index``, in index order."""
-        types, links = self.columns[1], self.columns[6]
+        types, links = self.section_types, self.section_links
         return [self.section(i) for i in range(self.section_count)
                 if types[i] == SHT_SYMTAB_SHNDX and links[i] == symtab_index]
 
@@ -615,7 +658,7 @@ class ElfFile(ObjectFile):
     def relocation_sections_for(self, section: Section) -> list:
         if self._relocs is None:
             self._relocs = {}
-            types, infos = self.columns[1], self.columns[7]
+            types, infos = self.section_types, self.section_infos
             for i in range(self.section_count):
                 if types[i] in (SHT_REL, SHT_RELA, SHT_CREL) and infos[i]:
                     self._relocs.setdefault(infos[i], []).append(i)
@@ -715,7 +758,7 @@ class _SectionBytes:
     section errors, names, word size and byte order), not the ElfFile itself.  A bound method of the file
     would make the file and its sections a reference cycle, and the file's bytes (an archive's whole
     memory map, for its members) would then wait for the cyclic collector, which the command runs rarely
-    (cli.run raises its threshold): 14 MB more at the peak of a 100-member extract."""
+    (cli.run raises its threshold), raising the peak memory of an extract of many members."""
     __slots__ = ("data", "errors", "path", "member", "is64", "endian")
 
     def __init__(self, elf):

@@ -2,10 +2,8 @@
 :class:`~objllvm.rewrite.session.Session` through the codec registry.  The removals (:class:`Operation`, the
 base of all, ``Remove`` and ``StripLLVM``) are in :mod:`objllvm.rewrite.removal`, and importable from here too."""
 from ..errors import ObjllvmError, UsageError
-from ..formats.elf_writer import SHF_EXCLUDE
-from .removal import Operation, Remove, StripLLVM  # noqa: F401  (re-exported: their old place)
-from .session import (BITCODE_NAMES, SHF_MERGE, SHF_STRINGS, SHT_LLVM_DEPENDENT_LIBRARIES, SHT_LLVM_LINKER_OPTIONS,
-                      SHT_LLVM_LTO, _exc_text)
+from .removal import Operation, Remove, StripLLVM  # noqa: F401  (re-exported: importable from here too)
+from .session import _exc_text
 
 
 class DropLinkerOption(Operation):
@@ -19,7 +17,7 @@ class DropLinkerOption(Operation):
         hit = 0
         for s in sess.by_kind_or_name("linker-options", self.text):
             codec, m = sess.model(s, "linker-options")
-            import fnmatch          # (here: it imports re, ~6 ms of every rewrite's start-up)
+            import fnmatch          # (here: it imports re, which a rewrite without this operation does without)
             keep = [o for o in m.options if not (fnmatch.fnmatchcase(o.key, self.key)
                                                  and fnmatch.fnmatchcase(o.value, self.glob))]
             hit += len(m.options) - len(keep)
@@ -42,10 +40,7 @@ class AddLinkerOption(Operation):
             codec, m = sess.model(secs[0], "linker-options")
             m.options.append(LinkerOption(self.key, self.value))
             return
-        from ..sections import registry
-        codec = registry.get("linker-options")
-        data = codec.encode(LinkerOptions([LinkerOption(self.key, self.value)]), sess.ctx(None))
-        sess.writer.add_section(".linker-options", SHT_LLVM_LINKER_OPTIONS, data, flags=SHF_EXCLUDE)
+        sess.add_section("linker-options", LinkerOptions([LinkerOption(self.key, self.value)]))
 
 
 class DropDeplib(Operation):
@@ -81,11 +76,7 @@ class AddDeplib(Operation):
             m.libraries.append(self.name)
             m.offsets = []
             return
-        from ..sections import registry
-        codec = registry.get("deplibs")
-        data = codec.encode(DependentLibraries([self.name]), sess.ctx(None))
-        sess.writer.add_section(".deplibs", SHT_LLVM_DEPENDENT_LIBRARIES, data, flags=SHF_MERGE | SHF_STRINGS,
-                                entsize=1)
+        sess.add_section("deplibs", DependentLibraries([self.name]))
 
 
 class DropAddrsig(Operation):
@@ -147,8 +138,7 @@ class StripBitcode(Operation):
     text = "--strip-bitcode"
 
     def apply(self, sess):
-        secs = [s for s in sess.elf.sections if s.index and sess.alive(s)
-                and (s.name in BITCODE_NAMES or s.type == SHT_LLVM_LTO)]
+        secs = sorted(sess.of_kind("bitcode") + sess.of_kind("llvmcmd"), key=lambda s: s.index)
         if not secs:
             raise sess.err(f"{self.text}: no embedded bitcode (.llvmbc, .llvmcmd, .llvm.lto) in this file")
         for s in secs:
@@ -182,13 +172,12 @@ class ReplaceBitcode(Operation):
         except OSError as exc:
             raise ObjllvmError(f"cannot read: {exc.strerror}", file=self.path) from None
         check_bitcode(data, self.path)
-        secs = [s for s in sess.elf.sections if s.index and sess.alive(s)
-                and (s.name in (".llvmbc", ".llvm.lto") or s.type == SHT_LLVM_LTO)]
+        secs = sess.of_kind("bitcode")
         if not secs:
             raise sess.err(f"{self.text}: no .llvmbc or .llvm.lto section to replace")
         for s in secs:
-            codec, m = sess.model(s)
-            sess.replace_model(s, codec, type(m)(data, None) if codec.kind == "bitcode" else data)
+            codec, _m = sess.model(s, "bitcode")
+            sess.replace_model(s, codec, codec.decode(data, sess.ctx(s)))
 
 
 class DropOffload(Operation):

@@ -1,13 +1,11 @@
 """The removals of ``objllvm rewrite``: the :class:`Operation` base class, ``--remove`` and ``--strip-llvm``.
 
 A module of their own, apart from the other operations (:mod:`objllvm.rewrite.operations`, which re-exports
-these): a rewrite that only removes sections, as most do, does not import the operations that edit contents
-(about 0.3 ms of its start-up; docs/benchmarks.md, "Start-up, taken apart")."""
-from itertools import compress, repeat
-from _operator import and_, itemgetter, not_
+these): a rewrite that only removes sections, as most do, does not import the operations that edit contents."""
+from itertools import compress
 
-from ..formats.elf import SHF_ALLOC, is_llvm_type
-from .session import _GENERIC_TYPES, BITCODE_NAMES, Session
+from ..formats.elf import NEVER_LLVM_TYPES, SHF_ALLOC, is_llvm_type
+from .session import Session
 
 
 class Operation:
@@ -38,7 +36,6 @@ class Remove(Operation):
 # bytes.translate tables: a byte 1 (resp. 2) stays 1, every other byte becomes 0
 _ONLY_1 = bytes((0, 1)) + bytes(254)
 _ONLY_2 = bytes((0, 0, 1)) + bytes(253)
-_SECOND = itemgetter(1)
 # a flags' low byte -> 0xFF where SHF_ALLOC is clear, else 0; a removed flag -> 0xFF where kept, else 0
 _UNALLOCATED = bytes(0 if b & SHF_ALLOC else 0xFF for b in range(256))
 _KEPT = bytes((0xFF,)) + bytes(255)
@@ -50,24 +47,18 @@ class StripLLVM(Operation):
 
     def apply(self, sess):
         elf, w = sess.elf, sess.writer
-        names, types, flags = elf.columns[0], elf.columns[1], elf.columns[2]
+        names, types, flags = elf.section_name_offsets, elf.section_types, elf.section_flags
         rm = w.removed_flags
-        # LLVM's own types and the bitcode names decide for most sections, found by columns; a section of another
-        # type that is not a generic table is asked of the codecs, once per (type, name).  Only kept, unallocated
-        # ones go.
+        # LLVM's own types decide for most sections, found by columns; a section of another type that is not one of
+        # the container's own tables is asked (Session.is_llvm_at: the codec index, then the codecs), once per
+        # (type, name).  Only kept, unallocated ones go.
         # (the writer's code byte of each section's type, where it reads the same column: the kinds by a translate)
         coded = w.type_codes() if w.cols[1] is types else None
         distinct = coded[0].keys() if coded is not None else set(types)
         llvm = {t for t in distinct if is_llvm_type(t)}
-        other = {t for t in distinct if t not in llvm and t not in _GENERIC_TYPES}
+        other = {t for t in distinct if t not in llvm and t not in NEVER_LLVM_TYPES}
         n = elf.section_count
-
-        def unallocated(indices):       # the kept, unallocated ones of ``indices`` (section 0 aside)
-            indices = list(indices)
-            indices = list(compress(indices, map(not_, map(and_, map(flags.__getitem__, indices),
-                                                           repeat(SHF_ALLOC)))))
-            return [i for i in compress(indices, map(not_, map(rm.__getitem__, indices))) if i]
-        # one pass over the types: 1 for LLVM's own, 2 for another type that is not a generic table, else 0
+        # one pass over the types: 1 for LLVM's own, 2 for another type that is not one of the tables, else 0
         kind = dict.fromkeys(distinct, 0)
         kind.update(dict.fromkeys(llvm, 1))
         kind.update(dict.fromkeys(other, 2))
@@ -86,13 +77,13 @@ class StripLLVM(Operation):
         if n:
             kinds[0] = 0
         hit = list(compress(range(n), kinds.translate(_ONLY_1)))          # (ascending)
-        more = unallocated(elf.indices_named(BITCODE_NAMES))
+        more = []
         ask = list(compress(range(n), kinds.translate(_ONLY_2)))
         # the others, by columns: each (type, name) asked once, then the sections of the keys that said yes
         if ask:
             keys = list(zip(map(types.__getitem__, ask), map(names.__getitem__, ask)))
             first = dict(zip(reversed(keys), reversed(ask)))         # key -> its first section
-            yes = {key for key, i in sorted(first.items(), key=_SECOND) if sess.is_llvm_at(i)}
+            yes = {key for key, i in sorted(first.items(), key=lambda item: item[1]) if sess.is_llvm_at(i)}
             more += compress(ask, map(yes.__contains__, keys))
         if more:
             hit = sorted(set(hit).union(more))

@@ -18,37 +18,12 @@ import sys
 from itertools import compress
 
 from ..formats import sniff
-from ..formats.base import Relocation
-from ..formats.elf import (SHF_COMPRESSED, SHT_CREL, SHT_GROUP, SHT_REL, SHT_RELA, ElfFile,
-                             is_llvm_type)
+from ..formats.elf import (NEVER_LLVM_TYPES, SHF_COMPRESSED, SHT_CREL, SHT_GROUP, SHT_REL, SHT_RELA, ElfFile,
+                           is_llvm_type)
 from ..formats.elf_writer import ElfWriter
 from ..errors import ObjllvmError, UsageError
 from .._model import no_gc
 
-SHT_LLVM_LINKER_OPTIONS = 0x6FFF4C01
-SHT_LLVM_DEPENDENT_LIBRARIES = 0x6FFF4C04
-SHT_LLVM_ADDRSIG = 0x6FFF4C03
-SHT_LLVM_LTO = 0x6FFF4C0C
-BITCODE_NAMES = (".llvmbc", ".llvmcmd", ".llvm.lto")
-SHF_MERGE, SHF_STRINGS = 0x10, 0x20
-# SYMTAB, STRTAB, RELA, HASH, DYNAMIC, NOBITS, REL, DYNSYM, GROUP, SYMTAB_SHNDX, RELR, CREL
-_GENERIC_TYPES = frozenset((2, 3, 4, 5, 6, 8, 9, 11, 17, 18, 19, 0x40000014))
-# Names every codec lookup answers with a codec (the instrumentation's sections, claimed by name whatever their type;
-# tests/test_rewrite.py checks it): LLVM's, without importing the coverage and profile codecs (about 3 ms of a run)
-# to ask them.  (Names no codec claims, .comment or .debug_*, import neither a codec nor the registry: the codec
-# index says so, codec_at.)
-_LLVM_NAMES = frozenset(("__llvm_covfun", "__llvm_covmap", "__llvm_covnames", "__llvm_prf_data", "__llvm_prf_cnts",
-                         "__llvm_prf_names", "__llvm_prf_bits", "__llvm_prf_vals", "__llvm_prf_vnds",
-                         "__llvm_prf_vtab", "__llvm_prf_vns"))
-# And the other way: names no codec claims under a type that is not LLVM's own (the codecs claim only LLVM's types;
-# tests/test_rewrite.py checks both with every codec loaded), the commonest unallocated sections of compiler
-# output, which --strip-llvm asks about: answered without the codec index or the registry (about 0.25 ms of a run).
-_PLAIN_NAMES = frozenset((".comment", ".note.GNU-stack", ".note.gnu.property", ".note.gnu.build-id", ".debug_abbrev",
-                          ".debug_addr", ".debug_aranges", ".debug_frame", ".debug_info", ".debug_line",
-                          ".debug_line_str", ".debug_loc", ".debug_loclists", ".debug_macinfo", ".debug_macro",
-                          ".debug_names", ".debug_pubnames", ".debug_pubtypes", ".debug_ranges", ".debug_rnglists",
-                          ".debug_str", ".debug_str_offsets", ".debug_types", ".debug_gnu_pubnames",
-                          ".debug_gnu_pubtypes"))
 _REGISTRY = "objllvm.sections.registry"
 
 
@@ -147,18 +122,16 @@ class Session:
     def codec_at(self, index: int):
         """The codec of section ``index``.  It depends on the type, else on the name (and the options): cached by
         both, so that the section object is made only for a (type, name) not seen yet.  A section no codec may
-        claim (one of _PLAIN_NAMES, or by the codec index: objllvm.sections.unclaimed) is answered without the
-        registry (about 0.5 ms of a run that needs it for nothing else: ``--strip-llvm`` of an object without
-        LLVM-named sections), until the registry is imported (it may have codecs registered from elsewhere)."""
+        claim (the codec index says so: objllvm.sections.unclaimed) is answered without the registry (a run that
+        needs it for nothing else: ``--strip-llvm`` of an object without LLVM-named sections), until the registry
+        is imported (it may have codecs registered from elsewhere)."""
         elf = self.elf
-        key = (elf.columns[1][index], elf.section_name(index))
+        key = (elf.section_type(index), elf.section_name(index))
         try:
             return self._codecs[key]
         except KeyError:
             if self.options or _REGISTRY in sys.modules:
                 plain = False
-            elif key[1] in _PLAIN_NAMES and not is_llvm_type(key[0]):
-                plain = True
             else:
                 from ..sections import unclaimed
                 plain = unclaimed(elf.format, *key)
@@ -190,14 +163,35 @@ class Session:
         return self.is_llvm_at(section.index)
 
     def is_llvm_at(self, index: int) -> bool:
-        t = self.elf.columns[1][index]
-        if is_llvm_type(t) or self.elf.section_name(index) in BITCODE_NAMES:
+        """Whether section ``index`` is LLVM's: an LLVM section type, else (not one of the container's own tables)
+        a section some codec claims: by its name alone, as the codec index says, or as the registry finds."""
+        t = self.elf.section_type(index)
+        if is_llvm_type(t):
             return True
-        if t in _GENERIC_TYPES:      # symbol/string/relocation tables, groups: never LLVM's own
+        if t in NEVER_LLVM_TYPES:
             return False
-        if not self.options and self.elf.section_name(index) in _LLVM_NAMES:
-            return True
+        if not self.options:
+            from ..sections import claimed_in_elf
+            if claimed_in_elf(self.elf.section_name(index)):
+                return True
         return self.codec_at(index) is not None
+
+    # -- symbol indices held by sections of other kinds --------------------------------------
+    # When symbols of removed sections go, the writer renumbers the symbol table and every kept section whose sh_link
+    # names it.  Relocations, groups and extended indices are the container's own; any other such section
+    # (.llvm_addrsig, the LLVM <= 12 call-graph profile) holds indices its codec alone can read: the writer asks
+    # the session, which asks the codec.  These two are the callbacks handed to the writer.
+    def symbols_needed_by(self, index: int, data: bytes) -> list:
+        """The symbol indices that section ``index`` (holding ``data``) needs kept (its codec's
+        :meth:`~objllvm.sections.registry.Codec.symbols_needed`); [] for a section no codec claims."""
+        codec = self.codec_at(index)
+        return [] if codec is None else codec.symbols_needed(data, self.ctx(self.elf.section(index)))
+
+    def renumbered_symbols_of(self, index: int, data: bytes, mapping) -> bytes | None:
+        """``data`` of section ``index`` with its symbol indices renumbered by ``mapping`` (its codec's
+        :meth:`~objllvm.sections.registry.Codec.renumber_symbols`); None when it holds none (or no codec claims it)."""
+        codec = self.codec_at(index)
+        return None if codec is None else codec.renumber_symbols(data, mapping, self.ctx(self.elf.section(index)))
 
     # -- models --------------------------------------------------------------------------------
     def ctx(self, section):
@@ -224,6 +218,17 @@ class Session:
         self.models[section.index] = (d.codec, d.model)
         self.before[section.index] = _to_plain(d.codec.to_dict(d.model))
         return self.models[section.index]
+
+    def add_section(self, kind: str, model) -> int:
+        """A new section of ``kind`` holding ``model``, made as its codec says (``Codec.new_section``); its index."""
+        from ..sections import registry
+        codec = registry.get(kind)
+        spec = codec.new_section()
+        if spec is None:
+            raise UsageError(f"a {kind} section cannot be added to a file that has none")
+        spec = dict(spec)
+        name, sh_type = spec.pop("name"), spec.pop("sh_type")
+        return self.writer.add_section(name, sh_type, codec.encode(model, self.ctx(None)), **spec)
 
     def replace_model(self, section, codec, model):
         if section.index not in self.before:
@@ -255,9 +260,9 @@ class Session:
             if w.is_removed(idx):
                 continue
             section = self.elf.sections[idx]
-            if codec.kind == "cg-profile" and not model.edges and w.relocation_sections_for(idx):
-                # No edge left: lld warns about a profile section whose relocation section is empty.
-                self.remove(section)        # (no call-graph edge left)
+            rels = w.relocation_sections_for(idx)
+            if codec.removed_after_edit(model, bool(rels)):
+                self.remove(section)
                 continue
             ctx = self.ctx(section)
             try:
@@ -267,14 +272,9 @@ class Session:
                                   section_name=section.name)
             except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
                 raise self.err(f"cannot encode the new {codec.kind} contents: {_exc_text(exc)}", section) from None
-            fixer = _RELOC_FIXERS.get(codec.kind)
-            rels = w.relocation_sections_for(idx)
             if rels:
-                if fixer is not None:
-                    fixer(self, section, codec, model, data, rels)
-                elif data != section.data():
-                    raise self.err(f"the section has relocations (section [{rels[0]}]) that objllvm cannot "
-                                   f"update for a {codec.kind} section: refused", section)
+                from ..sections.registry import SectionEdit
+                self._relocations_follow(SectionEdit(codec, section, ctx, model, data, len(rels)), rels)
             if data != section.data() or w.sections[idx].content is not None:
                 if section.compression and data == section.data():
                     continue          # unchanged compressed section: keep the stored bytes
@@ -293,6 +293,33 @@ class Session:
             parts = [b"".join(parts)]       # read back below: one buffer
         self.verify(parts, changed, added)
         return parts
+
+    def _relocations_follow(self, edit, rels) -> None:
+        """The relocation sections ``rels`` of an edited section made to match its new encoding ``edit.data``, as
+        its codec places them (:meth:`~objllvm.sections.registry.Codec.relocations_after_edit`)."""
+        elf, w, section = self.elf, self.writer, edit.section
+        for rel in rels:
+            old = elf.read_relocations(elf.sections[rel])
+            try:
+                plan = edit.codec.relocations_after_edit(edit, old)
+            except ObjllvmError as exc:
+                raise exc.located(file=elf.path, member=elf.member, section_index=section.index,
+                                  section_name=section.name)
+            if plan is None:
+                if edit.data != edit.old_data:
+                    raise self.err(f"the section has relocations (section [{rels[0]}]) that objllvm cannot "
+                                   f"update for a {edit.codec.kind} section: refused", section)
+                return
+            if plan == [(i, r.offset) for i, r in enumerate(old)]:
+                continue            # each relocation where it was
+            raw = _raw_entries(self, rel, section)
+            if any(type(p) is tuple and not 0 <= p[0] < len(raw) for p in plan):
+                raise self.err(f"internal check failed: the {edit.codec.kind} codec placed a relocation that section "
+                               f"[{rel}] does not have; nothing written", section)
+            b = b"".join(_with_offset(self, raw[p[0]], p[1]) if type(p) is tuple else w.encode_relocations(rel, [p])
+                         for p in plan)
+            if b != w.content(rel):
+                w.sections[rel].content = b
 
     def verify_written(self, buf) -> None:
         """:meth:`verify` of the file as written (``buf``: its bytes, a map of the written file)."""
@@ -351,7 +378,7 @@ class Session:
         out = []
         for i in compress(range(n_orig), rm):
             c = self.codec_at(i)
-            out.append(Change(i, elf.section_name(i), "removed", elf.columns[5][i], None, c.kind if c else None))
+            out.append(Change(i, elf.section_name(i), "removed", elf.section_size(i), None, c.kind if c else None))
         for i in range(n_orig, len(rm)):
             if not rm[i]:
                 s = w.sections[i]
@@ -408,7 +435,7 @@ def _exc_text(exc) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-# -- relocation fixers: sections whose relocations follow their contents --------------------------
+# -- relocations that follow an edited section's contents ----------------------------------------
 # Kept relocations are copied as raw entries with only r_offset (the first field in every layout) rewritten,
 # so target-specific r_info layouts (MIPS64's, say) are never re-encoded.
 def _raw_entries(sess, rel, section=None) -> list:
@@ -427,95 +454,6 @@ def _raw_entries(sess, rel, section=None) -> list:
 def _with_offset(sess, raw: bytes, offset: int) -> bytes:
     n = sess.elf.addr_size
     return offset.to_bytes(n, "little" if sess.elf.endian == "<" else "big") + raw[n:]
-
-
-def _fix_cg_profile(sess, section, codec, model, data, rels):
-    """New-layout call-graph profile: relocation 2i names the caller of edge i, 2i+1 the callee (both at
-    offset 8i)."""
-    if model.layout != "relocations":
-        return
-    w = sess.writer
-    if len(rels) != 1:
-        raise sess.err("expected one relocation section for the call-graph profile", section)
-    rel = rels[0]
-    old = sess.elf.read_relocations(sess.elf.sections[rel])
-    raw = _raw_entries(sess, rel, section)
-    pairs = {}
-    for k in range(0, len(old) - 1, 2):
-        pairs.setdefault((old[k].sym, old[k + 1].sym), []).append((raw[k], raw[k + 1]))
-    rtype = old[0].type if old else 0
-    syms = sess.elf.symbols
-
-    def index(ref, what, i):
-        if ref.index is not None:
-            if not 0 < ref.index < len(syms):
-                raise sess.err(f"edge {i}: {what} symbol index {ref.index} is not in the symbol table "
-                               f"({len(syms)} symbols)", section)
-            return ref.index
-        hits = [s.index for s in syms if s.name == ref.name and s.type != 3]
-        if not hits:
-            raise sess.err(f"edge {i}: no symbol named {ref.name!r} for the {what}", section)
-        return hits[0]
-    out = []
-    for i, e in enumerate(model.edges):
-        a, b = index(e.source, "caller", i), index(e.target, "callee", i)
-        if pairs.get((a, b)):
-            ra, rb = pairs[(a, b)].pop(0)
-            out += [_with_offset(sess, ra, 8 * i), _with_offset(sess, rb, 8 * i)]
-        else:   # a new edge (from --set-section): encode a pair of R_*_NONE relocations
-            out.append(w.encode_relocations(rel, [Relocation(8 * i, rtype, a, 0), Relocation(8 * i, rtype, b, 0)]))
-    b = b"".join(out)
-    if b != w.content(rel):
-        w.sections[rel].content = b
-
-
-def _fix_sympart(sess, section, codec, model, data, rels):
-    """The one relocation of a symbol partition sits on the address word after the name."""
-    w = sess.writer
-    word_off = len(data) - sess.elf.addr_size
-    for rel in rels:
-        b = b"".join(_with_offset(sess, r, word_off) for r in _raw_entries(sess, rel, section))
-        if b != w.content(rel):
-            w.sections[rel].content = b
-
-
-def _fix_bb_addr_map(sess, section, codec, model, data, rels):
-    """Function address fields move when earlier functions change size: map each relocation from its
-    function in the old encoding to the same place in the new one."""
-    if data == section.data():
-        return
-    ctx = sess.ctx(section)
-    old_model = codec.decode(section.data(), ctx)
-    old_starts = _bb_function_starts(old_model, ctx) + [len(section.data())]
-    new_starts = _bb_function_starts(model, ctx) + [len(data)]
-    if len(old_starts) != len(new_starts):
-        raise sess.err("functions were added or removed: relocations cannot be updated (refused)", section)
-    w = sess.writer
-    import bisect
-    for rel in rels:
-        old = sess.elf.read_relocations(sess.elf.sections[rel])
-        raw = _raw_entries(sess, rel, section)
-        out = []
-        for r, rb in zip(old, raw):
-            k = bisect.bisect_right(old_starts, r.offset) - 1
-            out.append(_with_offset(sess, rb, new_starts[k] + r.offset - old_starts[k]))
-        w.sections[rel].content = b"".join(out)
-
-
-def _bb_function_starts(model, ctx) -> list:
-    """Where each function entry starts in the encoding of ``model`` (as the codec encodes it)."""
-    from ..sections import bb_addr_map as bam
-    starts, pos = [], 0
-    for fn in model.functions:
-        enc = bam.encode_function(fn, ctx.endian, ctx.addr_size)
-        if fn._raw is not None and enc == fn._canon:
-            enc = fn._raw
-        starts.append(pos)
-        pos += len(enc)
-    return starts
-
-
-_RELOC_FIXERS = {"cg-profile": _fix_cg_profile, "sympart": _fix_sympart, "bb-addr-map": _fix_bb_addr_map}
 
 
 # -- operations ------------------------------------------------------------------------------------

@@ -1,23 +1,12 @@
 """Section codecs: one module per section kind, each registering itself (see objllvm.sections.registry); shared helpers in support/.
 
-The package itself answers one question from the codec index (``_index``) alone, without the registry: may any
-codec claim a section (:func:`unclaimed`)?  ``rewrite --strip-llvm`` asks it of the plain sections of an object
-(``.comment``, ``.note.GNU-stack``, ``.debug_*``), and needs the registry only for a section some codec may claim.
+The package itself answers two questions from the codec index (``_index``) alone, without the registry: may any
+codec claim a section (:func:`unclaimed`), and does one claim an ELF section by its name alone
+(:func:`claimed_in_elf`)?  ``rewrite --strip-llvm`` asks them of the sections of an object that are not LLVM's
+own types (``.comment``, ``.debug_*``; ``__llvm_covfun``), and needs the registry only for a section some codec
+may claim, depending on more than its name.
 """
 import sys
-
-# kind: (substrings of every name it claims, options that make it claim other names), for each codec with its own
-# ``matches_name`` (code: the index cannot say which names it claims).  Such a codec is imported for a section only
-# when the name contains one of its substrings, or one of the options is given (registry.NAME_HINTS is this;
-# tests/test_codec_index.py checks that a codec never claims a name its hint does not admit).
-NAME_HINTS = {
-    "coverage": (("cov",), ()),
-    "profile": (("prf", "cov"), ()),
-    "llvm-stats": (("llvm_stats",), ()),
-    "offload-entries": (("offload",), ()),
-    "offloading": (("offloading",), ()),
-    "pc-sections": (("sanmd_",), ("pc_section",)),
-}
 
 _claims = None      # ({ELF type: kind}, {(format, name)}, name substrings) of the index; False: out of date
 
@@ -43,13 +32,14 @@ def _index_claims():
         return _claims
     types: dict = {}
     names, hints = set(), []
-    for kind, (_mod, sh_types, kind_names, formats, _priority, own_matcher, _options) in ix.KINDS.items():
+    for kind, (_mod, sh_types, kind_names, formats, _priority, own_matcher, _options, kind_hints,
+               _hint_options) in ix.KINDS.items():
         for t in sh_types:
             types[t] = kind if t not in types else None
         if own_matcher:
-            if kind not in NAME_HINTS:
+            if kind_hints is None:
                 return _claims
-            hints.extend(NAME_HINTS[kind][0])
+            hints.extend(kind_hints)
         else:
             names.update((f, n) for f in formats for n in kind_names)
     _claims = (types, frozenset(names), tuple(hints))
@@ -64,6 +54,15 @@ def unclaimed(fmt: str, sh_type, name) -> bool:
     if __name__ + ".registry" in sys.modules:
         return False
     return _unclaimed_by_index(fmt, sh_type, name)
+
+
+def claimed_in_elf(name) -> bool:
+    """True when some codec claims an ELF section named ``name`` whatever its type (but the container's own tables:
+    formats.elf.NEVER_LLVM_TYPES), given no codec options, told by the codec index without importing the registry
+    or any codec (its ``ELF_NAMES_CLAIMED``).  False: maybe not (ask ``registry.find_codec``); always False when
+    the index is out of date."""
+    from . import _index as ix
+    return _index_claims() is not False and name in ix.ELF_NAMES_CLAIMED
 
 
 def _unclaimed_by_index(fmt: str, sh_type, name) -> bool:

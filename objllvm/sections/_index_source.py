@@ -57,6 +57,25 @@ def _recorded_options(cls) -> str:
     return "(" + "".join(f"\n        {c}," for c in calls) + ")"
 
 
+def _elf_names_claimed() -> list:
+    """The names of the codecs (ELF spelling) that some codec claims (as ``registry.find_codec`` asks) under every ELF type
+    that no codec claims by type and that is not one of the container's tables, at both word sizes, with no
+    options: sorted."""
+    from types import SimpleNamespace
+    from ..formats.base import Section
+    from ..formats.elf import NEVER_LLVM_TYPES, SECTION_TYPE_NAMES, is_llvm_type
+    types = sorted({t for t in list(SECTION_TYPE_NAMES) + list(range(20)) if not is_llvm_type(t)} - NEVER_LLVM_TYPES)
+    names = sorted({n for c in registry._CODECS.values() if "elf" in c.formats for n in c.names})
+    codecs = list(registry._CODECS.values())        # (every one loaded; none claims these types by type)
+    out = []
+    for name in names:
+        if all(any(c.matches_name(Section(1, name, t, 0, 0, 0, 0, 0, 0, 1, 0, _data=b""),
+                                  SimpleNamespace(format="elf", addr_size=size), None) for c in codecs)
+               for t in types for size in (4, 8)):
+            out.append(name)
+    return out
+
+
 def index_source() -> str:
     """The text of ``objllvm/sections/_index.py`` made from the codecs (every module imported)."""
     from .. import sections as pkg
@@ -68,7 +87,8 @@ def index_source() -> str:
              "edit.  tests/test_codec_index.py fails when it no longer matches what the codec modules register.",
              '"""',
              "# kind: (module, ELF sh_types, names, formats, priority, has its own matches_name, its dump options: the",
-             "# add_arguments calls as (0: the parser / n: the n-th group, method, args, kwargs); True: import it to ask)",
+             "# add_arguments calls as (0: the parser / n: the n-th group, method, args, kwargs); True: import it to ask;",
+             "# with its own matches_name: its name hints (None: any name) and the options that widen them)",
              "KINDS = {"]
     for m in modules:
         for c in registry._CODECS.values():
@@ -79,9 +99,15 @@ def index_source() -> str:
             opts = _recorded_options(cls)
             types = "(" + "".join(f"{t:#x}, " for t in c.sh_types).removesuffix(", ") + \
                 ("," if len(c.sh_types) == 1 else "") + ")"
+            hints = tuple(c.name_hints) or None if own else None
             lines.append(f"    {c.kind!r}: ({m!r}, {types}, {tuple(c.names)!r}, {tuple(c.formats)!r}, "
-                         f"{c.priority!r}, {own!r}, {opts}),")
+                         f"{c.priority!r}, {own!r}, {opts}, {hints!r}, {tuple(c.hint_options)!r}),")
     lines.append("}")
+    lines.append("# the ELF section names some codec claims whatever the section's type (but the container's own tables,")
+    lines.append("# formats.elf.NEVER_LLVM_TYPES), given no codec options")
+    lines.append("ELF_NAMES_CLAIMED = frozenset((")
+    lines.extend(f"    {n!r}," for n in _elf_names_claimed())
+    lines.append("))")
     lines.append("# every codec module")
     lines.append("MODULES = (")
     lines.extend(f"    {m!r}," for m in modules)

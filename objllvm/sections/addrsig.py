@@ -31,9 +31,9 @@ def stale_reason(ctx) -> str | None:
     """Why the table of ``ctx.section`` is stale, or None: an ELF table whose sh_link does not name the symbol
     table (GNU strip/objcopy and ld -r renumber the symbols and leave sh_link = 0)."""
     obj, sec = ctx.obj, ctx.section
-    if sec is None or getattr(obj, "format", None) != "elf" or not hasattr(obj, "columns"):
+    if sec is None or getattr(obj, "format", None) != "elf" or not hasattr(obj, "section_types"):
         return None
-    types = obj.columns[1]
+    types = obj.section_types
     symtab = types.index(2) if 2 in types else None        # SHT_SYMTAB
     if symtab is not None and sec.link == symtab:
         return None

@@ -117,6 +117,31 @@ class BBAddrMapCodec(Codec):
     def decode(self, data, ctx):
         return decode_map(data, ctx)
 
+    def relocations_after_edit(self, edit, relocations):
+        """A function's address fields move when earlier functions change size: each relocation keeps its place
+        in its function's entry (where each entry starts: as encode_map lays them out)."""
+        if edit.data == edit.old_data:
+            return [(i, r.offset) for i, r in enumerate(relocations)]
+        import bisect
+        from ..errors import ObjllvmError
+        ctx = edit.ctx
+        starts = []
+        for model, size in ((edit.old_model(), len(edit.old_data)), (edit.model, len(edit.data))):
+            at, pos = [], 0
+            for fn in model.functions:
+                enc = encode_function(fn, ctx.endian, ctx.addr_size)
+                at.append(pos)
+                pos += len(fn._raw if fn._raw is not None and enc == fn._canon else enc)
+            starts.append(at + [size])
+        (old_starts, new_starts) = starts
+        if len(old_starts) != len(new_starts):
+            raise ObjllvmError("functions were added or removed: relocations cannot be updated (refused)")
+        out = []
+        for i, r in enumerate(relocations):
+            k = bisect.bisect_right(old_starts, r.offset) - 1
+            out.append((i, new_starts[k] + r.offset - old_starts[k]))
+        return out
+
     def encode(self, model, ctx):
         _check_encodable(model)
         try:

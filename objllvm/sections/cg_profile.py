@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from .._model import dataclass, field
 from ..binary import Reader, pack_uint
-from ..errors import DecodeError
+from ..errors import DecodeError, ObjllvmError
+from ..formats.base import Relocation
 from .registry import Codec, Table, register
 from .support.symbols import SymbolNamer, SymbolRef
 
@@ -114,6 +115,45 @@ class CGProfileCodec(Codec):
         return CallGraphProfile(d.get("layout", "relocations"),
                                 [CGEdge(ref(x["from"]), ref(x["to"]), int(x["weight"])) for x in d["edges"]])
 
+    def removed_after_edit(self, model, relocated):
+        # lld warns about a profile section whose relocation section is empty
+        return relocated and not model.edges
+
+    def relocations_after_edit(self, edit, relocations):
+        """Relocation 2i names the caller of edge i, 2i+1 the callee, both at offset 8i: each kept edge takes the
+        pair it had, a new edge a pair of relocations of the type the others have (R_*_NONE)."""
+        if edit.model.layout != "relocations":
+            return [(i, r.offset) for i, r in enumerate(relocations)]
+        if edit.relocation_sections != 1:
+            raise ObjllvmError("expected one relocation section for the call-graph profile")
+        pairs = {}
+        for k in range(0, len(relocations) - 1, 2):
+            pairs.setdefault((relocations[k].sym, relocations[k + 1].sym), []).append(k)
+        rtype = relocations[0].type if relocations else 0
+        syms = edit.ctx.symbols
+        out = []
+        for i, e in enumerate(edit.model.edges):
+            a, b = _symbol_index(syms, e.source, "caller", i), _symbol_index(syms, e.target, "callee", i)
+            if pairs.get((a, b)):
+                k = pairs[(a, b)].pop(0)
+                out += [(k, 8 * i), (k + 1, 8 * i)]
+            else:
+                out += [Relocation(8 * i, rtype, a, 0), Relocation(8 * i, rtype, b, 0)]
+        return out
+
     def tables(self, model, options):
         return [Table(["from", "to", "weight"],
                       [[x.source.text(), x.target.text(), x.weight] for x in model.edges])]
+
+
+def _symbol_index(syms, ref, what, i) -> int:
+    """The symbol table index an edge's end names: its index, else the first symbol (not a section's) of its name."""
+    if ref.index is not None:
+        if not 0 < ref.index < len(syms):
+            raise ObjllvmError(f"edge {i}: {what} symbol index {ref.index} is not in the symbol table "
+                               f"({len(syms)} symbols)")
+        return ref.index
+    hits = [s.index for s in syms if s.name == ref.name and s.type != 3]
+    if not hits:
+        raise ObjllvmError(f"edge {i}: no symbol named {ref.name!r} for the {what}")
+    return hits[0]

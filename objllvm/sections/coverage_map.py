@@ -314,6 +314,7 @@ class CoverageCodec(Codec):
     description = "coverage mapping (-fcoverage-mapping): file lists, per-function regions and counter expressions"
     formats = ("elf", "coff", "macho")
     names = ("__llvm_covfun", "__llvm_covmap")     # recognised by section_role; listed for the fuzz harness
+    name_hints = ("cov",)
 
     def matches_name(self, section, obj, options=None) -> bool:
         return section_role(section, obj) in COVERAGE_ROLES

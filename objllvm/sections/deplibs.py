@@ -17,6 +17,9 @@ class DeplibsCodec(Codec):
     description = "dependent libraries (#pragma comment(lib, ...))"
     sh_types = (0x6FFF4C04,)
     names = (".deplibs",)
+
+    def new_section(self):
+        return {"name": ".deplibs", "sh_type": 0x6FFF4C04, "flags": 0x30, "entsize": 1}     # SHF_MERGE | SHF_STRINGS
     typed_names = True
 
     def decode(self, data, ctx):

@@ -441,7 +441,8 @@ class ProfileCodec(Codec):
     formats = ("elf", "coff", "macho")
     # recognised by section_role (ELF, COFF and Mach-O names); listed for the fuzz harness, data first
     names = ("__llvm_prf_data", "__llvm_prf_names", "__llvm_prf_cnts", "__llvm_prf_vtab", "__llvm_prf_bits",
-             "__llvm_prf_vns")
+             "__llvm_prf_vns", "__llvm_prf_vals", "__llvm_prf_vnds", "__llvm_covnames")
+    name_hints = ("prf", "cov")
 
     def matches_name(self, section, obj, options=None) -> bool:
         return section_role(section, obj) in PROFILE_ROLES

@@ -26,6 +26,9 @@ class LinkerOptionsCodec(Codec):
     description = "linker options requested by the object (!llvm.linker.options)"
     sh_types = (0x6FFF4C01,)
     names = (".linker-options",)
+
+    def new_section(self):
+        return {"name": ".linker-options", "sh_type": 0x6FFF4C01, "flags": 0x80000000}      # SHF_EXCLUDE
     typed_names = True
 
     def decode(self, data, ctx):

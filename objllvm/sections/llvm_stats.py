@@ -39,6 +39,7 @@ class LlvmStatsCodec(Codec):
     kind = "llvm-stats"
     description = "statistics stored in the object (name, base64 value)"
     names = (".llvm_stats",)
+    name_hints = ("llvm_stats",)
     formats = ("elf", "coff", "macho")
 
     def matches_name(self, section, obj, options=None):

@@ -69,6 +69,7 @@ class OffloadEntriesCodec(Codec):
     kind = "offload-entries"
     description = "offloading entries (OpenMP/CUDA/HIP/SYCL globals and kernels to register), with their names"
     names = ("llvm_offload_entries", "__LLVM,offload_entries") + _LEGACY_NAMES
+    name_hints = ("offload",)
     formats = ("elf", "coff", "macho")
 
     def matches_name(self, section, obj, options=None):

@@ -458,6 +458,7 @@ class OffloadingCodec(Codec):
     description = "offloading images (OffloadBinary, versions 1-3)"
     sh_types = (SHT_LLVM_OFFLOADING,)
     names = (".llvm.offloading",)
+    name_hints = ("offloading",)
     formats = ("elf", "coff")
 
     def matches_name(self, section, obj, options=None):

@@ -437,6 +437,8 @@ class PCSectionsCodec(Codec):
     description = "PC sections (!pcsections): sanitizer binary metadata and user-defined layouts"
     names = ()
     formats = ("elf",)
+    name_hints = ("sanmd_",)
+    hint_options = ("pc_section",)
 
     def matches_name(self, section, obj, options=None) -> bool:
         if obj.format not in self.formats or section.type == 8:

@@ -7,7 +7,7 @@ back to exactly the same bytes, and gives a plain dict view (``to_dict``) and
 text tables (``tables``).  Codec modules live in ``objllvm/sections/`` (one per
 section kind) and are found there automatically.
 """
-from . import NAME_HINTS, NAME_ONLY, codec_modules, name_only_reason  # noqa: F401  (the codecs' name hints, see "lazy loading" below; the codec modules; sections known by name only)
+from . import NAME_ONLY, codec_modules, name_only_reason  # noqa: F401  (the codec modules; sections known by name only)
 from .._model import dataclass, field
 from .._modules import lazy_attributes
 from ..errors import DecodeError, ObjllvmError
@@ -139,6 +139,11 @@ class Codec:
     # ELF: the names are only meant with the types (LLVM writes them typed; lld and llvm-readobj look at the
     # type alone): a named section of another type is decoded, flagged (Decoded.mistyped) and warned about.
     typed_names: bool = False
+    # A codec with its own ``matches_name``: substrings, one of which is in every name it claims, and the options
+    # that make it claim other names.  The codec index records them, so that such a codec is imported only for a
+    # section whose name admits it (tests/test_codec_index.py checks them against what the matcher claims).
+    name_hints: tuple = ()
+    hint_options: tuple = ()
 
     def matches_name(self, section, obj, options=None) -> bool:
         """Name-based recognition (after the type did not decide).  ``options`` are the dump options,
@@ -171,6 +176,61 @@ class Codec:
     def add_arguments(cls, parser) -> None:
         """Codec-specific options of ``objllvm dump`` (optional)."""
 
+    # -- rewrite hooks --------------------------------------------------------------------------------------------
+    # What an edit or a removal means to a section of this kind, asked by objllvm.rewrite (which knows no kind by
+    # name), in the spirit of llvm-objcopy's per-section removeSymbols / removeSectionReferences.  The defaults fit
+    # a section that no relocation points into and that holds no symbol index.
+
+    def relocations_after_edit(self, edit: "SectionEdit", relocations: list) -> list | None:
+        """The relocations of the edited section's new encoding, in order, made from ``relocations`` (those of one
+        of its relocation sections, as the input has them): each an ``(i, offset)`` pair, the input's ``i``-th
+        relocation moved to ``offset`` (type, symbol and addend kept as stored), or a new
+        :class:`~objllvm.formats.base.Relocation`.  None: this kind's relocations cannot follow an edit, and the
+        rewrite refuses one that changes the bytes of a section with relocations."""
+        return None
+
+    def removed_after_edit(self, model, relocated: bool) -> bool:
+        """True when the edited ``model`` leaves nothing worth a section (``relocated``: relocation sections
+        target it): the rewrite removes the section, with its relocations, instead of writing it."""
+        return False
+
+    def new_section(self) -> dict | None:
+        """How a section of this kind is made where a file has none (``rewrite --add-deplib`` on an object
+        without ``.deplibs``): the ``name``, ``sh_type`` and any of ``flags``, ``entsize``, ``addralign`` the ELF
+        writer's ``add_section`` takes, as LLVM writes the section.  None: the rewrite cannot add one."""
+        return None
+
+    def symbols_needed(self, data: bytes, ctx: SectionContext) -> list:
+        """The symbol indices in ``data`` (the section's bytes, which hold indices into the symbol table its
+        sh_link names) whose symbols must stay: removing one of them is refused."""
+        return []
+
+    def renumber_symbols(self, data: bytes, mapping, ctx: SectionContext) -> bytes | None:
+        """``data`` with each symbol index ``i`` it holds made ``mapping[i]`` (-1: the symbol is gone, and leaves
+        the section; an index past ``mapping`` stays as it is), when the symbol table its sh_link names is
+        renumbered.  None: the section holds no symbol indices."""
+        return None
+
+
+class SectionEdit:
+    """One section a rewrite has edited, as the codec's rewrite hooks see it: the input's ``section``, its
+    ``ctx``, the edited ``model``, its new encoding ``data`` and the number of ``relocation_sections`` that target
+    the section."""
+    __slots__ = ("codec", "section", "ctx", "model", "data", "relocation_sections")
+
+    def __init__(self, codec: Codec, section, ctx: SectionContext, model, data: bytes, relocation_sections: int):
+        self.codec, self.section, self.ctx, self.model = codec, section, ctx, model
+        self.data, self.relocation_sections = data, relocation_sections
+
+    @property
+    def old_data(self) -> bytes:
+        """The section's bytes in the input."""
+        return self.section.data()
+
+    def old_model(self):
+        """The section as the input has it, decoded again (``model`` is that decoding, edited in place)."""
+        return self.codec.decode(self.section.data(), self.ctx)
+
 
 _CODECS: dict = {}                 # kind -> codec, in the order registered
 _BY_TYPE: dict = {}
@@ -181,11 +241,11 @@ _loaded = False
 # by scripts/gen-codec-index; tests/test_codec_index.py fails when it no longer matches what the modules
 # register) says, per kind, its module, its ELF types, its names and formats, and whether it has its own
 # ``matches_name``.  Such a codec is imported for a section only when the section's name contains one of
-# its NAME_HINTS (or one of the hint's options is given): its matcher is code, so the hint is written by hand
-# (in the package's __init__, which answers from the index alone whether any codec may claim a section:
-# objllvm.sections.unclaimed), and tests/test_codec_index.py checks that a codec never claims a name its hint
-# does not admit.
-# A codec module that the index does not list (a new one, before the index is generated again) makes the
+# its ``name_hints`` (or one of its ``hint_options`` is given): its matcher is code, so the codec states its
+# hints (the index records them; the package's __init__ answers from the index alone whether any codec may
+# claim a section: objllvm.sections.unclaimed), and tests/test_codec_index.py checks that a codec never claims
+# a name its hints do not admit.
+# A codec module that the index does not list (a new one, until the index is generated again) makes the
 # registry load every codec: slower, never wrong.
 # Threads may load codecs at once without a lock of the registry's: the import system runs a module's code in one
 # thread while any other thread importing it waits, so whoever returns from an import finds the module's codecs
@@ -207,13 +267,12 @@ def _load_index():
 def _make_index():
     from . import _index as ix
     if set(codec_modules()) != set(ix.MODULES):
-        _load_all()                    # a codec module the index does not know: every codec, as before
+        _load_all()                    # a codec module the index does not know: every codec
     by_type, by_name, pending = {}, {}, []
-    for kind, (mod, sh_types, names, formats, _priority, own_matcher, _options) in ix.KINDS.items():
+    for kind, (mod, sh_types, names, formats, _priority, own_matcher, _options, hints, opts) in ix.KINDS.items():
         for t in sh_types:
             by_type.setdefault(t, mod)
         if own_matcher:
-            hints, opts = NAME_HINTS.get(kind, (None, ()))
             pending.append((kind, mod, hints, opts))
         else:
             for f in formats:

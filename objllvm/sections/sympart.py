@@ -65,6 +65,11 @@ class SympartCodec(Codec):
                                int(d.get("stored_value", 0 if ctx.is_relocatable else d.get("address") or 0)),
                                d.get("address"))
 
+    def relocations_after_edit(self, edit, relocations):
+        """The one relocation sits on the address word after the name."""
+        word_off = len(edit.data) - edit.ctx.addr_size
+        return [(i, word_off) for i in range(len(relocations))]
+
     def tables(self, model, options):
         addr = f"{model.address:#x}" if model.address is not None else "?"
         return [Table(["partition", "symbol", "address"], [[model.partition, model.symbol.text(), addr]])]

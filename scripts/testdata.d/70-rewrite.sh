@@ -5,6 +5,7 @@
 #   lto.o      -ffat-lto-objects: .llvm.lto
 #   bbmap.o    C++ inline function: COMDAT group holding a basic-block address map with PGO analysis
 #   linkopt.o  .linker-options (llc-19)
+#   kind-pairs.o  a section of a kind objllvm does not know, with relocations (tests/test_codec_hooks.py)
 #   prog.exe   -no-pie link of all (keeps the bb-addr-map); prog.pie (ET_DYN); libbb.so (shared)
 #   not-bitcode.bin  a file that is not bitcode (for --replace-bitcode errors)
 #   replacement.bc   valid bitcode (for --replace-bitcode)
@@ -28,6 +29,7 @@ $CC -O1 -flto=thin -ffat-lto-objects -c "$S/lto.c" -o "$O/lto.o"
 clang++-19 -fno-ident -fPIC -O1 $USE -fno-exceptions -ffunction-sections -fbasic-block-sections=labels $PGOMAP \
   -c "$S/bbmap.cpp" -o "$O/bbmap.o"
 llc-19 -filetype=obj -relocation-model=pic "$S/linkopt.ll" -o "$O/linkopt.o"
+llvm-mc-22 -filetype=obj -triple=x86_64-linux-gnu "$S/kind-pairs.s" -o "$O/kind-pairs.o"
 
 OBJS="$O/main.o $O/helper.o $O/lto.o $O/bbmap.o $O/linkopt.o"
 clang-19 -fuse-ld=lld -no-pie -Wl,--build-id=none $OBJS -o "$O/prog.exe"
