@@ -309,9 +309,10 @@ def test_section_context_still_a_record():
 
 
 def test_registry_loads_without_dataclasses_inspect_typing():
-    """The command line's start-up path (parser, codec registry) imports none of the slow standard modules.
-    (-S: no site hooks, which may import some of them before objllvm does.)"""
-    slow = ("dataclasses", "inspect", "typing", "pkgutil", "tempfile", "json", "shutil")
+    """The command line's start-up path (parser, codec registry) imports none of the slow standard modules
+    (threading: the registry loads codecs without a lock of its own).  (-S: no site hooks, which may import
+    some of them before objllvm does.)"""
+    slow = ("dataclasses", "inspect", "typing", "pkgutil", "tempfile", "json", "shutil", "threading")
     code = ("import sys; pre = set(sys.modules); sys.path.insert(0, {root!r}); {imports}; "
             "print(sorted(m for m in {slow!r} if m in sys.modules and m not in pre))")
     for imports in ("import objllvm.cli, objllvm.sections.registry as r; r._load_all()",
