@@ -283,6 +283,9 @@ class Session:
                 except ObjllvmError as exc:
                     raise exc.located(file=self.elf.path, member=self.elf.member)
                 changed.append(idx)
+        for i in w.symbol_index_users():
+            # a section that may hold symbol indices: its codec renumbers them if the writer drops symbols
+            w.set_symbol_renumberer(i, lambda data, mapping, i=i: self._renumber_symbols(i, data, mapping))
         parts = w.write_parts()
         added = any(not w.is_removed(i) for i in range(self.elf.section_count, len(w.sections)))
         self.changed = changed
@@ -293,6 +296,12 @@ class Session:
             parts = [b"".join(parts)]       # read back below: one buffer
         self.verify(parts, changed, added)
         return parts
+
+    def _renumber_symbols(self, index: int, data: bytes, mapping) -> bytes:
+        """Section ``index``'s bytes with its symbol indices moved by ``mapping`` (ElfWriter.set_symbol_renumberer),
+        by its codec's ``renumber_symbols`` hook; a section whose codec has none holds no symbol index."""
+        hook = getattr(self.codec_at(index), "renumber_symbols", None)
+        return data if hook is None else hook(data, mapping, self.ctx(self.elf.sections[index]))
 
     def verify_written(self, buf) -> None:
         """:meth:`verify` of the file as written (``buf``: its bytes, a map of the written file)."""
