@@ -4,6 +4,7 @@ out (:class:`WSection`), and :class:`Columns`: reading and writing one fixed-siz
 the file's byte order."""
 import sys
 from array import array
+from itertools import compress
 
 from ..elf import SHF_ALLOC, SHT_CREL, SHT_DYNSYM, SHT_GROUP, SHT_REL, SHT_RELA, SHT_SYMTAB, SHT_SYMTAB_SHNDX
 
@@ -77,13 +78,17 @@ class Flagged:
         return not any(self.flags_of(values))
 
     def intersection(self, values) -> set:
-        return set(filter(self.__contains__, values))
+        values = list(values)
+        return set(compress(values, self.flags_of(values)))
 
     def flags_of(self, values) -> list:
         """1 (flagged) or 0 for each of ``values``."""
         flags = self.flags
         n = len(flags)
-        return [flags[v] if 0 <= v < n else 0 for v in values]
+        values = values if isinstance(values, list) else list(values)
+        if values and (min(values) < 0 or max(values) >= n):
+            return [flags[v] if 0 <= v < n else 0 for v in values]
+        return list(map(flags.__getitem__, values))
 
 
 def _header_field(k: int):
@@ -193,8 +198,12 @@ class Columns:
     def _field(self, table, entsize: int, pos: int, code: str) -> list:
         """The ``code`` field (H: 16-bit, I: 32-bit, Q: 64-bit) at byte ``pos`` of every ``entsize``-byte entry of
         ``table`` (a whole number of entries; ``pos`` and ``entsize`` multiples of the field's size)."""
-        step = array(code).itemsize
-        return self._words_of(code, table)[pos // step::entsize // step]
+        words = array(code)
+        words.frombytes(table)
+        if not self._native():
+            words.byteswap()
+        step = words.itemsize
+        return words[pos // step::entsize // step].tolist()
 
     def _with_field(self, data, entsize: int, pos: int, code: str, column: list) -> bytes:
         """``data`` (a table of ``entsize``-byte entries, perhaps with a few bytes after them) with the ``code``

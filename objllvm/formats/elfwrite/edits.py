@@ -34,6 +34,7 @@ class Edits(Columns):
         self._content: dict = {}          # index -> new stored bytes
         self._added_names: dict = {}      # index -> name of an added section
         self._renumberers: dict = {}      # index -> fn(data, mapping) -> data (set_symbol_renumberer)
+        self._members: dict = {}          # group index -> its member indices, as read (FixUps._group_members)
         self.sections = Sections(self)
         self.shstrndx = elf.e_shstrndx
         self._rel_by_target = None

@@ -5,7 +5,7 @@ symbols defined in removed sections dropped, with every index into the table ren
 SHT_SYMTAB_SHNDX, group signatures, and the sections the caller gave a renumberer)."""
 import struct
 from itertools import accumulate, compress, repeat
-from operator import itemgetter
+from operator import and_, itemgetter, lshift, or_, rshift
 
 from ...errors import ObjllvmError
 from ..elf import SHN_LORESERVE, SHN_XINDEX, SHT_CREL, SHT_GROUP, SHT_REL, SHT_RELA
@@ -37,6 +37,7 @@ class FixUps:
         rm = self._removed
         n = len(rm)
         infos = self.cols[INFO]
+        self._members = {}
         rels = [i for i in self._of_types(REL_TYPES, 1) if not rm[i]]
         groups = [i for i in self._of_types(GROUP_TYPES, 1) if not rm[i]]
         members = {i: self._group_members(i, strict=False) for i in groups}
@@ -53,14 +54,20 @@ class FixUps:
         return Flagged(bytes(rm))
 
     def _group_members(self, i: int, strict: bool = True) -> list:
-        """The member indices of group ``i``; not ``strict``: a compressed group that does not decompress is read
-        as stored (deciding whether it is left empty needs no more; rewriting its list does)."""
+        """The member indices of group ``i`` (read once); not ``strict``: a compressed group that does not
+        decompress is read as stored (deciding whether it is left empty needs no more; rewriting its list does)."""
+        members = self._members.get(i)
+        if members is not None:
+            return members
         try:
             b = self._plain(i)
         except ObjllvmError:
             if strict:
                 raise
             b = self.content(i)
+        else:
+            members = self._members[i] = self._words_of("I", b[4:len(b) // 4 * 4])
+            return members
         return self._words_of("I", b[4:len(b) // 4 * 4])
 
     # -- references -----------------------------------------------------------------------------
@@ -75,13 +82,10 @@ class FixUps:
         for i in self._of_types(GROUP_TYPES):
             if rm[i]:
                 continue
-            b = self._plain(i)
-            if len(b) < 4:
-                continue
             members = self._group_members(i)
             kept = [new[m] for m in members if m < n and not rm[m]]
             if kept != members:
-                self._store(i, b[:4] + self._file_words("I", kept).tobytes())
+                self._store(i, self._plain(i)[:4] + self._file_words("I", kept).tobytes())
 
     def _check_links(self, removed) -> None:
         """Refuse a kept section that links (sh_link, or sh_info with SHF_INFO_LINK) to a removed one: the first
@@ -260,7 +264,9 @@ class FixUps:
         flags = bytes(flags)
         dropped = Flagged(flags)
         keep = flags.translate(FLIP)
-        mapping = [k - 1 if kept else -1 for k, kept in zip(accumulate(keep), keep)]    # old index -> new (or -1)
+        mapping = list(accumulate(keep, initial=-1))       # old index -> new one, -1 for a dropped symbol
+        del mapping[0]
+        any(map(mapping.__setitem__, compress(range(t.nsyms), flags), repeat(-1)))     # (each step gives None)
         users = self._symbol_users(t.si)
         edits, problems = self._renumbered_users(users, dropped, mapping, t.nsyms)
         if problems:
@@ -326,31 +332,40 @@ class FixUps:
 
     def _renumber_relocations(self, t, idx, dropped, mapping, nsyms, edits, problems) -> None:
         """The REL/RELA sections ``idx`` (of type ``t``) with their symbol indices renumbered by ``mapping``, as one
-        column of r_info words: their new bytes into ``edits`` (those that change), or for each section that uses a
-        dropped symbol the least such symbol into ``problems``.  Bytes after the last whole entry stay."""
+        column: their new bytes into ``edits`` (those that change), or for each section that uses a dropped symbol
+        the least such symbol into ``problems``.  Bytes after the last whole entry stay."""
         rela = t == SHT_RELA
         size = (24 if rela else 16) if self.is64 else (12 if rela else 8)
-        shift, mask = (32, 0xFFFFFFFF) if self.is64 else (8, 0xFF)
-        code, wide = ("Q", 8) if self.is64 else ("I", 4)
         parts = [self._plain(i) for i in idx]
         wholes = [len(p) // size * size for p in parts]
         b = b"".join(p[:w] for p, w in zip(parts, wholes))
-        infos_col = self._field(b, size, wide, code)        # r_info of every entry
-        syms = [v >> shift for v in infos_col]
+        if self.is64:
+            # r_sym is the high half of the 64-bit r_info: a 32-bit field of its own, read and written as a column
+            pos = 12 if self.elf.endian == "<" else 8
+            syms = self._field(b, size, pos, "I")
+        else:
+            infos_col = self._field(b, size, 4, "I")        # r_info = r_sym << 8 | r_type
+            syms = list(map(rshift, infos_col, repeat(8)))
         if max(syms, default=0) < dropped.low:
             return              # every symbol used is below the first dropped one: nothing moves
         bounds = list(accumulate((w // size for w in wholes), initial=0))
-        if not dropped.isdisjoint(syms):
+        if dropped.intersection(set(syms)):
             for k, i in enumerate(idx):
-                hit = dropped.intersection(syms[bounds[k]:bounds[k + 1]])
+                hit = dropped.intersection(set(syms[bounds[k]:bounds[k + 1]]))
                 if hit:
                     problems.append((i, min(hit), "kept relocation section"))
             return
-        new_syms = [mapping[x] if x < nsyms else x for x in syms]      # (an index past the table stays)
+        if max(syms, default=0) < nsyms:
+            new_syms = list(map(mapping.__getitem__, syms))
+        else:
+            new_syms = [mapping[x] if x < nsyms else x for x in syms]      # (an index past the table stays)
         if new_syms == syms:
             return
-        new_col = [(s << shift) | (v & mask) for s, v in zip(new_syms, infos_col)]
-        nb = self._with_field(b, size, wide, code, new_col)
+        if self.is64:
+            nb = self._with_field(b, size, pos, "I", new_syms)
+        else:
+            new_col = list(map(or_, map(lshift, new_syms, repeat(8)), map(and_, infos_col, repeat(0xFF))))
+            nb = self._with_field(b, size, 4, "I", new_col)
         for k, i in enumerate(idx):
             piece = nb[bounds[k] * size:bounds[k + 1] * size] + parts[k][wholes[k]:]
             if piece != parts[k]:

@@ -32,6 +32,7 @@ class _Walk:
         self.beyond = []      # kept sections whose input offset is past the end of the file, with new contents
         self.fixed_sec = set()
         self.run_out = self.run_in = self.run_end = -1
+        self.cap = w._align_cap()
 
     def in_fixed(self, a, b):
         """The fixed range that [a, b) overlaps, or None."""
@@ -101,13 +102,13 @@ class _Walk:
     def section(self, ref: int, off: int, size: int, end: int) -> None:
         """Place a kept section with bytes to copy or new contents, the input's padding before it kept."""
         body = self.w._content.get(ref)
-        n_out = len(body) if body is not None else min(end, self.size_in) - off     # (none for NOBITS)
+        n_out = len(body) if body is not None else (end if end < self.size_in else self.size_in) - off
+        pos, prev_end = self.pos, self.prev_end
         cand = self.where(ref, off, n_out)
         self.new_off[ref] = cand
         if cand + n_out > self.bound:
             self.w._check_end(cand + n_out, self.bound, ref)
         if n_out:
-            pos, prev_end = self.pos, self.prev_end
             gap = off - prev_end
             if gap > 0 and cand == pos + gap and (self.low is not None and pos >= self.low or pos == prev_end
                                                   or self.in_fixed(pos, cand) is None):
@@ -119,18 +120,28 @@ class _Walk:
                 self.chunks.append((cand, body))
         if size or n_out or not self.has_segments:
             # (in a linked file an empty section takes nothing: the padding around it goes on)
-            self.grow(cand + n_out, end)
+            if cand + n_out > pos:
+                self.pos = cand + n_out
+            if end > prev_end:
+                self.prev_end = end
 
     def where(self, ref: int, off: int, n_out: int) -> int:
         """The output offset of a section of ``n_out`` bytes at input offset ``off``."""
-        w = self.w
         pos, prev_end = self.pos, self.prev_end
         if pos == prev_end and off >= pos and (self.low is not None or not n_out):
             return off                # in step with the input, nothing fixed in the way: keep the offset
         if not n_out and self.has_segments and self.in_fixed(off, off + 1) is not None:
             return off                # an empty section inside a fixed range: its offset is there as it was
+        w = self.w
         if self.low is not None and pos >= self.low:
-            return align_up(pos + max(off - prev_end, 0), w._alignment(ref))     # nothing fixed after the header
+            # nothing fixed after the header: after the output so far, with the input's padding, aligned
+            cand = pos + off - prev_end if off > prev_end else pos
+            a = w.cols[ALIGN][ref]
+            if a <= 1:
+                return cand
+            if a & (a - 1) or a > self.cap:
+                a = w._alignment(ref)       # (refused there)
+            return (cand + a - 1) // a * a
         return w._place(off, n_out, w._alignment(ref), pos, prev_end, self.in_fixed)
 
     def appended(self, ref: int) -> None:
