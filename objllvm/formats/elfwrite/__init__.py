@@ -43,13 +43,13 @@ contents, alignment padding and a section header table (overlapping sections wou
 Each is refused with an ObjllvmError naming the section (or program header) and the offset.
 """
 
-from .common import MIN_ALIGN_CAP, SEND_MIN, SHF_EXCLUDE, SHF_INFO_LINK, SHF_LINK_ORDER, STT_SECTION, WSection
+from .common import MIN_ALIGN_CAP, SHF_EXCLUDE, SHF_INFO_LINK, SHF_LINK_ORDER, STT_SECTION, WSection
 from .edits import Edits
 from .emit import Emission
 from .fixups import FixUps
 from .layout import Layout
 
-__all__ = ["ElfWriter", "WSection", "SHF_EXCLUDE", "SHF_INFO_LINK", "SHF_LINK_ORDER", "STT_SECTION", "SEND_MIN",
+__all__ = ["ElfWriter", "WSection", "SHF_EXCLUDE", "SHF_INFO_LINK", "SHF_LINK_ORDER", "STT_SECTION",
            "MIN_ALIGN_CAP"]
 
 

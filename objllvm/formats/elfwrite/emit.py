@@ -7,7 +7,8 @@ from itertools import compress
 from operator import itemgetter
 
 from ..elf import SHN_LORESERVE, SHN_XINDEX
-from .common import FIELDS64, FLAGS, FLIP, INFO, LINK, REL_TYPES, SEND_MIN, SHF_INFO_LINK, SIZE, OFFSET
+from . import common
+from .common import FIELDS64, FLAGS, FLIP, INFO, LINK, OFFSET, REL_TYPES, SHF_INFO_LINK, SIZE
 
 
 class Emission:
@@ -159,7 +160,7 @@ class Emission:
                 gap = o - pos
                 pieces.append(zeros[:gap] if gap <= 4096 else bytes(gap))
             n = len(b)
-            if n >= SEND_MIN and src:
+            if n >= common.SEND_MIN and src:
                 e = src.get(id(b))
                 if e is not None and e[0] is b:
                     found.append((len(pieces), e[1]))

@@ -74,6 +74,7 @@ class FixUps:
     def _check_and_fix_references(self, new, removed) -> None:
         """Refuse a kept section that links to a removed one; fix every kept symbol table and group."""
         self._check_links(removed)
+        self._check_extended_indices()
         rm = self._removed
         for i in self._of_types(SYMTAB_TYPES):
             if not rm[i]:
@@ -106,6 +107,18 @@ class FixUps:
             if info and info in removed and (flags[i] & SHF_INFO_LINK):
                 raise self._err(f"section [{i}] {self.name(i)} refers (sh_info) to section [{info}] "
                                 f"{self.name(info)}, which would be removed", info)
+
+    def _check_extended_indices(self) -> None:
+        """Refuse removing an SHT_SYMTAB_SHNDX table whose symbol table is kept and names sections through it
+        (st_shndx SHN_XINDEX): those symbols would lose their sections."""
+        rm, links, types = self._removed, self.cols[LINK], self.cols[TYPE]
+        for k in self._of_types(SHNDX_TYPES, 1):
+            si = links[k]
+            if rm[k] and 0 < si < len(rm) and not rm[si] and types[si] in SYMTAB_TYPES \
+                    and SHN_XINDEX in self._symbol_table(si).column:
+                raise self._err(f"this SHT_SYMTAB_SHNDX table holds the section indices of symbols of section [{si}] "
+                                f"{self.name(si)} (st_shndx SHN_XINDEX), which is kept: they would lose their "
+                                f"sections (refused)", k)
 
     # -- symbol tables --------------------------------------------------------------------------
     def _symbol_table(self, si: int) -> _SymbolTable:

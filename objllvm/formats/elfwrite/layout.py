@@ -6,7 +6,8 @@ from itertools import accumulate, compress
 from operator import add, itemgetter
 
 from ..elf import SHF_ALLOC, SHN_LORESERVE, SHN_XINDEX, SHT_NOBITS
-from .common import ALIGN, FLAGS, FLIP, MIN_ALIGN_CAP, OFFSET, SEND_MIN, SIZE, TYPE, align_up, minus
+from . import common
+from .common import ALIGN, FLAGS, FLIP, MIN_ALIGN_CAP, OFFSET, SIZE, TYPE, align_up, minus
 
 
 class _Walk:
@@ -406,7 +407,7 @@ class Layout:
     def _input_view(self, mv, a: int, b: int):
         """``mv[a:b]`` (a view of the input), noted in ``_src`` when it is SEND_MIN bytes or more."""
         v = mv[a:b]
-        if b - a >= SEND_MIN:
+        if b - a >= common.SEND_MIN:
             self._src[id(v)] = (v, a)
         return v
 
