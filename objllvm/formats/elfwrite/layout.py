@@ -113,7 +113,7 @@ class _Walk:
             gap = off - prev_end
             if gap > 0 and cand == pos + gap and (self.low is not None and pos >= self.low or pos == prev_end
                                                   or self.in_fixed(pos, cand) is None):
-                self.copy(pos, prev_end, off)       # the input's padding, as it was
+                self.copy(pos, prev_end, off)       # the padding before it, as in the input
             if body is None:
                 self.copy(cand, off, off + n_out)
             else:
@@ -132,7 +132,7 @@ class _Walk:
         if pos == prev_end and off >= pos and (self.low is not None or not n_out):
             return off                # in step with the input, nothing fixed in the way: keep the offset
         if not n_out and self.has_segments and self.in_fixed(off, off + 1) is not None:
-            return off                # an empty section inside a fixed range: its offset is there as it was
+            return off                # an empty section inside a fixed range keeps its offset
         w = self.w
         if self.low is not None and pos >= self.low:
             # nothing fixed after the header: after the output so far, with the input's padding, aligned
