@@ -191,17 +191,17 @@ def test_without_the_hook_an_edit_of_a_relocated_section_is_refused(tmp_path, mo
 
 
 def test_the_session_hands_symbol_renumbering_to_the_codec(pairs_kind, monkeypatch):
-    """What the writer's callbacks reach: Session.symbols_needed_by and renumbered_symbols_of ask the section's codec
-    (with the section's context); a section no codec claims holds no symbol indices."""
+    """What the writer's callback reaches: Session.renumbered_symbols_of asks the section's codec (with the
+    section's context); a section no codec claims holds no symbol indices, and the callback keeps its bytes."""
     calls = []
-    monkeypatch.setattr(PairsCodec, "symbols_needed", lambda self, data, ctx: calls.append(("needed", ctx.section.name))
-                        or [1])
     monkeypatch.setattr(PairsCodec, "renumber_symbols",
-                        lambda self, data, mapping, ctx: calls.append(("renumber", list(mapping))) or data[::-1])
+                        lambda self, data, mapping, ctx: calls.append(("renumber", list(mapping), ctx.section.name))
+                        or data[::-1])
     elf = ElfFile(PAIRS.read_bytes(), "kind-pairs.o")
     sess = rw.Session(elf)
     i = next(s.index for s in elf.sections if s.name == ".objllvm_pairs")
-    assert sess.symbols_needed_by(i, b"ab") == [1] and sess.renumbered_symbols_of(i, b"ab", [0, -1, 1]) == b"ba"
-    assert calls == [("needed", ".objllvm_pairs"), ("renumber", [0, -1, 1])]
+    assert sess.renumbered_symbols_of(i, b"ab", [0, -1, 1]) == b"ba"
+    assert calls == [("renumber", [0, -1, 1], ".objllvm_pairs")]
     text = next(s.index for s in elf.sections if s.name == ".text")
-    assert sess.symbols_needed_by(text, b"") == [] and sess.renumbered_symbols_of(text, b"", [0]) is None
+    assert sess.renumbered_symbols_of(text, b"", [0]) is None
+    assert sess._renumber_symbols(text, b"xy", [0]) == b"xy"

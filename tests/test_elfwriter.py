@@ -4,6 +4,7 @@ symbols; offsets may differ) and a file llvm-readobj-19 reads without a warning;
 groups, SHT_SYMTAB_SHNDX and extended numbering stay consistent; what cannot be done is refused."""
 from __future__ import annotations
 
+import re
 import struct
 import subprocess
 
@@ -43,6 +44,19 @@ def test_noop_rewrite_is_byte_identical_on_every_elf_file_and_member():
 # to 0 ("do not trust me"; lld's --icf=safe then ignores it).  The writer renumbers the list instead -- the
 # dropped symbols leave it -- and keeps the link: compared by the symbols it names, not with objcopy's bytes.
 SHT_LLVM_ADDRSIG = 0x6FFF4C03
+
+
+def _writer(o) -> ElfWriter:
+    """A writer of ``o`` whose sections that may hold symbol indices are renumbered by their codecs' hooks
+    (renumber_symbols), as a rewrite sets them (objllvm/rewrite/session.py)."""
+    from objllvm.sections import registry
+    w = ElfWriter(o)
+    for i in w.symbol_index_users():
+        hook = getattr(registry.find_codec(o.sections[i], o, {}), "renumber_symbols", None)
+        if hook is not None:
+            ctx = registry.SectionContext.for_section(o, o.sections[i])
+            w.set_symbol_renumberer(i, lambda data, mapping, hook=hook, ctx=ctx: hook(data, mapping, ctx))
+    return w
 
 
 def _cases():
@@ -113,7 +127,7 @@ def test_remove_each_llvm_section_like_objcopy(tmp_path, path, index):
     objcopy = need_tool("llvm-objcopy-19")
     o = ElfFile(path.read_bytes(), str(path))
     name = o.sections[index].name
-    w = ElfWriter(o)
+    w = _writer(o)
     removed = []
     for s in o.sections:     # llvm-objcopy-19 --remove-section removes every section of that name
         if s.name == name:
@@ -456,12 +470,11 @@ def _write_or_error(w):
         return str(exc)
 
 
-def test_column_paths_agree_with_the_walks(monkeypatch):
-    """Group lists, the removal set and the renumbered relocations are worked out by columns where the input
-    allows: with those paths turned off (the walks they replace), or with relocations taken a few entries at a
-    time, every corpus file from which its LLVM sections (and, in turn, every third section) are removed gives
-    the same bytes, or the same refusal."""
-    import objllvm.formats.elf_writer as ew
+def test_relocations_renumbered_a_few_at_a_time_give_the_same_file(monkeypatch):
+    """Relocation sections are renumbered in batches of about BATCH_BYTES: with two RELA entries at a time, every
+    corpus file from which its LLVM sections (and, in turn, every third section) are removed gives the same bytes,
+    or the same refusal."""
+    import objllvm.formats.elfwrite.fixups as fixups
     cases = []
     for o in corpus_elf_objects():
         n = o.section_count
@@ -474,22 +487,14 @@ def test_column_paths_agree_with_the_walks(monkeypatch):
     def outputs():
         out = []
         for o, sel in cases:
-            w = ElfWriter(o)
+            w = _writer(o)
             w.remove_many(sel)
             out.append(_write_or_error(w))
         return out
-    fast = outputs()
-    assert sum(isinstance(x, bytes) for x in fast) > 50
-    with monkeypatch.context() as m:
-        m.setattr(ew, "_BATCH_BYTES", 48)           # two entries of RELA at a time
-        assert outputs() == fast
-    used = []
-    real_table, real_renumber = ElfWriter._group_table, ElfWriter._renumber_relocations
-    monkeypatch.setattr(ElfWriter, "_group_table", lambda self, g: used.append(real_table(self, g)) or None)
-    monkeypatch.setattr(ElfWriter, "_renumber_relocations",
-                        lambda self, *a: used.append(real_renumber(self, *a)) or None)
-    assert outputs() == fast
-    assert any(x is not None for x in used)         # (the column paths had something to do)
+    whole = outputs()
+    assert sum(isinstance(x, bytes) for x in whole) > 50
+    monkeypatch.setattr(fixups, "BATCH_BYTES", 48)
+    assert outputs() == whole
 
 
 def test_section_views_read_and_write_the_header_columns(tmp_path):
@@ -651,7 +656,7 @@ def test_dropping_symbols_renumbers_relocations_and_addrsig_and_refuses_what_sti
     o = _yaml_obj(tmp_path)
     names = [x.name for x in o.symbols]
     # .text.c defines the local 'lc' and the global 'c' (in .llvm_addrsig): both go, the rest is renumbered
-    w = ElfWriter(o)
+    w = _writer(o)
     w.remove(w.index_of(".text.c"))
     out = tmp_path / "out.o"
     out.write_bytes(w.write())
@@ -666,18 +671,18 @@ def test_dropping_symbols_renumbers_relocations_and_addrsig_and_refuses_what_sti
     assert p.returncode == 0 and "warning" not in p.stderr.lower(), p.stderr
     assert "Signature: a" in p.stdout
     # 'b' is used by a kept relocation: refused, naming the symbol, its section and the relocation section
-    w = ElfWriter(o)
+    w = _writer(o)
     w.remove(w.index_of(".text.b"))
     with pytest.raises(ObjllvmError, match=r"symbol 'b' \(index \d\) is defined in section \[\d\] \.text\.b, "
                                            r"which would be removed, but kept relocation section \[\d\] \.rela\.data"):
         w.write()
     # 'a' is the signature of a group that keeps .data.a
-    w = ElfWriter(o)
+    w = _writer(o)
     w.remove(w.index_of(".text.a"))
     with pytest.raises(ObjllvmError, match=r"symbol 'a' .* the signature of kept group \[\d\] \.group"):
         w.write()
     # both members gone: the group goes with its signature
-    w = ElfWriter(o)
+    w = _writer(o)
     w.remove_many([w.index_of(".text.a"), w.index_of(".data.a")])
     new = ElfFile(w.write(), "x")
     assert not [s for s in new.sections if s.type == 17] and "a" not in [x.name for x in new.symbols]
@@ -741,14 +746,14 @@ def test_dropping_symbols_renumbers_an_llvm12_call_graph_profile(tmp_path):
     o = obj([(3, 5, 7), (2, 3, 9)])           # b -> z, a -> b
     cg = next(s for s in o.sections if s.type == 0x6FFF4C02)
     assert cg.data()[:8] == bytes([3, 0, 0, 0, 5, 0, 0, 0])
-    w = ElfWriter(o)
+    w = _writer(o)
     w.remove(w.index_of(".text.c"))           # lc (1) and c (4) go: a 2 -> 1, b 3 -> 2, z 5 -> 3
     new = ElfFile(w.write(), "x")
     assert [x.name for x in new.symbols] == ["", "a", "b", "z"]
     cg = next(s for s in new.sections if s.type == 0x6FFF4C02)
     assert [(f, t, wt) for f, t, wt in struct.iter_unpack("<IIQ", cg.data())] == [(2, 3, 7), (1, 2, 9)]
     o = obj([(4, 3, 1)])                       # c -> b: c cannot go
-    w = ElfWriter(o)
+    w = _writer(o)
     w.remove(w.index_of(".text.c"))
     with pytest.raises(ObjllvmError, match=r"symbol 'c' .* call-graph profile edge in \[\d+\] \.llvm\.call-graph-profile"):
         w.write()
@@ -775,29 +780,14 @@ def _outcome(w):
     return b"".join(parts), w.out_size, w.out_shoff, w.moves
 
 
-def _lean_spies(monkeypatch):
-    """Count the lean paths that answered (not None) while the writer runs."""
-    took = {}
-    for name in ("_pack_object", "_input_run", "_empty_sections"):
-        real = getattr(ElfWriter, name)
-
-        def spy(self, *a, _real=real, _name=name):
-            r = _real(self, *a)
-            took[_name] = took.get(_name, 0) + (r is not None)
-            return r
-        monkeypatch.setattr(ElfWriter, name, spy)
-    return took
-
-
-def test_lean_paths_give_what_the_general_ones_give(monkeypatch):
-    """The lean paths (a relocatable object's walk, relocations renumbered into an array, groups' signatures by
-    columns, runs of relocation sections read as one slice, the file order from the few empty sections) against
-    the general ones they stand for (_LEAN off): every corpus file with its LLVM sections, every third section, or
-    a random set removed, some sections given new contents or a section added, gives the same bytes, size, header
-    table offset and moves, or the same refusal; each lean path is taken."""
+def test_parts_named_as_runs_of_the_input_hold_its_bytes(monkeypatch):
+    """Every corpus file with its LLVM sections, every third section, or a random set removed, some sections given new
+    contents or a section added: each part the writer names as a run of the input (``out_copies``, for the kernel to
+    copy from the input file) holds those bytes of the input (_outcome checks it), the ELF header's run (its first
+    bytes patched) among them, and the output reads."""
     import random
 
-    import objllvm.formats.elf_writer as ew
+    import objllvm.formats.elfwrite.common as common
     cases = []
     for o in corpus_elf_objects():
         n = o.section_count
@@ -814,68 +804,33 @@ def test_lean_paths_give_what_the_general_ones_give(monkeypatch):
             if sel or edits:
                 cases.append((o, sel, edits))
     assert len(cases) > 150
-
-    def outputs():
-        out = []
-        for o, sel, edits in cases:
-            w = ElfWriter(o)
-            try:
-                for what, a, b in edits:
-                    if what == "set":
-                        w.set_content(a, b)
-                    else:
-                        w.add_section(f".added{a}", 1, b"q" * a, addralign=b)
-                w.remove_many(sel)
-            except ObjllvmError as exc:
-                out.append(str(exc))
-                continue
-            out.append(_outcome(w))
-        return out
-    took = _lean_spies(monkeypatch)
-    # every run of the input named as one (the committed files are small): the parts each walk names hold the
-    # input's bytes, the ELF header's run (its first bytes patched) among them (_outcome)
-    monkeypatch.setattr(ew, "SEND_MIN", 1)
+    # every run of the input named as one (the committed files are small)
+    monkeypatch.setattr(common, "SEND_MIN", 1)
     _COPIES.clear()
-    lean = outputs()
-    assert sum(not isinstance(x, str) for x in lean) > 100
-    assert min(took.values()) > 0 and len(took) == 3, took
-    named = len(_COPIES)
-    assert named > 300 and any(i == 1 and off in (52, 64) for i, off in _COPIES), named
-    monkeypatch.setattr(ew, "_LEAN", False)
-    general = outputs()
-    assert general == lean and len(_COPIES) > 2 * named - named // 2
+    written = 0
+    for o, sel, edits in cases:
+        w = _writer(o)
+        try:
+            for what, a, b in edits:
+                if what == "set":
+                    w.set_content(a, b)
+                else:
+                    w.add_section(f".added{a}", 1, b"q" * a, addralign=b)
+            w.remove_many(sel)
+        except ObjllvmError:
+            continue
+        got = _outcome(w)
+        if not isinstance(got, str):
+            ElfFile(got[0], "out")
+            written += 1
+    assert written > 100
+    assert len(_COPIES) > 300 and any(i == 1 and off in (52, 64) for i, off in _COPIES), len(_COPIES)
 
 
-def test_short_runs_are_copied_into_one_buffer(monkeypatch):
-    """The lean walk copies the input's short runs (a function's code between two removed sections) and the zeros
-    between them into one buffer: every relocatable object of the corpus without its LLVM sections gives the same
-    bytes, size, header table offset and moves as with each run a view of its own (_COALESCE 0), in fewer parts;
-    an object with a removed section after every function's code (sanmd-bbmap-fs) in fewer than half."""
-    import objllvm.formats.elf_writer as ew
-    objs = [o for o in corpus_elf_objects() if o.e_type == 1]
-    assert len(objs) > 40
-
-    def strip(o):
-        w = ElfWriter(o)
-        w.remove_many([s.index for s in api.llvm_sections(o) if not s.flags & 2])
-        out = _outcome(w)
-        return out, 0 if isinstance(out, str) else len(w.out_parts)
-    together = {o.label: strip(o) for o in objs}
-    monkeypatch.setattr(ew, "_COALESCE", 0)
-    apart = {o.label: strip(o) for o in objs}
-    assert {k: v[0] for k, v in together.items()} == {k: v[0] for k, v in apart.items()}
-    fewer = [k for k in together if together[k][1] < apart[k][1]]
-    assert len(fewer) > 10, fewer
-    assert all(together[k][1] <= apart[k][1] for k in together)
-    fs = next(k for k in together if k.endswith("sanmd-bbmap-fs-x86_64.o"))
-    assert 2 * together[fs][1] < apart[fs][1], (together[fs][1], apart[fs][1])
-
-
-def test_lean_walk_alignments_as_read_or_through_the_table(monkeypatch):
-    """The lean walk takes the alignment column as it is where every alignment but 0 is placed as read (its few zeros
-    made 1), else through the table of distinct values: with a few or many sections of sh_addralign 0, one of 3 (not
-    a power of two: refused), or one past the file, the lean and the general walks give the same file or refusal."""
-    import objllvm.formats.elf_writer as ew
+def test_alignments_of_zero_or_out_of_range_when_placing(monkeypatch):
+    """Placing a relocatable object's sections: a few or many sections of sh_addralign 0 are placed as alignment 1,
+    one of 3 (not a power of two) or one past the file is refused; each kept section moved to a new offset sits at
+    its alignment and holds its bytes."""
     data = (TESTDATA / "profile" / "rust.o").read_bytes()
     o = ElfFile(data, "rust.o")
     llvm = [s.index for s in api.llvm_sections(o) if not s.flags & 2]
@@ -888,14 +843,29 @@ def test_lean_walk_alignments_as_read_or_through_the_table(monkeypatch):
         d = data
         for i, a in aligns:
             d = _with_alignment(d, i, a)
-        got = {}
-        for lean in (True, False):
-            monkeypatch.setattr(ew, "_LEAN", lean)
-            w = ElfWriter(ElfFile(d, "rust.o"))
-            w.remove_many(llvm)
-            got[lean] = _outcome(w)
-        assert got[True] == got[False], what
-        assert isinstance(got[True], str) == (what in ("not a power of two", "past the file")), (what, got[True])
+        src = ElfFile(d, "rust.o")
+        w = ElfWriter(src)
+        w.remove_many(llvm)
+        got = _outcome(w)
+        assert isinstance(got, str) == (what in ("not a power of two", "past the file")), (what, got)
+        if isinstance(got, str):
+            assert "sh_addralign" in got
+            continue
+        new = ElfFile(got[0], "out")
+        by_name = {}
+        for s in src.sections[1:]:
+            if not w.is_removed(s.index) and s.type not in (2, 17) and s.type != 8:
+                by_name.setdefault(s.name, []).append(s)
+        moved = 0
+        for s in new.sections[1:]:
+            olds = by_name.get(s.name)
+            if not olds or s.type in (4, 9):
+                continue
+            old = olds.pop(0)
+            a = max(old.addralign, 1)
+            assert s.offset % a == 0 and s.data() == old.data(), (what, s.name)
+            moved += s.offset != old.offset
+        assert moved > 10, what
 
 
 def _with_alignment(data: bytes, index: int, align: int) -> bytes:
@@ -907,83 +877,31 @@ def _with_alignment(data: bytes, index: int, align: int) -> bytes:
     return bytes(out)
 
 
-def test_relocations_renumbered_in_place_as_one_buffer(monkeypatch):
-    """The relocation sections renumbered as one buffer (a patch over the input's bytes, put in place in the lean
-    walk's runs) give the same bytes and the same list of changes as the same sections given contents of their own
-    (the patch materialized) and as the general paths: instrumented objects of four targets as they are, and with
-    one relocation section in the middle of the run aligned to 64 (the run then lands at two shifts)."""
-    import objllvm.formats.elf_writer as ew
-    spliced = []
-    real_splice = ElfWriter._splice_patches
-    monkeypatch.setattr(ElfWriter, "_splice_patches",
-                        lambda self, *a: spliced.append(real_splice(self, *a)) or spliced[-1])
-    done = 0
+def test_strip_llvm_of_an_instrumented_object_drops_its_symbols(tmp_path):
+    """--strip-llvm of an instrumented object (ELF64 and ELF32, both byte orders): its __covrec_* symbols are dropped
+    (relocations, groups' signatures and the symbol table renumbered); the result is what llvm-objcopy-19 makes when
+    it removes the same sections (sections, relocations by symbol name, symbols), and llvm-readobj-22 reads it without
+    a warning."""
+    objcopy = need_tool("llvm-objcopy-19")
     for name in ("prog-clang22.o", "prog-clang19.o", "prog-nocompress.o", "rust.o", "prog-i386.o", "prog-ppc64be.o"):
-        data = (TESTDATA / "profile" / name).read_bytes()
+        src = TESTDATA / "profile" / name
+        data = src.read_bytes()
+        out, changes = rw.rewrite_bytes(data, [rw.StripLLVM()], name)
         o = ElfFile(data, name)
-        rels = [s.index for s in o.sections if s.type in (4, 9) and s.size]
-        variants = [data]
-        if len(rels) >= 3:
-            variants.append(_with_alignment(data, rels[len(rels) // 2], 64))
-        for v in variants:
-            def run():
-                out, changes = rw.rewrite_bytes(v, [rw.StripLLVM()], name)
-                return out, [c.to_dict() for c in changes]
-            before = len(spliced)
-            lean = run()
-            with monkeypatch.context() as m:
-                m.setattr(ElfWriter, "_splice_patches", lambda self, *a: None)
-                materialized = run()
-            with monkeypatch.context() as m:
-                m.setattr(ew, "_LEAN", False)
-                general = run()
-            assert lean == materialized == general, name
-            done += any(x is not None for x in spliced[before:])
-    assert done >= 4          # (the patches were put in place on the ELF64 little-endian objects, both variants)
-
-
-def test_patched_sections_read_as_their_new_contents(monkeypatch):
-    """After a write that renumbered relocations as a patch, the writer gives each patched section's new bytes
-    (content, edited) as the general paths store them."""
-    import objllvm.formats.elf_writer as ew
-    data = (TESTDATA / "profile" / "prog-clang22.o").read_bytes()
-    o = ElfFile(data, "prog-clang22.o")
-    sel = [s.index for s in api.llvm_sections(o) if not s.flags & 2]
-
-    def writer():
-        w = ElfWriter(o)
-        w.remove_many(sel)
-        return w, w.write()
-    lean, first = writer()
-    assert lean._patches                            # (the relocations went as a patch)
-    with monkeypatch.context() as m:
-        m.setattr(ew, "_LEAN", False)
-        general, out = writer()
-    assert out == first
-    patched = [i for p in lean._patches for i in p[3]]
-    assert [lean.content(i) for i in patched] == [general.content(i) for i in patched]
-    assert set(general.edited()) <= set(lean.edited())
-    assert [i for i in lean.edited() if lean.content(i) != o.sections[i].data()] == \
-        [i for i in general.edited() if general.content(i) != o.sections[i].data()]
-
-
-def test_lean_paths_on_an_instrumented_object(monkeypatch):
-    """--strip-llvm of an instrumented object (its __covrec_* symbols dropped: relocations, groups' signatures and
-    the symbol table renumbered) is the same through the lean paths and the general ones (ELF64 and ELF32, both
-    byte orders)."""
-    import objllvm.formats.elf_writer as ew
-    done = 0
-    for name in ("prog-clang22.o", "prog-clang19.o", "prog-nocompress.o", "rust.o", "prog-i386.o", "prog-ppc64be.o"):
-        data = (TESTDATA / "profile" / name).read_bytes()
-        lean = rw.rewrite_bytes(data, [rw.StripLLVM()], name)[0]
-        with monkeypatch.context() as m:
-            m.setattr(ew, "_LEAN", False)
-            general = rw.rewrite_bytes(data, [rw.StripLLVM()], name)[0]
-        assert lean == general, name
-        o = ElfFile(data, name)
-        assert len(ElfFile(lean, name).symbols) < len(o.symbols), name       # (symbols were dropped)
-        done += 1
-    assert done == 6
+        new = ElfFile(out, name)
+        assert len(new.symbols) < len(o.symbols), name       # (symbols were dropped)
+        assert not [x for x in new.symbols if x.name.startswith("__covrec_")], name
+        dst = tmp_path / name
+        dst.write_bytes(out)
+        gone = sorted({s.name for s in api.llvm_sections(o) if not s.flags & 2})     # (objcopy drops emptied groups)
+        ref = tmp_path / ("objcopy-" + name)
+        p = subprocess.run([objcopy] + [f"--remove-section={g}" for g in gone] + [str(src), str(ref)],
+                           capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+        assert _view(dst) == _view(ref), name
+        r = subprocess.run([need_tool("llvm-readobj-22"), "--relocations", "--symbols", "--section-groups", str(dst)],
+                           capture_output=True, text=True)
+        assert r.returncode == 0 and "warning" not in r.stderr.lower(), (name, r.stderr)
 
 
 def _synthetic_object(specs, table_at, gaps, tail=0):
@@ -1023,18 +941,56 @@ def _synthetic_object(specs, table_at, gaps, tail=0):
     return bytes(out) + b"\xaa" * tail
 
 
-def test_lean_walk_on_synthetic_layouts(monkeypatch):
-    """The lean walk of a relocatable object against the general one on made-up layouts: sections of every size
-    (none, SHT_NOBITS), alignment (0, 1, powers of two, one that is not, one past the file) and padding, placed at
-    their alignment or not, the header table anywhere among them, bytes after everything or not; random removals
-    and new contents of any size.  The same bytes, size, header table offset and moves, or the same refusal."""
+def _check_layout(src, w, got, bodies):
+    """What any layout of a relocatable object must give: every kept section (in index order, less the removed) with
+    its bytes (or its new contents), at an offset that honours its alignment, none overlapping another; the header
+    table inside the file."""
+    new = ElfFile(got[0], "out")
+    kept = [s for s in src.sections[1:] if not w.is_removed(s.index)]
+    assert [s.name for s in new.sections[1:]] == [s.name for s in kept]
+    spans = []
+    for s, t in zip(kept, new.sections[1:]):
+        want = bodies.get(s.index, s.data() if s.type != 8 else b"")
+        assert t.size == (len(want) if s.type != 8 else s.size)
+        if s.type != 8:
+            assert t.data() == want, s.name
+            if t.size:
+                spans.append((t.offset, t.offset + t.size))
+        if t.offset != s.offset and s.addralign > 1:
+            assert t.offset % s.addralign == 0, s.name
+    spans.sort()
+    assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:])), spans
+    assert new.e_shoff + len(new.sections) * 64 <= len(got[0])
+
+
+def test_layout_of_synthetic_objects(monkeypatch):
+    """The layout of a relocatable object on made-up inputs: sections of every size (none, SHT_NOBITS), alignment (0,
+    1, powers of two, one that is not, one past the file) and padding, placed at their alignment or not, the header
+    table anywhere among them, bytes after everything or not; random removals and new contents of any size.  Each
+    output holds every kept section's bytes at its alignment, none overlapping (_check_layout), with every run the
+    writer names holding the input's bytes (_outcome); a refusal names the alignment."""
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
-    import objllvm.formats.elf_writer as ew
+    import objllvm.formats.elfwrite.common as common
 
     spec = st.tuples(st.sampled_from([1, 1, 1, 8]), st.sampled_from([0, 0, 1, 3, 5, 8, 16, 21, 40]),
                      st.sampled_from([0, 1, 1, 2, 4, 8, 16, 16, 32, 3, 1 << 20]),
                      st.integers(0, 5).map(lambda x: x == 0))
+
+    def run(o, removed, bodies):
+        try:
+            w = ElfWriter(o)
+            for i, size in bodies:
+                w.set_content(i, bytes([i]) * size)
+            w.remove_many(removed)
+            got = _outcome(w)
+        except ObjllvmError as exc:
+            got = str(exc)
+        if isinstance(got, str):
+            assert "sh_addralign" in got or "SHT_NOBITS section has no contents" in got, got
+            return False
+        _check_layout(o, w, got, {i: bytes([i]) * size for i, size in bodies})
+        return True
 
     @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                         HealthCheck.function_scoped_fixture])
@@ -1045,26 +1001,10 @@ def test_lean_walk_on_synthetic_layouts(monkeypatch):
         gaps = data.draw(st.lists(st.sampled_from([0, 0, 0, 1, 3, 8, 17]), min_size=m, max_size=m))
         raw = _synthetic_object(specs, table_at, gaps, data.draw(st.sampled_from([0, 0, 5])))
         removed = data.draw(st.lists(st.integers(2, m + 1), max_size=m, unique=True))
-        bodies = data.draw(st.lists(st.tuples(st.integers(2, m + 1), st.sampled_from([0, 1, 5, 16, 50])), max_size=4))
-        o = ElfFile(raw, "synthetic.o")
-        results = []
-        for lean in (True, False):
-            ew._LEAN = lean
-            try:
-                w = ElfWriter(o)
-                for i, size in bodies:
-                    w.set_content(i, bytes([i]) * size)
-                w.remove_many(removed)
-                results.append(_outcome(w))
-            except ObjllvmError as exc:
-                results.append(str(exc))
-            finally:
-                ew._LEAN = True
-        assert results[0] == results[1]
-        if not isinstance(results[0], str):
-            ElfFile(results[0][0], "out")
-    took = _lean_spies(monkeypatch)
-    monkeypatch.setattr(ew, "SEND_MIN", 1)      # (every run of the input named: _outcome checks their bytes)
+        bodies = data.draw(st.lists(st.tuples(st.integers(2, m + 1), st.sampled_from([0, 1, 5, 16, 50])), max_size=4,
+                                    unique_by=lambda x: x[0]))
+        run(ElfFile(raw, "synthetic.o"), removed, bodies)
+    monkeypatch.setattr(common, "SEND_MIN", 1)      # (every run of the input named: _outcome checks their bytes)
     # Made by hand: after a removed section, an empty one whose alignment moves the output on, then padding and
     # new contents (the padding is not part of the run before it); a section past its alignment; the table first.
     for specs, table_at, gaps, removed, bodies in (
@@ -1072,206 +1012,63 @@ def test_lean_walk_on_synthetic_layouts(monkeypatch):
              [(5, 8)]),
             ([(1, 5, 1, False), (1, 16, 1, False), (1, 0, 16, False), (1, 8, 1, False)], 4, [0, 0, 0, 8], [2], []),
             ([(1, 7, 8, True), (1, 9, 16, False), (8, 4, 4, False), (1, 3, 32, True)], 0, [1, 3, 0, 17], [3], [])):
-        o = ElfFile(_synthetic_object(specs, table_at, gaps), "made.o")
-        results = []
-        for lean in (True, False):
-            monkeypatch.setattr(ew, "_LEAN", lean)
-            w = ElfWriter(o)
-            for i, size in bodies:
-                w.set_content(i, bytes([i]) * size)
-            w.remove_many(removed)
-            results.append(_outcome(w))
-        assert results[0] == results[1], specs
-    monkeypatch.setattr(ew, "_LEAN", True)
+        assert run(ElfFile(_synthetic_object(specs, table_at, gaps), "made.o"), removed, bodies), specs
     check()
-    assert took.get("_pack_object", 0) > 50
 
 
-def test_lean_paths_renumber_extended_symbol_indices(monkeypatch):
+def test_extended_symbol_indices_move_with_their_sections():
     """A symbol whose section index is in SHT_SYMTAB_SHNDX (testdata/rewrite/xindex.o: data_sym, in .data through
-    an extended index): removing a section before .data moves that word by columns, as the walk does; every
-    other single removal gives the same through the lean and the general paths too."""
-    import objllvm.formats.elf_writer as ew
+    an extended index): removing a section before .data moves that word; removing .symtab_shndx is refused (data_sym
+    would lose its section); every other single removal either is refused or leaves data_sym in .data."""
     data = (TESTDATA / "rewrite" / "xindex.o").read_bytes()
     o = ElfFile(data, "xindex.o")
     deplibs = o.section_by_name(".deplibs").index
-
-    def both(sel):
-        out = []
-        for lean in (True, False):
-            monkeypatch.setattr(ew, "_LEAN", lean)
-            w = ElfWriter(o)
-            try:
-                w.remove_many(sel)
-            except ObjllvmError as exc:
-                out.append(str(exc))
-                continue
-            out.append(_outcome(w))
-        monkeypatch.setattr(ew, "_LEAN", True)
-        assert out[0] == out[1], sel
-        return out[0]
-    new = ElfFile(both([deplibs])[0], "out")
+    w = ElfWriter(o)
+    w.remove_many([deplibs])
+    new = ElfFile(w.write(), "out")
     sym = next(s for s in new.symbols if s.name == "data_sym")
     assert sym.shndx == new.section_by_name(".data").index == o.section_by_name(".data").index - 1
+    w = ElfWriter(o)
+    w.remove(o.section_by_name(".symtab_shndx").index)
+    with pytest.raises(ObjllvmError, match=r"\.symtab_shndx: this SHT_SYMTAB_SHNDX table holds the section indices of symbols of section \[\d\] "
+                                           r"\.symtab .* they would lose their sections \(refused\)"):
+        w.write()
+    written = 0
     for k in range(1, o.section_count):
-        both([k])
-
-
-def test_columns_by_struct_or_array_give_the_same_file(monkeypatch, tmp_path):
-    """Columns of fewer than _SMALL words are packed and read by struct, longer ones by array: the same output
-    either way, for an object of 3,000 sections with some removed and one given new contents; and `objllvm
-    rewrite` of it does not import array.  (collections comes with signal, which atomicio needs for its SIGTERM
-    handler.)"""
-    import os
-    import sys
-
-    import objllvm.formats.elf_writer as ew
-    from conftest import ROOT
-    specs = [(1, 1 + k % 13, (1, 4, 16)[k % 3], False) for k in range(3000)]
-    raw = _synthetic_object(specs, 1500, [k % 3 for k in range(3000)], 5)
-    o = ElfFile(raw, "many.o")
-    outs = []
-    for small in (ew._SMALL, 0):
-        monkeypatch.setattr(ew, "_SMALL", small)
         w = ElfWriter(o)
-        w.set_content(7, b"new bytes")
-        w.remove_many(range(3, 3000, 7))
-        outs.append(_outcome(w))
-    assert outs[0] == outs[1] and not isinstance(outs[0], str)
-    inp = tmp_path / "many.o"
-    inp.write_bytes(raw)
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    p = subprocess.run([sys.executable, "-S", "-X", "importtime", str(ROOT / "bin" / "objllvm"), "rewrite", str(inp),
-                        "--remove", ".s5", "-o", str(tmp_path / "out.o")], capture_output=True, text=True, env=env)
-    assert p.returncode == 0, p.stderr
-    mods = {ln.rsplit("|", 1)[1].strip() for ln in p.stderr.splitlines() if ln.startswith("import time:")}
-    assert "objllvm.formats.elf_writer" in mods and "array" not in mods, sorted(mods)
-    assert ElfFile((tmp_path / "out.o").read_bytes(), "out").section_count == 3001
-
-
-def test_relocation_symbols_renumbered_as_lanes_match_the_mapping(monkeypatch):
-    """_lanes_renumbered (symbol indices of relocations renumbered as lanes of integers, a block at a time) gives the
-    words the per-entry mapping gives, and None exactly where the mapping cannot decide alone: a word naming a
-    dropped symbol, one past the table, one of 2**31 or more.  Columns of every length around the block size."""
-    import random
-    from array import array
-    import objllvm.formats.elf_writer as ew
-    rnd = random.Random(7)
-    monkeypatch.setattr(ew, "_LANE_BLOCK", 16)
-    checked = refused = unchanged = 0
-    for trial in range(400):
-        nsyms = rnd.randrange(2, 300)
-        gone = [rnd.random() < 0.1 for _ in range(nsyms)]
-        gone[0] = False
-        runs = []
-        k = 0
-        while k < nsyms:
-            if gone[k]:
-                j = k
-                while j < nsyms and gone[j]:
-                    j += 1
-                runs.append((k, j))
-                k = j
-            else:
-                k += 1
-        mapping = []
-        m = 0
-        for g in gone:
-            mapping.append(-1 if g else m)
-            m += not g
-        kept = [i for i in range(nsyms) if not gone[i]]
-        count = rnd.choice([0, 1, 15, 16, 17, 33, rnd.randrange(1, 100)])
-        words = [rnd.choice(kept) for _ in range(count)]
-        if words and trial % 5 == 1:
-            words[rnd.randrange(count)] = rnd.choice([rnd.randrange(nsyms), nsyms, nsyms + 5, 2 ** 31, 2 ** 32 - 1])
-        # the words as they lie in RELA entries (r_sym at word 3 of 6)
-        raw = array("I", bytes(24 * count))
-        raw[3::6] = array("I", words)
-        column = memoryview(raw).cast("B").cast("I")[3::6]
-        got = ew._lanes_renumbered(column, runs, nsyms)
-        decidable = all(w < nsyms and not gone[w] for w in words)
-        if not decidable:
-            assert got is None, (words, runs, nsyms)
-            refused += 1
+        try:
+            w.remove_many([k])
+            new = ElfFile(w.write(), "out")
+        except ObjllvmError:
             continue
-        expect = [mapping[w] for w in words]
-        if expect == words:
-            assert got == b""
-            unchanged += 1
-        else:
-            assert array("I", got).tolist() == expect
-        checked += 1
-    assert checked > 200 and refused > 20 and unchanged > 10
+        if o.section_name(k) != ".data":
+            sym = next(s for s in new.symbols if s.name == "data_sym")
+            assert new.sections[sym.shndx].name == ".data", o.section_name(k)
+            written += 1
+    assert written == 2          # (.text and .deplibs)
 
 
-def test_symbol_map_and_dropped_flags_answer_as_the_list_and_the_set():
-    """_SymbolMap (old symbol index -> new, the whole list made only when asked) gives what the per-symbol list gives
-    for values between the same two runs, a few values, and many; _Flagged answers membership, isdisjoint and
-    intersection as a set of the dropped indices does, past-the-table and negative values included."""
+def test_dropped_flags_answer_as_the_set():
+    """Flagged (one flag byte per index) answers membership, isdisjoint, intersection and flags_of as a set of the
+    flagged indices does, past-the-table and negative values included."""
     import random
-    import objllvm.formats.elf_writer as ew
+
+    from objllvm.formats.elfwrite.common import Flagged
     rnd = random.Random(11)
-    shortcut = 0
     for trial in range(300):
         nsyms = rnd.randrange(2, 400)
         gone = bytearray(rnd.random() < rnd.choice([0.02, 0.2]) for _ in range(nsyms))
         gone[0] = 0
-        runs, k = [], gone.find(1)
-        while k >= 0:
-            j = gone.find(0, k)
-            j = nsyms if j < 0 else j
-            runs.append((k, j))
-            k = gone.find(1, j)
-        expect, m = [], 0
-        for g in gone:
-            expect.append(-1 if g else m)
-            m += not g
-        sm = ew._SymbolMap(gone.translate(ew._FLIP), runs)
-        # between two runs (or before the first, or after the last): one shift in C
-        gaps = [(a, b) for a, b in zip([0] + [e for _, e in runs], [f for f, _ in runs] + [nsyms]) if a < b]
-        if trial % 3 == 0 and runs and gaps:
-            a, b = rnd.choice(gaps)
-            values = [rnd.randrange(a, b) for _ in range(rnd.randrange(1, 50))]
-            assert sm.of(values) == [expect[v] for v in values]
-            assert sm._whole is None
-            shortcut += 1
-        values = [rnd.randrange(nsyms) for _ in range(rnd.choice([1, 3, nsyms // 2 + 1]))]
-        assert sm.of(values) == [expect[v] for v in values]
-        assert sm.whole() == expect
         dropped = {i for i in range(nsyms) if gone[i]}
-        d = ew._Flagged(bytes(gone))
+        d = Flagged(bytes(gone))
         assert bool(d) == bool(dropped) and d.low == (min(dropped) if dropped else -1)
+        values = [rnd.randrange(nsyms) for _ in range(rnd.choice([1, 3, nsyms // 2 + 1]))]
         probe = values + [nsyms, nsyms + 3, -1] * (trial % 2)
         assert [x in d for x in probe] == [x in dropped for x in probe]
         assert d.isdisjoint(probe) == dropped.isdisjoint(probe)
         assert d.isdisjoint(iter(values)) == dropped.isdisjoint(values)
         assert d.intersection(probe) == dropped.intersection(probe)
         assert list(d.flags_of(probe)) == [int(x in dropped) for x in probe]
-    assert shortcut > 50
-
-
-def test_kept_groups_renumbered_as_one_patch(monkeypatch):
-    """--strip-llvm of an instrumented object: the kept groups' member lists go as one patch where they lie one after
-    the other, and read (content) as the general path stores them; the file is the same."""
-    import objllvm.formats.elf_writer as ew
-    data = (TESTDATA / "profile" / "prog-clang22.o").read_bytes()
-    o = ElfFile(data, "prog-clang22.o")
-    sel = [s.index for s in api.llvm_sections(o) if not s.flags & 2]
-    groups = [s.index for s in o.sections if s.type == 17]
-
-    def writer():
-        w = ElfWriter(o)
-        w.remove_many(sel)
-        return w, w.write()
-    lean, first = writer()
-    patched = {i for p in lean._patches for i in p[3]}
-    kept_groups = [g for g in groups if not lean.is_removed(g)]
-    assert kept_groups and patched.issuperset(kept_groups)
-    with monkeypatch.context() as m:
-        m.setattr(ew, "_LEAN", False)
-        general, out = writer()
-    assert out == first
-    assert [lean.content(g) for g in kept_groups] == [general.content(g) for g in kept_groups]
 
 
 def _many_sections_object(pairs, xindex_words_clean=True):
@@ -1327,45 +1124,34 @@ def _many_sections_object(pairs, xindex_words_clean=True):
     return bytes(body), used
 
 
-def test_lean_paths_drop_symbols_of_an_object_with_extended_numbering(monkeypatch):
+def test_dropping_symbols_of_an_object_with_extended_numbering():
     """An object of more than 65,279 sections whose symbols past SHN_LORESERVE are in SHT_SYMTAB_SHNDX: removing every
-    "drop" section drops their symbols (the table renumbered, relocations and SHT_SYMTAB_SHNDX words too) the same
-    through the lean paths (by bytes, _fix_extended_lean) and the general ones; the reader finds each kept symbol in a
-    "keep" section and each relocation naming the symbol it named.  Removing nothing but .text's neighbours leaves
-    the symbols and moves their words; a SHT_SYMTAB_SHNDX word where st_shndx is not SHN_XINDEX takes the general
-    path."""
-    import objllvm.formats.elf_writer as ew
-    hits = []
-    real = ElfWriter._fix_extended_lean
-    monkeypatch.setattr(ElfWriter, "_fix_extended_lean", lambda self, *a: hits.append(real(self, *a)) or hits[-1])
+    "drop" section (or every third, or the last) drops their symbols (the table renumbered, relocations and
+    SHT_SYMTAB_SHNDX words too); the reader finds each kept symbol in a "keep" section and each relocation naming the
+    symbol it named.  Removing a "keep" section whose symbol a relocation uses is refused; so is nothing else, with a
+    SHT_SYMTAB_SHNDX word that is not 0 where st_shndx is not SHN_XINDEX."""
     for clean in (True, False):
         data, used = _many_sections_object(32700, clean)
         o = ElfFile(data, "many.o")
         assert o.section_count == 7 + 2 * 32700 > 0xFF00
         drops = [i for i in range(7, o.section_count) if o.section_name(i) == "drop"]
         for sel in ((drops, drops[::3], [o.section_count - 1], [7]) if clean else (drops,)):
-            outs = []
-            for lean in (True, False):
-                monkeypatch.setattr(ew, "_LEAN", lean)
-                w = ElfWriter(o)
-                w.remove_many(sel)
-                try:
-                    outs.append(w.write())
-                except ObjllvmError as exc:
-                    outs.append(str(exc))
-            monkeypatch.setattr(ew, "_LEAN", True)
-            assert outs[0] == outs[1], (clean, len(sel))
+            w = ElfWriter(o)
+            w.remove_many(sel)
+            try:
+                out = w.write()
+            except ObjllvmError as exc:
+                out = str(exc)
             if sel == [7]:          # (k0, used by a relocation, would dangle)
-                assert "symbol 'k0' (index 2) is defined in section [7] keep" in outs[0] and "refused" in outs[0]
+                assert "symbol 'k0' (index 2) is defined in section [7] keep" in out and "refused" in out
                 continue
-            new = ElfFile(outs[0], "new.o")
+            new = ElfFile(out, "new.o")
             kept = [s for s in new.symbols if s.name.startswith(("k", "d"))]
             gone = {("k" if i % 2 else "d") + str((i - 7) // 2) for i in sel}
             assert {s.name for s in kept} == {s.name for s in o.symbols if s.name.startswith(("k", "d"))} - gone
             assert all(new.section_name(s.shndx) == ("keep" if s.name[0] == "k" else "drop") for s in kept)
             text = new.section_by_name(".text")
             assert [new.symbols[r.sym].name for r in new.relocations_for(text)] == [u for u in used if u not in gone]
-    assert True in hits and False in hits       # (the lean path did the clean object, not the other)
 
 
 RELRO_TAIL = TESTDATA / "rewrite-relro" / "relro-tail.pie"
@@ -1397,3 +1183,94 @@ def test_a_segment_ending_inside_a_section_keeps_the_whole_section(tmp_path, ops
     nsym = new.sections[[s.name for s in new.sections].index(".symtab")]
     assert (nsym.offset, nsym.data()) == (symtab.offset, symtab.data())
     assert _functions(out) == _functions(RELRO_TAIL)
+
+
+def test_a_renumberer_is_given_the_contents_and_the_new_symbol_indices(tmp_path):
+    """The writer never decodes a section's contents: a section that links to the symbol table gets what the caller's
+    renumberer makes of its bytes when symbols are dropped (the mapping old -> new, -1 for a dropped one), and
+    nothing else touches it; without a renumberer it is kept as it is.  A renumberer's LookupError refuses the
+    rewrite, naming the symbol and the section; its DecodeError is located in the section."""
+    from objllvm.errors import DecodeError
+    o = _yaml_obj(tmp_path)
+    sig = next(s for s in o.sections if s.type == SHT_LLVM_ADDRSIG)
+    names = [x.name for x in o.symbols]
+    w = ElfWriter(o)
+    assert sig.index in w.symbol_index_users()
+    seen = []
+    w.set_symbol_renumberer(sig.index, lambda data, mapping: seen.append((bytes(data), list(mapping))) or b"new!")
+    w.remove(w.index_of(".text.c"))
+    new = ElfFile(w.write(), "x")
+    (data, mapping), = seen
+    assert data == sig.data()
+    kept = [n for n in names if n not in ("lc", "c")]
+    assert [names[i] for i in range(len(names)) if mapping[i] >= 0] == kept
+    assert [mapping[i] for i in range(len(names)) if mapping[i] >= 0] == list(range(len(kept)))
+    assert next(s for s in new.sections if s.type == SHT_LLVM_ADDRSIG).data() == b"new!"
+    # no renumberer: the bytes as they were
+    w = ElfWriter(o)
+    w.remove(w.index_of(".text.c"))
+    assert next(s for s in ElfFile(w.write(), "x").sections if s.type == SHT_LLVM_ADDRSIG).data() == sig.data()
+    # a symbol the section cannot do without
+    c = names.index("c")
+    for exc, match in ((LookupError(c), rf"symbol 'c' \(index {c}\) .* but kept section \[{sig.index}\] "
+                                         r"\.llvm_addrsig uses it"),
+                       (LookupError(c, "an entry of"), rf"but an entry of \[{sig.index}\] \.llvm_addrsig uses it"),
+                       (DecodeError("bad entry", offset=3), rf"section \[{sig.index}\] \.llvm_addrsig: offset 0x3: "
+                                                            r"bad entry")):
+        def refuse(data, mapping, exc=exc):
+            raise exc
+        w = ElfWriter(o)
+        w.set_symbol_renumberer(sig.index, refuse)
+        w.remove(w.index_of(".text.c"))
+        with pytest.raises(ObjllvmError, match=match):
+            w.write()
+
+
+def test_codecs_renumber_their_symbol_indices():
+    """The addrsig and call-graph profile codecs' renumber_symbols hooks: ULEB128 indices moved, dropped ones left out,
+    past-the-table ones kept, a bad ULEB128 a DecodeError at its offset; the LLVM <= 12 profile's 16-byte entries moved
+    (either byte order, a partial entry kept), an edge on a dropped symbol a LookupError naming it; the newer profile
+    (symbols by relocations) kept as it is."""
+    from types import SimpleNamespace
+
+    from objllvm.errors import DecodeError
+    from objllvm.sections.addrsig import AddrsigCodec
+    from objllvm.sections.cg_profile import NEW_TYPE, OLD_TYPE, CGProfileCodec
+    mapping = [0, -1, 1, 2, -1] + list(range(3, 300))      # symbols 1 and 4 dropped
+    a = AddrsigCodec()
+    assert a.renumber_symbols(bytes([2, 1, 4, 0x81, 0x02, 0x90, 0x4E]), mapping) == \
+        bytes([1, 0xFF, 0x01, 0x90, 0x4E])      # 2 -> 1; 1 and 4 leave; 257 -> 255; 10000 (past the list) stays
+    with pytest.raises(DecodeError) as e:
+        a.renumber_symbols(bytes([2, 0x80]), mapping)
+    assert e.value.offset == 1
+    cg = CGProfileCodec()
+    for endian in "<>":
+        ctx = SimpleNamespace(endian=endian, section=SimpleNamespace(type=OLD_TYPE))
+        data = struct.pack(endian + "IIQIIQ", 2, 3, 7, 400, 2, 9) + b"\1\2"
+        assert cg.renumber_symbols(data, mapping, ctx) == struct.pack(endian + "IIQIIQ", 1, 2, 7, 400, 1, 9) + b"\1\2"
+        with pytest.raises(LookupError) as e:
+            cg.renumber_symbols(struct.pack(endian + "IIQIIQ", 2, 4, 7, 1, 2, 9), mapping, ctx)
+        assert e.value.args[0] == 1
+        new = SimpleNamespace(endian=endian, section=SimpleNamespace(type=NEW_TYPE))
+        assert cg.renumber_symbols(struct.pack(endian + "Q", 5), mapping, new) == struct.pack(endian + "Q", 5)
+
+
+def test_the_writer_holds_no_section_kind_of_its_own():
+    """objllvm/formats/elfwrite knows no LLVM section type (it renumbers symbol indices only in relocations, groups and
+    SHT_SYMTAB_SHNDX) and imports no CPython private module; each of its modules opens with a docstring."""
+    import ast
+
+    from conftest import ROOT
+    pkg = ROOT / "objllvm" / "formats" / "elfwrite"
+    paths = sorted(pkg.glob("*.py"))
+    assert len(paths) >= 5
+    for path in paths:
+        text = path.read_text()
+        tree = ast.parse(text)
+        assert ast.get_docstring(tree), path.name
+        assert not re.search(r"0x6fff4c0[0-9a-f]|SHT_LLVM|renumbered_addrsig", text, re.I), path.name
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                assert not any(x.name.startswith("_") for x in node.names), (path.name, ast.dump(node))
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                assert not node.module.startswith("_"), (path.name, node.module)

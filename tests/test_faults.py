@@ -509,7 +509,7 @@ def test_a_rewrite_copies_long_runs_of_the_input_from_the_file(tmp_path, monkeyp
     if not hasattr(os, "sendfile"):
         pytest.skip("no sendfile() here")
     from objllvm import rewrite as rw
-    import objllvm.formats.elf_writer as ew
+    import objllvm.formats.elfwrite.common as ew
     inp = TESTDATA / "real-files" / "prog-appended.elf"
     import objllvm.formats as formats
     monkeypatch.setattr(ew, "SEND_MIN", 512)     # (the committed files are small: mapped, and runs this long

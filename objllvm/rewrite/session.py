@@ -180,18 +180,18 @@ class Session:
     # When symbols of removed sections go, the writer renumbers the symbol table and every kept section whose sh_link
     # names it.  Relocations, groups and extended indices are the container's own; any other such section
     # (.llvm_addrsig, the LLVM <= 12 call-graph profile) holds indices its codec alone can read: the writer asks
-    # the session, which asks the codec.  These two are the callbacks handed to the writer.
-    def symbols_needed_by(self, index: int, data: bytes) -> list:
-        """The symbol indices that section ``index`` (holding ``data``) needs kept (its codec's
-        :meth:`~objllvm.sections.registry.Codec.symbols_needed`); [] for a section no codec claims."""
-        codec = self.codec_at(index)
-        return [] if codec is None else codec.symbols_needed(data, self.ctx(self.elf.section(index)))
-
+    # the session, which asks the codec (it refuses a drop it cannot express by raising LookupError).
     def renumbered_symbols_of(self, index: int, data: bytes, mapping) -> bytes | None:
         """``data`` of section ``index`` with its symbol indices renumbered by ``mapping`` (its codec's
         :meth:`~objllvm.sections.registry.Codec.renumber_symbols`); None when it holds none (or no codec claims it)."""
         codec = self.codec_at(index)
         return None if codec is None else codec.renumber_symbols(data, mapping, self.ctx(self.elf.section(index)))
+
+    def _renumber_symbols(self, index: int, data: bytes, mapping) -> bytes:
+        """The writer's callback (ElfWriter.set_symbol_renumberer): section ``index``'s bytes with its symbol indices
+        moved by ``mapping``; unchanged when its codec says it holds none."""
+        new = self.renumbered_symbols_of(index, data, mapping)
+        return data if new is None else new
 
     # -- models --------------------------------------------------------------------------------
     def ctx(self, section):
@@ -283,6 +283,9 @@ class Session:
                 except ObjllvmError as exc:
                     raise exc.located(file=self.elf.path, member=self.elf.member)
                 changed.append(idx)
+        for i in w.symbol_index_users():
+            # a section that may hold symbol indices: its codec renumbers them if the writer drops symbols
+            w.set_symbol_renumberer(i, lambda data, mapping, i=i: self._renumber_symbols(i, data, mapping))
         parts = w.write_parts()
         added = any(not w.is_removed(i) for i in range(self.elf.section_count, len(w.sections)))
         self.changed = changed

@@ -77,6 +77,20 @@ class AddrsigCodec(Codec):
             return model.placeholder
         return b"".join(uleb_encode(s.index) for s in model.symbols)
 
+    def renumber_symbols(self, data, mapping, ctx=None) -> bytes:
+        """The ELF table's bytes with each symbol index moved by ``mapping`` (old index -> new one; -1: the symbol
+        is dropped and leaves the table; an index past the list stays): what the table becomes when a rewrite
+        renumbers the symbol table.  A bad ULEB128 is a DecodeError at its offset."""
+        r = Reader(data)
+        n = len(mapping)
+        out = []
+        while not r.at_end():
+            x = r.uleb("symbol index", max_bits=32)
+            y = mapping[x] if x < n else x
+            if y >= 0:
+                out.append(uleb_encode(y))
+        return b"".join(out)
+
     def to_dict(self, model):
         d = {"symbols": [s.to_dict() for s in model.symbols]}
         if model.stale is not None:

@@ -9,6 +9,8 @@ and u32 callee symbol-table indices (COFF: auxiliary records counted), u64 weigh
 """
 from __future__ import annotations
 
+import struct
+
 from .._model import dataclass, field
 from ..binary import Reader, pack_uint
 from ..errors import DecodeError, ObjllvmError
@@ -103,6 +105,23 @@ class CGProfileCodec(Codec):
             return b"".join(pack_uint(x.source.index, 4, e) + pack_uint(x.target.index, 4, e)
                             + pack_uint(x.weight, 8, e) for x in model.edges)
         return b"".join(pack_uint(x.weight, 8, e) for x in model.edges)
+
+    def renumber_symbols(self, data, mapping, ctx) -> bytes:
+        """An ELF section's bytes when a rewrite renumbers the symbol table (``mapping``: old index -> new one, -1
+        for a dropped symbol; an index past the list stays).  The LLVM <= 12 layout holds symbol indices: each
+        entry's caller and callee moved, bytes after the last whole entry kept; an edge that names a dropped symbol
+        raises LookupError(the least such index, what uses it).  The newer layout names its symbols by relocations: kept as is."""
+        if ctx.section is None or ctx.section.type != OLD_TYPE:
+            return data
+        fmt = ctx.endian + "IIQ"
+        whole = len(data) // 16 * 16
+        edges = list(struct.iter_unpack(fmt, data[:whole]))
+        n = len(mapping)
+        gone = [x for f, t, _w in edges for x in (f, t) if x < n and mapping[x] < 0]
+        if gone:
+            raise LookupError(min(gone), "a call-graph profile edge in")
+        return b"".join(struct.pack(fmt, mapping[f] if f < n else f, mapping[t] if t < n else t, w)
+                        for f, t, w in edges) + data[whole:]
 
     def to_dict(self, model):
         return {"layout": model.layout,

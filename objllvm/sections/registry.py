@@ -200,15 +200,11 @@ class Codec:
         writer's ``add_section`` takes, as LLVM writes the section.  None: the rewrite cannot add one."""
         return None
 
-    def symbols_needed(self, data: bytes, ctx: SectionContext) -> list:
-        """The symbol indices in ``data`` (the section's bytes, which hold indices into the symbol table its
-        sh_link names) whose symbols must stay: removing one of them is refused."""
-        return []
-
     def renumber_symbols(self, data: bytes, mapping, ctx: SectionContext) -> bytes | None:
         """``data`` with each symbol index ``i`` it holds made ``mapping[i]`` (-1: the symbol is gone, and leaves
         the section; an index past ``mapping`` stays as it is), when the symbol table its sh_link names is
-        renumbered.  None: the section holds no symbol indices."""
+        renumbered.  None: the section holds no symbol indices.  Raise LookupError(index) to refuse dropping a
+        symbol the section cannot do without."""
         return None
 
 
