@@ -200,27 +200,7 @@ class _ExtTSP(_Chains):
             if g > best[0] + EPS or (g > best[0] - EPS and best[2] is not None and (k, kind) < (best[1], best[2])):
                 best[:] = [g, k, kind]
 
-        def seam_weight(k, kind):
-            if kind == X_Y:
-                return seam.get((xn[-1], y0), 0.0)
-            if kind == X1_Y_X2:
-                return seam.get((xn[k - 1], y0), 0.0) + seam.get((y1, xn[k]), 0.0)
-            if kind == Y_X2_X1:
-                return seam.get((y1, xn[k]), 0.0)
-            return seam.get((xn[k - 1], y0), 0.0)
-        # the candidates with a possible fall-through at a seam, the most promising first
-        cands = {(nx, X_Y)} if X_Y in allowed else set()
-        for (a, b) in seam:
-            if b == y0 and chain[a] == x and 0 < index[a] + 1 < nx:
-                cands.update((index[a] + 1, kd) for kd in (X1_Y_X2, X2_X1_Y) if kd in allowed)
-            if a == y1 and chain[b] == x and 0 < index[b] < nx:
-                cands.update((index[b], kd) for kd in (X1_Y_X2, Y_X2_X1) if kd in allowed)
-        ranked = []
-        for k, kind in cands:
-            d = deltas.get((k, kind), 0.0)
-            f = seam_weight(k, kind)
-            ranked.append((-(f * FALLTHROUGH_WEIGHT + near_total * (1 - f / total if total else 1) + d), k, kind, d))
-        ranked.sort()
+        ranked = self._seam_candidates(x, y, seam, allowed, deltas, total, near_total)
         for neg_ub, k, kind, d in ranked:
             if -neg_ub <= best[0]:
                 break
@@ -244,6 +224,36 @@ class _ExtTSP(_Chains):
                     if (k, kind) not in done:
                         score(k, kind, d)
         return best[0], best[1], best[2]
+
+    def _seam_candidates(self, x, y, seam, allowed, deltas, total, near_total):
+        """The merges of ``x`` and ``y`` that may turn a jump between them into a fall-through at a seam, as
+        ``(-upper bound of the gain, k, kind, split delta)``, the most promising first."""
+        chain, index = self.chain, self.index
+        xn, yn = self.nodes[x], self.nodes[y]
+        nx, y0, y1 = len(xn), yn[0], yn[-1]
+
+        def seam_weight(k, kind):
+            if kind == X_Y:
+                return seam.get((xn[-1], y0), 0.0)
+            if kind == X1_Y_X2:
+                return seam.get((xn[k - 1], y0), 0.0) + seam.get((y1, xn[k]), 0.0)
+            if kind == Y_X2_X1:
+                return seam.get((y1, xn[k]), 0.0)
+            return seam.get((xn[k - 1], y0), 0.0)
+        # the candidates with a possible fall-through at a seam, the most promising first
+        cands = {(nx, X_Y)} if X_Y in allowed else set()
+        for (a, b) in seam:
+            if b == y0 and chain[a] == x and 0 < index[a] + 1 < nx:
+                cands.update((index[a] + 1, kd) for kd in (X1_Y_X2, X2_X1_Y) if kd in allowed)
+            if a == y1 and chain[b] == x and 0 < index[b] < nx:
+                cands.update((index[b], kd) for kd in (X1_Y_X2, Y_X2_X1) if kd in allowed)
+        ranked = []
+        for k, kind in cands:
+            d = deltas.get((k, kind), 0.0)
+            f = seam_weight(k, kind)
+            ranked.append((-(f * FALLTHROUGH_WEIGHT + near_total * (1 - f / total if total else 1) + d), k, kind, d))
+        ranked.sort()
+        return ranked
 
     def _split_points(self, x, split):
         """``(split points not breaking a CFG edge, [(delta, k)] of them by decreasing delta)``, kept with the
