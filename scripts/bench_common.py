@@ -1,8 +1,8 @@
 """What the scripts/bench-* benchmarks share: the installed `objllvm` command, timed runs, the inputs.
 
 * ``install(venv)``: the `objllvm` console script of a regular (not editable) `pip install` of this tree
-  into a virtual environment (made the first time, with objllvm's dependencies and numpy, which the text
-  view of big tables uses when it is there); objllvm itself is installed again on every run.
+  into a virtual environment (made the first time, with objllvm's dependencies); objllvm itself is installed
+  again on every run.
 * ``run(cmd)``: one run, output to /dev/null: (wall s, CPU s user+sys, peak RSS MiB) from wait4.
 * ``interleaved(cases, reps)``: every case once per round, ``reps`` rounds (the machine is shared: a
   slow period hits every case, not one), after one untimed warm-up round.
@@ -36,14 +36,14 @@ FUNC = """int f{n}(int x, int y) {{
 """
 
 
-def install(venv: Path, extra=("numpy",), tree: Path = ROOT) -> Path:
+def install(venv: Path, extra=(), tree: Path = ROOT) -> Path:
     """The `objllvm` console script of a regular install of ``tree`` (default: this one) in ``venv``."""
     py = venv / "bin" / "python"
     pip = [str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
     if not py.exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
         subprocess.run(pip + [str(tree)], check=True, env=INSTALLED_ENV)
-        for e in extra:           # optional (numpy: the big maps' path); objllvm runs without it
+        for e in extra:           # optional packages a benchmark asks for; objllvm runs without them
             if subprocess.run(pip + [e], env=INSTALLED_ENV).returncode:
                 print(f"note: {e} could not be installed in {venv}: objllvm is measured without it",
                       file=sys.stderr)

@@ -11,7 +11,7 @@ from conftest import ROOT
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 IMPORT_NAMES = {"pyyaml": "yaml", "dask": "distributed", "pyelftools": "elftools"}   # distribution -> module imported, where they differ
-OPTIONAL = {"fleet", "fast", "dwarf"}                # extras: a feature an option enables, or a speed-up used when present
+OPTIONAL = {"fleet", "dwarf"}                # extras: a feature an option enables
 
 
 def _dist_name(req: str) -> str:
