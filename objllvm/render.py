@@ -596,10 +596,13 @@ def _same_in_json(data, limit: int = 10000) -> bool:
     return True
 
 
-def _document(data, indent, default) -> bytes:
+def _document(data, indent, default, fits: bool = False) -> bytes:
     """The JSON text of a document of plain values (``default`` for others), indented by 2 when ``indent`` and
-    its compact text is at most BIG_JSON bytes."""
+    its compact text is at most BIG_JSON bytes (``fits``: the caller knows it is, the compact text is not made
+    to measure it)."""
     if _same_in_json(data):
+        if indent and fits:
+            return dumps_plain(data, 2, default).encode("ascii")
         text = dumps_plain(data, None, default)
         if indent and len(text) <= BIG_JSON:
             text = dumps_plain(data, 2, default)
@@ -658,7 +661,9 @@ def render_json(data, out=None, *, indent: bool = True, raw: bool = False) -> No
     marks = [dumps_plain(f"{tag}{i}\0").encode("ascii") for i in range(len(raws))]
     size = len(skeleton) - sum(map(len, marks)) + sum(_raw_text_size(r.text) for r in raws)
     if indent and size <= BIG_JSON:
-        render_json(_materialised(data) if raws else data, out, indent=True, raw=False)
+        write = _writer(out)
+        write(_document(_materialised(data) if raws else data, True, _default, fits=True))
+        write(b"\n")
         return
     write = _writer(out)
     pos = 0
