@@ -442,6 +442,7 @@ def dumps_plain(data, indent=None, default=None) -> str:
     out: list = []
     app = out.append
     sep = ": " if indent is not None else ":"
+    keys: dict = {}
 
     def num(o):
         if o != o:
@@ -485,18 +486,33 @@ def dumps_plain(data, indent=None, default=None) -> str:
             first = True
             if t is dict:
                 for k, v in o.items():
-                    if not first:
-                        app(nl)
+                    # (a str key's text, with the separator, made once per document: keys repeat)
+                    kt = keys.get(k) if type(k) is str else None
+                    if kt is None:
+                        kt = key(k) + sep
+                        if type(k) is str:
+                            keys[k] = kt
+                    app(kt if first else nl + kt)
                     first = False
-                    app(key(k))
-                    app(sep)
-                    enc(v, level + 1)
+                    tv = type(v)
+                    if tv is int:              # (the commonest values written here, without a call)
+                        app(int.__repr__(v))
+                    elif tv is str:
+                        app(q(v))
+                    else:
+                        enc(v, level + 1)
             else:
                 for v in o:
                     if not first:
                         app(nl)
                     first = False
-                    enc(v, level + 1)
+                    tv = type(v)
+                    if tv is int:
+                        app(int.__repr__(v))
+                    elif tv is str:
+                        app(q(v))
+                    else:
+                        enc(v, level + 1)
             if indent is not None:
                 app("\n" + " " * (indent * level))
             app("}" if t is dict else "]")
