@@ -6,9 +6,9 @@ A failure at any point leaves the target as it was (absent or old) and no tempor
   caller says ``sync=False``) it has no name at all, so even a SIGKILL leaves nothing behind.  It is then
   given a name with ``linkat(AT_FDCWD, "/proc/self/fd/N", dirfd, name, AT_SYMLINK_FOLLOW)`` -- straight to the
   target when it must not be replaced (the link fails if the target exists), else to a fresh temporary name
-  that is renamed over the target at once (a SIGKILL between that link and the rename leaves the complete file
-  under that temporary name).  (Python's ``os.link`` calls plain ``link(2)``, which does not follow the
-  descriptor's link and fails with EXDEV, unless a directory descriptor is given: it is.)
+  that is renamed over the target at once (a SIGKILL or SIGTERM between that link and the rename leaves the
+  complete file under that temporary name).  (Python's ``os.link`` calls plain ``link(2)``, which does not
+  follow the descriptor's link and fails with EXDEV, unless a directory descriptor is given: it is.)
 * ``owner`` (uid, gid): the new file is given that owner and group before it takes its name, or the write is
   refused (:class:`OwnerError`) and the target is left as it was; ``xattrs_from`` (a file descriptor): the
   extended attributes of that file are copied to the new one, or the write is refused.  ``special_if``
@@ -333,7 +333,7 @@ def _link_unnamed(fd: int, directory: str, path: str, force: bool, exists: str) 
         if tmp is None:
             _unnamed_ok = False
             return False
-        # Named only from here to the rename (a few microseconds); an error or a signal removes the name.
+        # Named only from here to the rename (a few microseconds); an error or Ctrl-C removes the name.
         try:
             os.replace(tmp, name, src_dir_fd=dirfd, dst_dir_fd=dirfd)
         except BaseException:
