@@ -6,22 +6,23 @@ A failure at any point leaves the target as it was (absent or old) and no tempor
   caller says ``sync=False``) it has no name at all, so even a SIGKILL leaves nothing behind.  It is then
   given a name with ``linkat(AT_FDCWD, "/proc/self/fd/N", dirfd, name, AT_SYMLINK_FOLLOW)`` -- straight to the
   target when it must not be replaced (the link fails if the target exists), else to a fresh temporary name
-  that is renamed over the target at once (a SIGKILL between that link and the rename leaves the complete file
-  under that temporary name).  (Python's ``os.link`` calls plain ``link(2)``, which does not follow the
-  descriptor's link and fails with EXDEV, unless a directory descriptor is given: it is.)
+  that is renamed over the target at once (a SIGKILL or SIGTERM between that link and the rename leaves the
+  complete file under that temporary name).  (Python's ``os.link`` calls plain ``link(2)``, which does not
+  follow the descriptor's link and fails with EXDEV, unless a directory descriptor is given: it is.)
 * ``owner`` (uid, gid): the new file is given that owner and group before it takes its name, or the write is
   refused (:class:`OwnerError`) and the target is left as it was; ``xattrs_from`` (a file descriptor): the
   extended attributes of that file are copied to the new one, or the write is refused.  ``special_if``
   (uid, gid): the set-user-ID (set-group-ID) bit of ``mode`` is kept only when the new file's owner (group) is
   that one; :func:`atomic_write` returns what it dropped.
 * Elsewhere, or where the file system refuses ``O_TMPFILE`` (or ``/proc`` is not mounted), a named temporary
-  file ``.objllvm-RANDOM.tmp`` is used, and removed on any error (not on SIGKILL).
-* SIGTERM (and SIGHUP) while a file is being written: the temporary file is removed, as for Ctrl-C
-  (:func:`signals_raise` turns those signals into :class:`Terminated` in the main thread).
+  file ``.objllvm-RANDOM.tmp`` is used, and removed on any error (not on SIGKILL).  SIGTERM (and SIGHUP) while
+  such a file is being written remove it, as Ctrl-C does (:func:`signals_raise` turns those signals into
+  :class:`Terminated` in the main thread).  While an unnamed file is written they keep their default action:
+  the process ends and the file, which has no name, goes with it (so ``signal``, which imports ``enum``, is not
+  imported for it).
 """
 import errno
 import os
-import signal
 
 from .errors import ObjllvmError
 
@@ -57,22 +58,32 @@ class signals_raise:
     process at once (so ``finally`` blocks remove temporary files); the previous handlers come back on exit.
     Does nothing in other threads or where a handler other than the default one is installed."""
 
-    _SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n))
-
     def __enter__(self):
-        self.saved = []
-        for s in self._SIGNALS:
-            try:
-                if signal.getsignal(s) == signal.SIG_DFL:
-                    self.saved.append((s, signal.signal(s, _raise_terminated)))
-            except (ValueError, OSError):   # not the main thread (or interpreter): signal() refuses
-                pass
+        self.saved = _install(_raise_terminated)
         return self
 
     def __exit__(self, *exc):
+        import signal
         for s, old in self.saved:
             signal.signal(s, old)
         return False
+
+
+def _install(handler) -> list:
+    """Make ``handler`` the handler of SIGTERM and SIGHUP where theirs is the default one, in the main thread:
+    [(signal, previous handler)] of those it replaced."""
+    import signal               # (here: it imports enum, which the writes through an unnamed file do without)
+    saved = []
+    for name in ("SIGTERM", "SIGHUP"):
+        s = getattr(signal, name, None)
+        if s is None:
+            continue
+        try:
+            if signal.getsignal(s) == signal.SIG_DFL:
+                saved.append((s, signal.signal(s, handler)))
+        except (ValueError, OSError):   # not the main thread (or interpreter): signal() refuses
+            pass
+    return saved
 
 
 class signals_deferred(signals_raise):
@@ -82,17 +93,11 @@ class signals_deferred(signals_raise):
 
     def __enter__(self):
         self.pending = None
-        self.saved = []
 
         def note(signum, frame):
             if self.pending is None:
                 self.pending = signum
-        for s in self._SIGNALS:
-            try:
-                if signal.getsignal(s) == signal.SIG_DFL:
-                    self.saved.append((s, signal.signal(s, note)))
-            except (ValueError, OSError):   # not the main thread: signal() refuses
-                pass
+        self.saved = _install(note)
         return self
 
     def check(self) -> None:
@@ -328,7 +333,7 @@ def _link_unnamed(fd: int, directory: str, path: str, force: bool, exists: str) 
         if tmp is None:
             _unnamed_ok = False
             return False
-        # Named only from here to the rename (a few microseconds); an error or a signal removes the name.
+        # Named only from here to the rename (a few microseconds); an error or Ctrl-C removes the name.
         try:
             os.replace(tmp, name, src_dir_fd=dirfd, dst_dir_fd=dirfd)
         except BaseException:
@@ -419,26 +424,27 @@ def atomic_write(path: str, data, *, force: bool = True, mode: int | None = None
             mode = 0o666 & ~umask
     if not isinstance(data, (bytes, bytearray, memoryview)):
         data = list(data)           # (chunks: written a second time if linking the unnamed file fails)
-    with signals_raise():
+    try:
+        fd = _create_unnamed(directory)
+    except OSError as exc:
+        raise ObjllvmError(f"{path}: cannot create a temporary file in {directory}: {exc.strerror}") from None
+    meta = (owner, xattrs_from, special_if)
+    if fd is not None:
+        # (no signal handler: a SIGTERM here ends the process, and the file, unnamed, with it)
         try:
-            fd = _create_unnamed(directory)
-        except OSError as exc:
-            raise ObjllvmError(f"{path}: cannot create a temporary file in {directory}: {exc.strerror}") from None
-        meta = (owner, xattrs_from, special_if)
-        if fd is not None:
             try:
-                try:
-                    _write_all(fd, data, copies)
-                    if sync:
-                        os.fsync(fd)
-                    dropped = _metadata(fd, path, mode, *meta)
-                    _check(fd, check)
-                    if _link_unnamed(fd, directory, path, force, exists):
-                        return dropped
-                finally:
-                    os.close(fd)
-            except OSError as exc:
-                raise ObjllvmError(f"{path}: cannot write: {exc.strerror or exc}") from None
+                _write_all(fd, data, copies)
+                if sync:
+                    os.fsync(fd)
+                dropped = _metadata(fd, path, mode, *meta)
+                _check(fd, check)
+                if _link_unnamed(fd, directory, path, force, exists):
+                    return dropped
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            raise ObjllvmError(f"{path}: cannot write: {exc.strerror or exc}") from None
+    with signals_raise():           # a named file: SIGTERM removes it, as Ctrl-C does
         return _atomic_write_named(path, directory, data, force, mode, check, sync, copies, meta, exists)
 
 

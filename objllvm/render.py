@@ -442,6 +442,7 @@ def dumps_plain(data, indent=None, default=None) -> str:
     out: list = []
     app = out.append
     sep = ": " if indent is not None else ":"
+    keys: dict = {}
 
     def num(o):
         if o != o:
@@ -485,18 +486,33 @@ def dumps_plain(data, indent=None, default=None) -> str:
             first = True
             if t is dict:
                 for k, v in o.items():
-                    if not first:
-                        app(nl)
+                    # (a str key's text, with the separator, made once per document: keys repeat)
+                    kt = keys.get(k) if type(k) is str else None
+                    if kt is None:
+                        kt = key(k) + sep
+                        if type(k) is str:
+                            keys[k] = kt
+                    app(kt if first else nl + kt)
                     first = False
-                    app(key(k))
-                    app(sep)
-                    enc(v, level + 1)
+                    tv = type(v)
+                    if tv is int:              # (the commonest values written here, without a call)
+                        app(int.__repr__(v))
+                    elif tv is str:
+                        app(q(v))
+                    else:
+                        enc(v, level + 1)
             else:
                 for v in o:
                     if not first:
                         app(nl)
                     first = False
-                    enc(v, level + 1)
+                    tv = type(v)
+                    if tv is int:
+                        app(int.__repr__(v))
+                    elif tv is str:
+                        app(q(v))
+                    else:
+                        enc(v, level + 1)
             if indent is not None:
                 app("\n" + " " * (indent * level))
             app("}" if t is dict else "]")
@@ -596,10 +612,13 @@ def _same_in_json(data, limit: int = 10000) -> bool:
     return True
 
 
-def _document(data, indent, default) -> bytes:
+def _document(data, indent, default, fits: bool = False) -> bytes:
     """The JSON text of a document of plain values (``default`` for others), indented by 2 when ``indent`` and
-    its compact text is at most BIG_JSON bytes."""
+    its compact text is at most BIG_JSON bytes (``fits``: the caller knows it is, the compact text is not made
+    to measure it)."""
     if _same_in_json(data):
+        if indent and fits:
+            return dumps_plain(data, 2, default).encode("ascii")
         text = dumps_plain(data, None, default)
         if indent and len(text) <= BIG_JSON:
             text = dumps_plain(data, 2, default)
@@ -658,7 +677,9 @@ def render_json(data, out=None, *, indent: bool = True, raw: bool = False) -> No
     marks = [dumps_plain(f"{tag}{i}\0").encode("ascii") for i in range(len(raws))]
     size = len(skeleton) - sum(map(len, marks)) + sum(_raw_text_size(r.text) for r in raws)
     if indent and size <= BIG_JSON:
-        render_json(_materialised(data) if raws else data, out, indent=True, raw=False)
+        write = _writer(out)
+        write(_document(_materialised(data) if raws else data, True, _default, fits=True))
+        write(b"\n")
         return
     write = _writer(out)
     pos = 0

@@ -131,6 +131,20 @@ def test_generated_fast_is_plain(endian, asz, version, feature):
     assert M.encode_map(model, endian, asz) == raw
 
 
+@pytest.mark.parametrize("arrays_from", [0, 1 << 30])
+def test_columns_as_arrays_or_lists_give_the_same_model(monkeypatch, arrays_from):
+    """A section of ARRAYS_FROM bytes or more keeps its columns in arrays, a smaller one in lists: both decode to
+    what the plain decoder gives, with and without call sites and PGO analysis."""
+    from array import array
+    monkeypatch.setattr(bb_fast, "ARRAYS_FROM", arrays_from)
+    rng = random.Random(7)
+    raw = b"".join(_entry(rng, 5, 0x401000 + 0x1000 * k, "<", 8, feature=(0, 0x20, 0x27)[k % 3]) for k in range(30))
+    model = _same(raw, _ctx("<", 8))
+    cols = M.decode_map(raw, _ctx("<", 8), True).functions[0].ranges[0]._cols
+    assert isinstance(cols[0], array if arrays_from == 0 else list) and isinstance(cols[2], type(cols[0]))
+    assert M.encode_map(model, "<", 8) == raw
+
+
 @pytest.mark.parametrize("bad", ["feature", "PGO cut", "PGO not minimal", "call sites in version 2", "call-site count past the end", "not minimal", "past 32 bits", "metadata", "version 1", "cut",
                                  "no blocks", "count past the end"])
 def test_one_unusual_entry_goes_alone_to_the_plain_decoder(monkeypatch, bad):

@@ -69,6 +69,23 @@ def test_help_and_unknown_commands_list_every_command():
 
 
 # -- RawJSON ---------------------------------------------------------------------------------------
+def test_an_indented_document_with_raw_parts_is_encoded_once(monkeypatch):
+    """The compact size of a document with RawJSON parts is known from its skeleton and the parts: the indented
+    text is written without making the whole compact text again to measure it."""
+    doc = {"files": [{"name": "a.o", "content": render.RawJSON('{"x":[1,2,"y"]}', lambda: {"x": [1, 2, "y"]})}]}
+    real, whole = render.dumps_plain, []
+
+    def counting(data, indent=None, default=None):
+        if isinstance(data, dict) and "files" in data and indent is None:
+            whole.append(data)
+        return real(data, indent, default)
+    monkeypatch.setattr(render, "dumps_plain", counting)
+    out = io.StringIO()
+    render.render_json(doc, out, raw=True)
+    assert out.getvalue() == json.dumps({"files": [{"name": "a.o", "content": {"x": [1, 2, "y"]}}]}, indent=2) + "\n"
+    assert len(whole) == 1, "the compact text of the whole document was made twice"
+
+
 def test_render_json_with_raw_parts_is_the_same(monkeypatch):
     value = {"a": [1, 2, {"b": None}], "s": "x\\y\n\0", "i": [-(1 << 63), (1 << 64) - 1]}
 
@@ -328,6 +345,22 @@ def test_a_small_dump_imports_no_argparse_re_or_collections(argv):
                        "__future__", "objllvm._version"}, sorted(mods)
 
 
+@pytest.mark.parametrize("json", [False, True])
+def test_a_small_bb_addr_map_dump_imports_no_collections_or_future(json):
+    """`objllvm dump` of a small object with a basic-block address map (clang-19, PGO analysis): the bb-addr-map
+    modules are imported, and neither ``array`` (which imports collections), ``__future__`` nor re or json."""
+    import os
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    p = subprocess.run([sys.executable, "-S", "-X", "importtime", str(ROOT / "bin" / "objllvm"), "dump",
+                        *(["--json"] if json else []), str(BB / "clang19-pgo-profile.exe")],
+                       capture_output=True, text=True, env=env, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    mods = {ln.rsplit("|", 1)[1].strip() for ln in p.stderr.splitlines() if ln.startswith("import time:")}
+    assert "objllvm.sections.bb_addr_map" in mods and "objllvm.sections.support.bb_fast" in mods, sorted(mods)
+    assert not mods & {"array", "collections", "collections.abc", "functools", "enum", "re", "json", "argparse",
+                       "__future__", "signal", "threading"}, sorted(mods)
+
+
 def test_a_plain_extract_imports_no_summary_reader_or_offloading_codec(tmp_path):
     """`objllvm extract` of an object with embedded bitcode and a command line: the bitcode is written, and
     neither the bitcode summary reader (with its bitstream reader) nor the offloading codec (with the registry
@@ -377,6 +410,12 @@ def test_a_plain_rewrite_imports_no_renderer_or_codec(tmp_path):
     assert (tmp_path / "out.o").stat().st_size > 0
     assert "objllvm.render" not in mods and not {m for m in mods if m.startswith("objllvm.sections.")} - {
         "objllvm.sections._index"}, sorted(mods)
+    # written through an unnamed file, which needs no SIGTERM handler: no signal module (nor the enum it brings)
+    from objllvm import atomicio
+    fd = atomicio._create_unnamed(str(tmp_path))
+    if fd is not None:
+        os.close(fd)
+        assert not mods & {"signal", "enum"}, sorted(mods)
     assert "objllvm.render" in mods_of("--dry-run")
 
 

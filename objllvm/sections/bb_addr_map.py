@@ -19,8 +19,6 @@ reference, and the encoder), ``bb_fast`` (the fast path of the decoder, per entr
 and text views, written from the model's columns).
 """
 
-from __future__ import annotations
-
 from .._model import no_gc
 from ..binary import uleb_encode  # noqa: F401
 from ..errors import DecodeError

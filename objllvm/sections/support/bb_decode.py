@@ -2,8 +2,6 @@
 (``decode_map(..., fast=False)`` takes every entry through it; ``support/bb_fast.py`` is the fast path it is
 checked against) and the canonical encoding of an entry.
 """
-from __future__ import annotations
-
 from ..._model import no_gc
 from ...binary import ULEBError, read_uleb, uleb_encode
 from ...errors import DecodeError

@@ -3,8 +3,10 @@ to 5, no feature bits but CallsiteEndOffsets (clang-22 sets it on every function
 analysis (FuncEntryCount, BBFreq, BrProb: the caller reads that part, after the blocks), one range, every ULEB128 minimal and within 32 bits, metadata of known bits only (clang's
 ``-fbasic-block-address-map`` without PGO analysis).
 
-The columns are arrays (IDs 32-bit, offsets and sizes 64-bit) and the metadata bytes: a Python int in a list
-takes 36 bytes, in an array 4 or 8.
+The columns of a section of ``ARRAYS_FROM`` bytes or more are arrays (IDs 32-bit, offsets and sizes 64-bit) and
+the metadata bytes: a Python int in a list takes 36 bytes, in an array 4 or 8.  A smaller section's are lists,
+which cost it a few KiB at most: importing ``array`` imports ``collections`` (to register the type as a
+sequence), which the dump of a small object otherwise does without.
 
 ``Entries(data)`` prepares a section once; ``entry(pos, asz, order)`` decodes the entry at ``pos`` and
 returns ``(version, feature, stored address word, ids, offsets, sizes, metadata, call-site ends or None,
@@ -18,9 +20,6 @@ list of ints in C) between the few ULEB128s of more than one byte, found through
 that marks every byte with its top bit set (``bytes.find`` in C).  It earns its place on zstd and jsonnet
 (scripts/bench-bb-addr-map's programs: the decoding against the plain decoder's in docs/benchmarks.md).
 """
-from __future__ import annotations
-
-from array import array
 from itertools import accumulate, repeat
 from operator import add, sub
 
@@ -29,15 +28,22 @@ _MARK = bytes(b >> 7 for b in range(256))
 KNOWN_METADATA = 0x1F
 CALLSITE_END_OFFSETS = 0x20
 PGO = 0x7          # FuncEntryCount, BBFreq, BrProb: what follows the blocks (the caller reads it)
+ARRAYS_FROM = 1 << 16      # section size from which the columns are arrays
 
 
 class Entries:
-    __slots__ = ("data", "marks", "end")
+    __slots__ = ("data", "marks", "end", "u32", "u64")
 
     def __init__(self, data: bytes):
         self.data = data
         self.marks = data.translate(_MARK)
         self.end = len(data)
+        if len(data) >= ARRAYS_FROM:
+            from array import array
+            self.u32 = lambda values: array("I", values)
+            self.u64 = lambda values: array("Q", values)
+        else:
+            self.u32 = self.u64 = list
 
     def _values(self, pos, count, out):
         """Append ``count`` ULEB128 values from ``pos`` to ``out``; the position after them, or -1 when one is
@@ -98,8 +104,8 @@ class Entries:
         if max(mds) > KNOWN_METADATA:
             return None
         sizes = vals[2::4]
-        return version, feature, word, array("I", vals[0::4]), array("Q", _offsets(vals[1::4], sizes)), \
-            array("Q", sizes), bytes(mds), None, p
+        return version, feature, word, self.u32(vals[0::4]), self.u64(_offsets(vals[1::4], sizes)), \
+            self.u64(sizes), bytes(mds), None, p
 
     def _with_callsites(self, version, feature, word, n, vals, p):
         """A block: ID, offset, call-site count c, c call-site deltas, size after the last call site, metadata."""
@@ -137,7 +143,7 @@ class Entries:
             sizes = [sz + e[-1] if e else sz for sz, e in zip(sizes, ends)]
         if max(mds) > KNOWN_METADATA:
             return None
-        return version, feature, word, array("I", ids), array("Q", _offsets(deltas, sizes)), array("Q", sizes), \
+        return version, feature, word, self.u32(ids), self.u64(_offsets(deltas, sizes)), self.u64(sizes), \
             bytes(mds), ends, p
 
 

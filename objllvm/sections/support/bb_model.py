@@ -5,8 +5,6 @@ The model is lazy: a range keeps its blocks as columns until someone asks for ``
 PGO analysis as columns until someone asks for ``pgo_blocks``, so the views of a big map build no object per
 block.
 """
-from __future__ import annotations
-
 
 
 SHT_LLVM_BB_ADDR_MAP_V0 = 0x6FFF4C08

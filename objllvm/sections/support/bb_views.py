@@ -8,8 +8,6 @@ function at once, with a template per count, and cut apart.  Functions of a shap
 relative figures of ``--pretty-pgo``, several ranges or omitted blocks in the text view) go through
 ``function_to_dict`` and ``function_table``, the plain views.
 """
-from __future__ import annotations
-
 from itertools import chain, repeat
 from operator import add
 
