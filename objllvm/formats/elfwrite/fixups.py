@@ -62,10 +62,10 @@ class FixUps:
         n_orig, flags, types = self._n_orig, cols[FLAGS], cols[TYPE]
         offs, sizes = cols[OFFSET], cols[SIZE]
         plain = [i for i in groups if i < n_orig and i not in contents and types[i] == SHT_GROUP
-                 and not flags[i] & SHF_COMPRESSED and offs[i] + sizes[i] <= len(data)]
+                 and not flags[i] & SHF_COMPRESSED and 4 <= sizes[i] and offs[i] + sizes[i] <= len(data)]
         # each group's words after its flag word (as _group_members reads them: bytes past the last whole word aside)
         starts = [offs[i] + 4 for i in plain]
-        ends = [max(offs[i] + sizes[i] // 4 * 4, offs[i] + 4) for i in plain]
+        ends = [offs[i] + sizes[i] // 4 * 4 for i in plain]
         mv = memoryview(data)
         words = self._words_of("I", b"".join(map(mv.__getitem__, map(slice, starts, ends))))
         bounds = list(accumulate(map(rshift, map(sub, ends, starts), repeat(2)), initial=0))
