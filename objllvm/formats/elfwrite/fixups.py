@@ -5,18 +5,18 @@ symbols defined in removed sections dropped, with every index into the table ren
 SHT_SYMTAB_SHNDX, group signatures, and the sections the caller gave a renumberer)."""
 import struct
 from itertools import accumulate, compress, repeat
-from operator import and_, itemgetter, lshift, or_, rshift, sub
+from operator import and_, itemgetter, lshift, or_, rshift
 
 from ...errors import ObjllvmError
-from ..elf import SHF_COMPRESSED, SHN_LORESERVE, SHN_XINDEX, SHT_CREL, SHT_GROUP, SHT_REL, SHT_RELA
-from .common import (BATCH_BYTES, FLAGS, FLIP, GROUP_TYPES, INFO, LINK, OFFSET, REL_TYPES, SHF_INFO_LINK,
-                     SHF_LINK_ORDER, SHNDX_TYPES, SIZE, STT_SECTION, SYMTAB_TYPES, TYPE, Flagged)
+from ..elf import SHN_LORESERVE, SHN_XINDEX, SHT_CREL, SHT_GROUP, SHT_REL, SHT_RELA
+from .common import (BATCH_BYTES, FLAGS, FLIP, GROUP_TYPES, INFO, LINK, REL_TYPES, SHF_INFO_LINK, SHF_LINK_ORDER,
+                     SHNDX_TYPES, SIZE, STT_SECTION, SYMTAB_TYPES, TYPE, Flagged)
 
 
 def moved_shndx(new, column) -> list:
     """``column`` (st_shndx values) with each section index below SHN_LORESERVE moved to its new index (``new``), a
     reserved one (and one past the table) as it is.  (A table of the values present, not of all 65,536: wins on the
-    Lua objects of scripts/bench-rewrite, where building that table was most of the rewrite.)"""
+    Lua and zstd objects of scripts/bench-rewrite.)"""
     lim = min(len(new), SHN_LORESERVE)
     lut = {v: new[v] if v < lim else v for v in set(column)}
     return list(map(lut.__getitem__, column))
@@ -40,7 +40,6 @@ class FixUps:
         self._members = {}
         rels = [i for i in self._of_types(REL_TYPES, 1) if not rm[i]]
         groups = [i for i in self._of_types(GROUP_TYPES, 1) if not rm[i]]
-        self._read_input_groups(groups)
         members = {i: self._group_members(i, strict=False) for i in groups}
         joined = True
         while joined:
@@ -53,24 +52,6 @@ class FixUps:
                 if not rm[i] and members[i] and all(rm[m] for m in members[i] if m < n):
                     rm[i] = joined = 1
         return Flagged(bytes(rm))
-
-    def _read_input_groups(self, groups) -> None:
-        """The member lists of those of ``groups`` whose bytes are the input's as stored (no new contents, not
-        compressed, inside the file), read into the cache of :meth:`_group_members` as one column: one read for
-        all (wins on the zstd coverage object of scripts/bench-rewrite, a group per function)."""
-        cols, data, contents = self.cols, self.data, self._content
-        n_orig, flags, types = self._n_orig, cols[FLAGS], cols[TYPE]
-        offs, sizes = cols[OFFSET], cols[SIZE]
-        plain = [i for i in groups if i < n_orig and i not in contents and types[i] == SHT_GROUP
-                 and not flags[i] & SHF_COMPRESSED and 4 <= sizes[i] and offs[i] + sizes[i] <= len(data)]
-        # each group's words after its flag word (as _group_members reads them: bytes past the last whole word aside)
-        starts = [offs[i] + 4 for i in plain]
-        ends = [offs[i] + sizes[i] // 4 * 4 for i in plain]
-        mv = memoryview(data)
-        words = self._words_of("I", b"".join(map(mv.__getitem__, map(slice, starts, ends))))
-        bounds = list(accumulate(map(rshift, map(sub, ends, starts), repeat(2)), initial=0))
-        for k, i in enumerate(plain):
-            self._members[i] = words[bounds[k]:bounds[k + 1]]
 
     def _group_members(self, i: int, strict: bool = True) -> list:
         """The member indices of group ``i`` (read once); not ``strict``: a compressed group that does not

@@ -34,9 +34,6 @@ class _Walk:
         self.fixed_sec = set()
         self.run_out = self.run_in = self.run_end = -1
         self.cap = w._align_cap()
-        # the writer's tables the walk reads for every section, looked up once (wins on the zstd coverage object of
-        # scripts/bench-rewrite, thousands of sections)
-        self.removed, self.content, self.aligns = w._removed, w._content, w.cols[ALIGN]
 
     def in_fixed(self, a, b):
         """The fixed range that [a, b) overlaps, or None."""
@@ -66,30 +63,30 @@ class _Walk:
 
     def step(self, ref: int) -> None:
         """Place section ``ref`` (-1: the section header table)."""
+        w = self.w
         off = self.offs_w[ref]
         size = self.eff[ref]
         end = off + size
         if ref < 0:
             self.header_table(off, size, end)
-        elif self.removed[ref]:
+        elif w._removed[ref]:
             if off <= self.size_in and end > self.prev_end:
                 self.prev_end = end
         elif off > self.size_in:
             # Only an empty or SHT_NOBITS section can claim an offset past the end (the container checks the
             # others): it has no bytes there, so it must not move anything else out to that offset.
-            if self.content.get(ref):
+            if w._content.get(ref):
                 self.beyond.append(ref)      # new bytes: placed after everything, like an added section
             else:
                 self.new_off[ref] = off
         elif self.has_segments and ref in self.fixed_sec:
             self.new_off[ref] = off
-            body = self.content.get(ref)
+            body = w._content.get(ref)
             if body is not None:
                 self.flush()
                 self.late.append((off, body))
             self.grow(end, end)
-        elif self.has_segments and self.w.cols[FLAGS][ref] & SHF_ALLOC \
-                and (self.w.cols[TYPE][ref] == SHT_NOBITS or not size):
+        elif self.has_segments and w.cols[FLAGS][ref] & SHF_ALLOC and (w.cols[TYPE][ref] == SHT_NOBITS or not size):
             self.new_off[ref] = off        # allocated sections never move in a file with segments
         else:
             self.section(ref, off, size, end)
@@ -105,7 +102,7 @@ class _Walk:
 
     def section(self, ref: int, off: int, size: int, end: int) -> None:
         """Place a kept section with bytes to copy or new contents, the input's padding before it kept."""
-        body = self.content.get(ref)
+        body = self.w._content.get(ref)
         n_out = len(body) if body is not None else (end if end < self.size_in else self.size_in) - off
         pos, prev_end = self.pos, self.prev_end
         cand = self.where(ref, off, n_out)
@@ -136,16 +133,16 @@ class _Walk:
             return off                # in step with the input, nothing fixed in the way: keep the offset
         if not n_out and self.has_segments and self.in_fixed(off, off + 1) is not None:
             return off                # an empty section inside a fixed range keeps its offset
+        w = self.w
         if self.low is not None and pos >= self.low:
             # nothing fixed after the header: after the output so far, with the input's padding, aligned
             cand = pos + off - prev_end if off > prev_end else pos
-            a = self.aligns[ref]
+            a = w.cols[ALIGN][ref]
             if a <= 1:
                 return cand
             if a & (a - 1) or a > self.cap:
-                a = self.w._alignment(ref)       # (refused there)
+                a = w._alignment(ref)       # (refused there)
             return (cand + a - 1) // a * a
-        w = self.w
         return w._place(off, n_out, w._alignment(ref), pos, prev_end, self.in_fixed)
 
     def appended(self, ref: int) -> None:
