@@ -80,6 +80,18 @@ def check_json_doc(doc, name: str | None = None):
     return doc
 
 
+def absolute_imports(tree):
+    """``(line, module)`` for every absolute import in a module's syntax tree, inside functions too
+    (``import a.b`` and ``from a.b import c`` both give ``a.b``; relative imports are left out)."""
+    import ast
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                yield node.lineno, a.name
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            yield node.lineno, node.module
+
+
 def corpus_files(exclude=("src", "malformed", "docs", "lit", "terminal")):
     """Every committed object under testdata/ (not sources, not the malformed corpus, not the documentation's
     perf.data, not the lit inputs: LLVM's malformed cases, tests/test_lit_readobj.py, not the names hostile to

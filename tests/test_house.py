@@ -13,6 +13,7 @@ import tokenize
 from pathlib import Path
 
 import pytest
+from conftest import absolute_imports
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "objllvm"
@@ -71,16 +72,7 @@ def _is_private_stdlib(name: str) -> bool:
 
 
 def _private_imports(tree):
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names = [node.module]
-        else:
-            continue
-        for n in names:
-            if _is_private_stdlib(n):
-                yield node.lineno, n
+    return [(line, name) for line, name in absolute_imports(tree) if _is_private_stdlib(name)]
 
 
 def test_the_private_module_check_recognises_one():

@@ -7,7 +7,7 @@ import re
 import sys
 import tomllib
 
-from conftest import ROOT
+from conftest import ROOT, absolute_imports
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 IMPORT_NAMES = {"pyyaml": "yaml", "dask": "distributed", "pyelftools": "elftools"}   # distribution -> module imported, where they differ
@@ -23,18 +23,10 @@ def _third_party_imports() -> dict[str, set[str]]:
     library or objllvm itself -> the files importing them."""
     out: dict[str, set[str]] = {}
     for path in sorted((ROOT / "objllvm").rglob("*.py")):
-        tree = ast.parse(path.read_text(), str(path))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                names = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names = [node.module]
-            else:
-                continue
-            for n in names:
-                top = n.split(".")[0]
-                if top not in sys.stdlib_module_names and top not in ("objllvm", "__future__"):
-                    out.setdefault(top, set()).add(str(path.relative_to(ROOT)))
+        for _line, n in absolute_imports(ast.parse(path.read_text(), str(path))):
+            top = n.split(".")[0]
+            if top not in sys.stdlib_module_names and top not in ("objllvm", "__future__"):
+                out.setdefault(top, set()).add(str(path.relative_to(ROOT)))
     return out
 
 
