@@ -135,9 +135,10 @@ def _plain(s) -> bool:
 
 def _plain_cells(cells) -> bool:
     """_plain of every distinct str of ``cells``, checked on them joined (one pass in C)."""
+    cells = list(cells)
     joined = "\n".join(cells)
-    if not joined.isascii() or not joined.replace("\n", "").isprintable():
-        return False
+    if not joined.isascii() or joined.count("\n") != len(cells) - 1 or not joined.replace("\n", "").isprintable():
+        return False      # (a newline of a cell's own is not plain)
     return " \n" not in joined and "\n " not in joined and joined.strip(" ") == joined
 
 
@@ -290,8 +291,16 @@ def _layout(t, cols, labels_cache):
             empty = not min(map(len, col))
         elif k == "s":
             used = set(col)
-            if not all(type(v) is str for v in used) or not _plain_cells(used):
+            if not all(type(v) is str for v in used):
                 return None
+            if not _plain_cells(used):
+                # tabulate writes a cell escaped and without blanks at either end: as wide as its length
+                # when that is ASCII (a name with control bytes from a damaged section)
+                shown = {v: terminal_text(v).strip(" ") for v in used}
+                if not "".join(shown.values()).isascii():
+                    return None
+                col = list(map(shown.__getitem__, col))
+                used = set(shown.values())
             col = [v.encode("ascii") for v in col]
             w = max(map(len, used))
             empty = "" in used

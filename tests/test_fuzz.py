@@ -287,12 +287,14 @@ def test_loop_reports_a_violation(tmp_path, monkeypatch):
 
 def test_scripts_fuzz_runs_a_budget_and_replays(tmp_path):
     """scripts/fuzz: a 3-second campaign reports its figures; --replay passes a malformed file objllvm handles
-    (test_replay_reports_a_violation shows it failing)."""
+    (test_replay_reports_a_violation shows it failing).  The campaign runs without its "slow" report, a time
+    limit that depends on the machine's load (test_harness_reports_slow_input checks that report); the
+    watchdog still stops a hang."""
     import subprocess
     import sys
     from conftest import ROOT
     p = subprocess.run([sys.executable, str(ROOT / "scripts" / "fuzz"), "--time", "3", "--seed", "5", "--targets",
-                        "codec,container", "--quiet"], capture_output=True, text=True, timeout=120)
+                        "codec,container", "--slow-seconds", "0", "--quiet"], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stdout + p.stderr
     assert "fuzz: seed 5, budget 3 s" in p.stdout and " inputs in " in p.stdout and "0 distinct new" in p.stdout
     p = subprocess.run([sys.executable, str(ROOT / "scripts" / "fuzz"), "--replay",

@@ -137,7 +137,8 @@ def _random_table(rng, n_rows):
             elif k == "neg":
                 row.append(rng.randrange(-5000, 5000))
             elif k == "str":
-                row.append(rng.choice(["ret", "ft", "a%sb", "x y", "%d", "z"]))
+                row.append(rng.choice(["ret", "ft", "a%sb", "x y", "%d", "z", " lead", "tail\t", "\x1b[2J",
+                                       "a\nb", "\x00\x00", "\udcff", "\u202e", " \x7f ", "caf\u00e9"]))
             elif k == "hexstr":
                 row.append(f"{rng.randrange(0, 1 << 40):#x}")
             elif k == "mixed":
