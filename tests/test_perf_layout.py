@@ -488,6 +488,46 @@ def test_priority_queue_ext_tsp_scores_at_least_as_high_as_exhaustive_merging():
     assert new_total >= old_total - 1e-6
 
 
+class _Audited(lay._ExtTSP):
+    """The solver, recording the gain each merge was chosen by and the score change it made."""
+
+    def __init__(self, *a):
+        super().__init__(*a)
+        self.claimed, self.seen = {}, []
+
+    def best_merge(self, x, y):
+        g, p, q, k, kind = super().best_merge(x, y)
+        if p is not None:
+            self.claimed[(p, q, tuple(lay._merge_nodes(self.nodes[p], self.nodes[q], k, kind)))] = g
+        return g, p, q, k, kind
+
+    def merge(self, x, y, order):
+        before = self.score[x] + self.score[y]
+        super().merge(x, y, order)
+        self.seen.append((self.claimed[(x, y, tuple(order))], self.score[x] - before))
+
+
+def test_ext_tsp_merges_by_their_whole_gain(monkeypatch):
+    """A merge inserting a chain between two nodes is chosen by its gain after the jumps across the split got
+    longer, also when the jumps between the chains alone tie with another merge (here: block 2 after block 3,
+    or between blocks 6 and 3 with a loss on the jump 3 -> 4)."""
+    solvers = []
+    monkeypatch.setattr(lay, "_ExtTSP", lambda *a: solvers.append(_Audited(*a)) or solvers[-1])
+    cases = [([0, 7, 1, 2, 3, 4, 5, 6], {0: 13, 7: 5, 1: 9, 2: 9, 3: 14, 4: 12, 5: 18, 6: 5},
+              [(0, 2, 0.5176), (0, 7, 6.4362), (7, 3, 2.5922), (1, 4, 0.6758), (2, 4, 0.6758), (3, 4, 9.5055),
+               (4, 6, 0.5272), (4, 5, 10.0283)])]
+    rng = random.Random(8)
+    for _ in range(40):
+        sizes, edges = cfg_like(rng, rng.randint(4, 30))
+        cases.append((list(sizes), sizes, edges))
+    for blocks, sizes, edges in cases:
+        lay.ext_tsp_order(blocks, sizes, edges, blocks[0])
+    assert sum(len(s.seen) for s in solvers) > 200
+    for s in solvers:
+        for claimed, made in s.seen:
+            assert claimed == pytest.approx(made, abs=1e-9)
+
+
 def test_ext_tsp_on_a_large_graph_stays_valid():
     rng = random.Random(3)
     sizes, edges = cfg_like(rng, 300)

@@ -191,18 +191,24 @@ class _ExtTSP(_Chains):
                         g += w * fwd_w * (1 - dist / fwd_d)
                 elif -dist < bwd_d:
                     g += w * bwd_w * (1 + dist / bwd_d)
-            if kind == X1_Y_X2 and g > best[0] and split:
-                # every term is a loss (the jumps get longer): the biggest possible losses first
-                for _lo, _hi, si, se, di, do, w, old in self._across(split, k):
-                    g += edge_score(se + (0 if si < k else ys), do + (0 if di < k else ys), w) - old
-                    if g <= best[0]:
+            if kind == X1_Y_X2 and split and g > best[0] - EPS:
+                # every term is a loss (the jumps get longer): stop when the merge can no longer win
+                for dist, sign, w, old in self._across(split, k):
+                    dist += sign * ys                   # edge_score, inlined
+                    if dist == 0:
+                        g += w * ft_w - old
+                    elif dist > 0:
+                        g += (w * fwd_w * (1 - dist / fwd_d) if dist < fwd_d else 0.0) - old
+                    else:
+                        g += (w * bwd_w * (1 + dist / bwd_d) if -dist < bwd_d else 0.0) - old
+                    if g <= best[0] - EPS:
                         break
             if g > best[0] + EPS or (g > best[0] - EPS and best[2] is not None and (k, kind) < (best[1], best[2])):
                 best[:] = [g, k, kind]
 
-        ranked = self._seam_candidates(x, y, seam, allowed, deltas, total, near_total)
+        ranked = self._seam_candidates(x, y, seam, allowed, split, total, near_total)
         for neg_ub, k, kind, d in ranked:
-            if -neg_ub <= best[0]:
+            if -neg_ub <= best[0] - EPS:        # nor within EPS, where the tie rule may pick it
                 break
             score(k, kind, d)
         if split and nx <= SPLIT_THRESHOLD:
@@ -225,12 +231,13 @@ class _ExtTSP(_Chains):
                         score(k, kind, d)
         return best[0], best[1], best[2]
 
-    def _seam_candidates(self, x, y, seam, allowed, deltas, total, near_total):
+    def _seam_candidates(self, x, y, seam, allowed, split, total, near_total):
         """The merges of ``x`` and ``y`` that may turn a jump between them into a fall-through at a seam, as
         ``(-upper bound of the gain, k, kind, split delta)``, the most promising first."""
         chain, index = self.chain, self.index
         xn, yn = self.nodes[x], self.nodes[y]
         nx, y0, y1 = len(xn), yn[0], yn[-1]
+        deltas = split[0] if split else {}
 
         def seam_weight(k, kind):
             if kind == X_Y:
@@ -248,12 +255,28 @@ class _ExtTSP(_Chains):
             if a == y1 and chain[b] == x and 0 < index[b] < nx:
                 cands.update((index[b], kd) for kd in (X1_Y_X2, Y_X2_X1) if kd in allowed)
         ranked = []
+        ft = self._fallthroughs(split) if split else {}
+        ys = self.csize[y]
         for k, kind in cands:
             d = deltas.get((k, kind), 0.0)
             f = seam_weight(k, kind)
-            ranked.append((-(f * FALLTHROUGH_WEIGHT + near_total * (1 - f / total if total else 1) + d), k, kind, d))
+            # X1 Y X2 loses at least the fall-through from X1's last node into X2's first (this tighter bound
+            # spares most gain evaluations of Lua's luaV_execute, a long chain with many one-block neighbours)
+            lost = ft[k] - edge_score(0, ys, ft[k]) if kind == X1_Y_X2 and k in ft else 0.0
+            ranked.append((-(f * FALLTHROUGH_WEIGHT + near_total * (1 - f / total if total else 1) + d - lost),
+                           k, kind, d))
         ranked.sort()
         return ranked
+
+    @staticmethod
+    def _fallthroughs(split):
+        """``{k: weight of the jump from node k - 1 to node k}`` of a chain (its fall-throughs)."""
+        cache = split[2]
+        hit = cache.get("ft")
+        if hit is None:
+            hit = cache["ft"] = {hi: w for lo, hi, dist, sign, w, _old in split[1]
+                                 if hi == lo + 1 and sign > 0 and dist == 0}
+        return hit
 
     def _split_points(self, x, split):
         """``(split points not breaking a CFG edge, [(delta, k)] of them by decreasing delta)``, kept with the
@@ -291,7 +314,8 @@ class _ExtTSP(_Chains):
             lo, hi = (ia, ib) if ia < ib else (ib, ia)
             diff[lo + 1] += new - old
             diff[hi + 1] -= new - old
-            rows.append((lo, hi, ia, se, ib, do, w, old))
+            if old > 0:             # a jump scoring nothing scores nothing longer either: fewer rows to scan
+                rows.append((lo, hi, do - se, 1 if ia < ib else -1, w, old))
         deltas, acc = {}, 0.0
         for k in range(1, nx):
             acc += diff[k]
@@ -301,15 +325,15 @@ class _ExtTSP(_Chains):
 
     @staticmethod
     def _across(split, k):
-        """The jumps of a chain across split point ``k``, the biggest scores (possible losses) first."""
+        """The jumps of a chain across split point ``k`` that score, the biggest scores (possible losses) first."""
         _deltas, rows, cache = split
         hit = cache.get(k)
         if hit is None:
-            hit = cache[k] = sorted((r for r in rows if r[0] < k <= r[1]), key=lambda t: -t[7])
+            hit = cache[k] = sorted((r[2:] for r in rows if r[0] < k <= r[1]), key=lambda t: -t[3])
         return hit
 
-    def bound(self, x, y):
-        """An upper bound of :meth:`best_merge`.  A jump between the chains becomes a fall-through only into
+    def rough_bound(self, x, y):
+        """A quick upper bound of :meth:`best_merge` (looser than :meth:`bound`).  A jump between the chains becomes a fall-through only into
         the first node of the chain kept whole or out of its last one (at most one of each), the others score
         at most a near jump's weight; the chains' own jumps gain at most the best split change of either
         chain."""
@@ -335,6 +359,38 @@ class _ExtTSP(_Chains):
                 extra = max(extra, self._max_delta(c))
         return ub + extra
 
+    def bound(self, x, y):
+        """An upper bound of :meth:`best_merge`: the best of :meth:`_best_split`'s bounds in either direction."""
+        return max(self._upper(x, y), self._upper(y, x))
+
+    def _upper(self, x, y):
+        """An upper bound of :meth:`_best_split` ``(x, y)``: the bound of its best candidate at a seam, and a near
+        jump's weight for every jump between the chains (plus the best split delta) at the other split points."""
+        chain, edges, nodes = self.chain, self.edges, self.nodes
+        nx = len(nodes[x])
+        if chain[self.entry] == x:
+            allowed = (X_Y, X1_Y_X2)
+        elif chain[self.entry] == y:
+            allowed = (Y_X2_X1,)
+        else:
+            allowed = (X_Y, X1_Y_X2, Y_X2_X1, X2_X1_Y)
+        split = self._split_deltas(x) if nx > 1 else None
+        seam, total = {}, 0.0
+        for e in self.nbr[x][y]:
+            a, b, w = edges[e]
+            seam[(a, b)] = seam.get((a, b), 0.0) + w
+            total += w
+        near_total = max(FORWARD_WEIGHT, BACKWARD_WEIGHT) * total
+        ranked = self._seam_candidates(x, y, seam, allowed, split, total, near_total)
+        ub = -ranked[0][0] if ranked else 0.0
+        if split and nx <= SPLIT_THRESHOLD:
+            eligible, by_delta = self._split_points(x, split)
+            if eligible and X1_Y_X2 in allowed:
+                ub = max(ub, near_total)
+            if by_delta and (Y_X2_X1 in allowed or X2_X1_Y in allowed):
+                ub = max(ub, near_total + by_delta[0][0])
+        return ub
+
     def _max_delta(self, x):
         split = self._split_deltas(x)
         hit = split[2].get("max")
@@ -343,25 +399,30 @@ class _ExtTSP(_Chains):
         return hit
 
     def run(self):
-        """Merge chains, the best gain first.  The queue holds upper bounds (:meth:`bound`) until an entry
-        reaches the top; then its exact gain is computed and queued again: the merges are those of exact
-        greedy merging, for far fewer gain evaluations."""
+        """Merge chains, the best gain first.  The queue holds upper bounds of the gains, refined when they reach
+        the top: :meth:`rough_bound`, then :meth:`bound`, then the exact gain, each queued again: the merges are
+        those of exact greedy merging, for far fewer gain evaluations."""
         heap, version = [], {c: 0 for c in self.nodes}
 
         def push(x, y):
-            ub = self.bound(x, y)
+            ub = self.rough_bound(x, y)
             if ub > EPS:
                 a, b = min(x, y), max(x, y)
-                heapq.heappush(heap, (-ub, a, b, 1, version[a], version[b], None))
+                heapq.heappush(heap, (-ub, a, b, 2, version[a], version[b], None))
         for x in list(self.nodes):
             for y in self.nbr[x]:
                 if x < y:
                     push(x, y)
         while heap:
-            _g, a, b, bounded, va, vb, merge = heapq.heappop(heap)
+            _g, a, b, level, va, vb, merge = heapq.heappop(heap)
             if a not in self.nodes or b not in self.nodes or version[a] != va or version[b] != vb:
                 continue
-            if bounded:
+            if level == 2:
+                ub = self.bound(a, b)
+                if ub > EPS:
+                    heapq.heappush(heap, (-ub, a, b, 1, va, vb, None))
+                continue
+            if level == 1:
                 g, p, q, k, kind = self.best_merge(a, b)
                 if p is not None:
                     heapq.heappush(heap, (-g, a, b, 0, va, vb, (p, q, k, kind)))
