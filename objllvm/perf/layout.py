@@ -23,6 +23,7 @@ No branch records are needed (this machine has no LBR): everything starts from t
 """
 from __future__ import annotations
 
+import bisect
 import heapq
 import itertools
 
@@ -314,7 +315,7 @@ class _ExtTSP(_Chains):
             lo, hi = (ia, ib) if ia < ib else (ib, ia)
             diff[lo + 1] += new - old
             diff[hi + 1] -= new - old
-            if old > 0:             # a jump scoring nothing scores nothing longer either: fewer rows to scan
+            if old > 0:     # a jump scoring nothing scores nothing longer: fewer rows (Lua's luaV_execute)
                 rows.append((lo, hi, do - se, 1 if ia < ib else -1, w, old))
         deltas, acc = {}, 0.0
         for k in range(1, nx):
@@ -422,7 +423,7 @@ class _ExtTSP(_Chains):
                 if ub > EPS:
                     heapq.heappush(heap, (-ub, a, b, 1, va, vb, None))
                 continue
-            if level == 1:
+            if level:
                 g, p, q, k, kind = self.best_merge(a, b)
                 if p is not None:
                     heapq.heappush(heap, (-g, a, b, 0, va, vb, (p, q, k, kind)))
@@ -801,9 +802,14 @@ def call_arcs(obj, index, profile, offsets=None) -> dict:
     A call site is a ``call``/``jmp rel32`` whose displacement has a PC-relative relocation: the relocation
     says the four bytes are a displacement (no guessing where instructions start), the linked displacement
     gives the target; targets that are not the start of a mapped function (PLT entries) are left out."""
-    counts = {}
+    sampled = {}
     for fp in profile.functions:
-        counts[fp.function.address] = block_counts(fp.function, fp.blocks)
+        sampled[fp.function.address] = (fp.function, block_counts(fp.function, fp.blocks))
+    # the blocks that ran, by address: a call site elsewhere adds nothing (no lookup in the whole map, which
+    # would make the blocks of every function with a call in it: most of call_arcs' work on Lua)
+    spans = sorted(((b.address, b.address + b.size, fn, b.id, cs[b.id])
+                    for fn, cs in sampled.values() for b in fn.blocks if cs.get(b.id, 0) > 0), key=lambda t: t[0])
+    starts = [t[0] for t in spans]
     func_at = {}
     for f in index.functions:
         func_at[f.address] = f
@@ -825,12 +831,11 @@ def call_arcs(obj, index, profile, offsets=None) -> dict:
             callee = func_at.get(r.offset + 4 + int.from_bytes(data[off:off + 4], "little", signed=True))
             if callee is None or not callee.name:
                 continue
-            hit = index.lookup(r.offset)
-            if hit is None:
+            i = bisect.bisect_right(starts, r.offset) - 1
+            if i < 0 or r.offset >= spans[i][1]:
                 continue
-            caller, block = hit
-            c = counts.get(caller.address, {}).get(block.id, 0)
-            if c > 0 and caller.name and caller.name != callee.name:
+            _start, _end, caller, _block, c = spans[i]
+            if caller.name and caller.name != callee.name:
                 key = (caller.name, callee.name)
                 if offsets is not None and c > heaviest.get(key, 0):
                     heaviest[key] = c
