@@ -760,20 +760,26 @@ class FunctionLayout:
     score_after: float = 0.0
 
 
+def ext_tsp_input(fn, hot: set, weights: dict) -> tuple:
+    """``(blocks, sizes, edges, entry)``: what :func:`layout_function` gives :func:`ext_tsp_order` for ``fn``: its
+    ``hot`` blocks in address order (the entry first), and the edges of ``weights`` carrying at least
+    ``MIN_EDGE_SHARE`` of the heaviest."""
+    by_addr = [b for b in sorted(fn.blocks, key=lambda b: b.address) if b.id in hot]
+    entry = fn.ranges[0].blocks[0].id if fn.ranges and fn.ranges[0].blocks else by_addr[0].id
+    ids = [entry] + [b.id for b in by_addr if b.id != entry]
+    floor = MIN_EDGE_SHARE * max(weights.values(), default=0.0)
+    return ids, {b.id: b.size for b in fn.blocks}, [(a, b, w) for (a, b), w in weights.items() if w >= floor], entry
+
+
 def layout_function(fn, block_samples: dict, profile=None, *, algorithm: str = "ext-tsp") -> FunctionLayout:
     weights, counts, source = estimate_edges(fn, block_samples, profile)
     if not fn.blocks:
         return FunctionLayout(fn.name, fn.address, [], 0, 0, 0, source)
-    hot = hot_blocks(fn, counts, weights)
-    by_addr = [b for b in sorted(fn.blocks, key=lambda b: b.address) if b.id in hot]
-    entry = fn.ranges[0].blocks[0].id if fn.ranges and fn.ranges[0].blocks else by_addr[0].id
-    ids = [entry] + [b.id for b in by_addr if b.id != entry]
-    sizes = {b.id: b.size for b in fn.blocks}
+    ids, sizes, kept, entry = ext_tsp_input(fn, hot_blocks(fn, counts, weights), weights)
     elist = [(a, b, w) for (a, b), w in weights.items()]
     before = ext_tsp_score(ids, sizes, elist)
     if algorithm == "ext-tsp":
-        floor = MIN_EDGE_SHARE * max((w for _a, _b, w in elist), default=0.0)
-        ids = ext_tsp_order(ids, sizes, [e for e in elist if e[2] >= floor], entry)
+        ids = ext_tsp_order(ids, sizes, kept, entry)
     return FunctionLayout(fn.name, fn.address, ids, sum(block_samples.values()),
                           sum(sizes[i] for i in ids), sum(sizes.values()), source, counts, weights,
                           before, ext_tsp_score(ids, sizes, elist))
