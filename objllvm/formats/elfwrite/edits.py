@@ -3,6 +3,7 @@ removed, their new contents, added sections, and the renumberers the caller supp
 hold symbol indices (the writer never decodes a section's contents itself)."""
 import struct
 from itertools import compress, repeat
+from operator import and_
 
 from ...errors import ObjllvmError
 from ..elf import SHF_ALLOC, SHF_COMPRESSED, SHT_NOBITS, SHT_REL, SHT_RELA, ElfFile
@@ -138,12 +139,17 @@ class Edits(Columns):
         not SHF_COMPRESSED, not SHT_NOBITS, not added), else None (:meth:`_plain` gives those): one pass over the
         columns rather than a call per section (wins on the coverage objects of scripts/bench-rewrite)."""
         cols, data, n_orig = self.cols, self.data, self._n_orig
-        offs, sizes = cols[OFFSET], cols[SIZE]
-        out = [data[offs[i]:offs[i] + sizes[i]] if i < n_orig else None for i in indices]
-        flags, types, content = cols[FLAGS], cols[TYPE], self._content
-        for k in compress(range(len(out)), [i in content or i >= n_orig or flags[i] & SHF_COMPRESSED
-                                            or types[i] == SHT_NOBITS for i in indices]):
-            out[k] = None
+        indices = list(indices)
+        if indices and max(indices) >= n_orig:
+            return [self._input_slices([i])[0] if i < n_orig else None for i in indices]
+        offs, sizes, flags, types = (list(map(cols[k].__getitem__, indices)) for k in (OFFSET, SIZE, FLAGS, TYPE))
+        out = [data[o:o + z] for o, z in zip(offs, sizes)]
+        odd = self._content.keys() & set(indices)
+        if any(map(and_, flags, repeat(SHF_COMPRESSED))) or SHT_NOBITS in types:
+            odd.update(i for i, f, t in zip(indices, flags, types) if f & SHF_COMPRESSED or t == SHT_NOBITS)
+        if odd:
+            for k in compress(range(len(out)), map(odd.__contains__, indices)):
+                out[k] = None
         return out
 
     def _store(self, index: int, data: bytes) -> None:

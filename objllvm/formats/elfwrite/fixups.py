@@ -311,7 +311,8 @@ class FixUps:
         del mapping[0]
         any(map(mapping.__setitem__, compress(range(t.nsyms), flags), repeat(-1)))     # (each step gives None)
         users = self._symbol_users(t.si)
-        edits, problems = self._renumbered_users(users, dropped, mapping, t.nsyms)
+        kinds = list(map(self.cols[TYPE].__getitem__, users))
+        edits, problems = self._renumbered_users(users, kinds, dropped, mapping, t.nsyms)
         if problems:
             i, k, how = min(problems, key=itemgetter(0))
             if isinstance(how, ObjllvmError):
@@ -320,33 +321,30 @@ class FixUps:
         for i, b in edits.items():
             self._store(i, b)
         infos = self.cols[INFO]
-        for i in users:
-            if self.cols[TYPE][i] == SHT_GROUP and infos[i] < t.nsyms and mapping[infos[i]] != infos[i]:
+        for i in compress(users, map(SHT_GROUP.__eq__, kinds)):
+            if infos[i] < t.nsyms and mapping[infos[i]] != infos[i]:
                 self._own_column(INFO)[i] = mapping[infos[i]]
         self._write_kept_symbols(t, new, keep, flags)
 
-    def _renumbered_users(self, users, dropped, mapping, nsyms):
-        """({index: new bytes} of the ``users`` of the symbol table whose contents change, [(section, dropped
-        symbol, how it uses it)] of those that need a dropped symbol)."""
-        types = self.cols[TYPE]
-        infos = self.cols[INFO]
+    def _renumbered_users(self, users, kinds, dropped, mapping, nsyms):
+        """({index: new bytes} of the ``users`` of the symbol table (their sh_type: ``kinds``) whose contents change,
+        [(section, dropped symbol, how it uses it)] of those that need a dropped symbol)."""
+        infos, sizes = self.cols[INFO], self.cols[SIZE]
         edits, problems = {}, []
-        for i in users:
-            if types[i] == SHT_CREL:
-                problems.append((i, dropped.low, "crel"))
-            elif types[i] == SHT_GROUP and infos[i] in dropped:
-                problems.append((i, infos[i], "the signature of kept group"))
+        if SHT_CREL in kinds:
+            problems += [(i, dropped.low, "crel") for i in compress(users, map(SHT_CREL.__eq__, kinds))]
+        problems += [(i, infos[i], "the signature of kept group")
+                     for i in compress(users, map(SHT_GROUP.__eq__, kinds)) if infos[i] in dropped]
         for t in (SHT_REL, SHT_RELA):
             batch, size = [], 0
-            for i in users + [None]:
-                if i is not None and types[i] != t:
-                    continue
-                if batch and (i is None or size + self.cols[SIZE][i] > BATCH_BYTES):
+            for i in compress(users, map(t.__eq__, kinds)):
+                if batch and size + sizes[i] > BATCH_BYTES:
                     self._renumber_relocations(t, batch, dropped, mapping, nsyms, edits, problems)
                     batch, size = [], 0
-                if i is not None:
-                    batch.append(i)
-                    size += self.cols[SIZE][i]
+                batch.append(i)
+                size += sizes[i]
+            if batch:
+                self._renumber_relocations(t, batch, dropped, mapping, nsyms, edits, problems)
         more, found = self._renumbered_by_callers(users, mapping)
         edits.update(more)
         return edits, problems + found
@@ -354,10 +352,8 @@ class FixUps:
     def _renumbered_by_callers(self, users, mapping):
         """({index: new bytes}, problems) of the ``users`` given a renumberer (:meth:`set_symbol_renumberer`)."""
         edits, problems = {}, []
-        for i in users:
-            fn = self._renumberers.get(i)
-            if fn is None:
-                continue
+        for i in sorted(self._renumberers.keys() & set(users)):
+            fn = self._renumberers[i]
             try:
                 old = self._plain(i)
                 b = fn(old, mapping)
@@ -392,17 +388,17 @@ class FixUps:
         top = max(syms, default=0)
         if top < dropped.low:
             return              # every symbol used is below the first dropped one: nothing moves
+        if top < nsyms:
+            new_syms = list(map(mapping.__getitem__, syms))
+        else:
+            new_syms = [mapping[x] if x < nsyms else x for x in syms]      # (an index past the table stays)
         bounds = list(accumulate((w // size for w in wholes), initial=0))
-        if dropped.intersection(set(syms)):
+        if -1 in new_syms:      # (a dropped symbol: the only one mapped to -1)
             for k, i in enumerate(idx):
                 hit = dropped.intersection(set(syms[bounds[k]:bounds[k + 1]]))
                 if hit:
                     problems.append((i, min(hit), "kept relocation section"))
             return
-        if top < nsyms:
-            new_syms = list(map(mapping.__getitem__, syms))
-        else:
-            new_syms = [mapping[x] if x < nsyms else x for x in syms]      # (an index past the table stays)
         if new_syms == syms:
             return
         if self.is64:
@@ -411,7 +407,9 @@ class FixUps:
             new_col = list(map(or_, map(lshift, new_syms, repeat(8)), map(and_, infos_col, repeat(0xFF))))
             nb = self._with_field(b, size, 4, "I", new_col)
         for k, i in enumerate(idx):
-            piece = nb[bounds[k] * size:bounds[k + 1] * size] + parts[k][wholes[k]:]
+            piece = nb[bounds[k] * size:bounds[k + 1] * size]
+            if wholes[k] != len(parts[k]):
+                piece += parts[k][wholes[k]:]
             if piece != parts[k]:
                 edits[i] = piece
 
