@@ -34,6 +34,7 @@ class _Walk:
         self.fixed_sec = set()
         self.run_out = self.run_in = self.run_end = -1
         self.cap = w._align_cap()
+        self.contents, self.aligns = w._content, w.cols[ALIGN]
 
     def in_fixed(self, a, b):
         """The fixed range that [a, b) overlaps, or None."""
@@ -117,21 +118,29 @@ class _Walk:
 
     def section(self, ref: int, off: int, size: int, end: int) -> None:
         """Place a kept section with bytes to copy or new contents, the input's padding before it kept."""
-        body = self.w._content.get(ref)
+        body = self.contents.get(ref)
         n_out = len(body) if body is not None else (end if end < self.size_in else self.size_in) - off
         pos, prev_end = self.pos, self.prev_end
-        cand = self.where(ref, off, n_out)
+        if pos == prev_end and off >= pos and (self.low is not None or not n_out):
+            cand = off                # in step with the input, nothing fixed in the way: keep the offset
+        else:
+            cand = self.where(ref, off, n_out)
         self.new_off[ref] = cand
         if cand + n_out > self.bound:
             self.w._check_end(cand + n_out, self.bound, ref)
         if n_out:
+            # the input's bytes from ``start`` go to output offset ``at``: the padding before the section too, where
+            # it lands as it was in the input
+            start, at = off, cand
             gap = off - prev_end
             if gap > 0 and cand == pos + gap and (self.low is not None and pos >= self.low or pos == prev_end
                                                   or self.in_fixed(pos, cand) is None):
-                self.copy(pos, prev_end, off)       # the padding before it, as in the input
+                start, at = prev_end, pos
             if body is None:
-                self.copy(cand, off, off + n_out)
+                self.copy(at, start, off + n_out)
             else:
+                if start < off:
+                    self.copy(at, start, off)
                 self.flush()
                 self.chunks.append((cand, body))
         if size or n_out or not self.has_segments:
@@ -142,17 +151,16 @@ class _Walk:
                 self.prev_end = end
 
     def where(self, ref: int, off: int, n_out: int) -> int:
-        """The output offset of a section of ``n_out`` bytes at input offset ``off``."""
+        """The output offset of a section of ``n_out`` bytes at input offset ``off``, where the output is not in
+        step with the input (:meth:`section` takes that case)."""
         pos, prev_end = self.pos, self.prev_end
-        if pos == prev_end and off >= pos and (self.low is not None or not n_out):
-            return off                # in step with the input, nothing fixed in the way: keep the offset
         if not n_out and self.has_segments and self.in_fixed(off, off + 1) is not None:
             return off                # an empty section inside a fixed range keeps its offset
         w = self.w
         if self.low is not None and pos >= self.low:
             # nothing fixed after the header: after the output so far, with the input's padding, aligned
             cand = pos + off - prev_end if off > prev_end else pos
-            a = w.cols[ALIGN][ref]
+            a = self.aligns[ref]
             if a <= 1:
                 return cand
             if a & (a - 1) or a > self.cap:
