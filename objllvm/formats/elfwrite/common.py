@@ -209,9 +209,13 @@ class Columns:
         """``data`` (a table of ``entsize``-byte entries, perhaps with a few bytes after them) with the ``code``
         field at ``pos`` of each of its first ``len(column)`` entries set from ``column``: one strided store."""
         out = bytearray(data)
+        self._set_field(out, entsize, pos, code, column)
+        return bytes(out)
+
+    def _set_field(self, out: bytearray, entsize: int, pos: int, code: str, column: list) -> None:
+        """:meth:`_with_field` in place, in ``out``."""
         words = self._file_words(code, column)
         step = words.itemsize
         mv = memoryview(out)[:len(column) * entsize].cast(code)
         mv[pos // step::entsize // step] = memoryview(words)
         mv.release()
-        return bytes(out)

@@ -135,10 +135,10 @@ class Edits(Columns):
         return self.content(index)
 
     def _input_slices(self, indices) -> list:
-        """For each of ``indices``: the input's bytes of the section where they are what it holds (no new contents,
-        not SHF_COMPRESSED, not SHT_NOBITS, not added), else None (:meth:`_plain` gives those): one pass over the
-        columns rather than a call per section (wins on the coverage objects of scripts/bench-rewrite)."""
-        cols, data, n_orig = self.cols, self.data, self._n_orig
+        """For each of ``indices``: a view of the input's bytes of the section where they are what it holds (no new
+        contents, not SHF_COMPRESSED, not SHT_NOBITS, not added), else None (:meth:`_plain` gives those): one pass
+        over the columns rather than a call per section (wins on the coverage objects of scripts/bench-rewrite)."""
+        cols, data, n_orig = self.cols, memoryview(self.data), self._n_orig
         indices = list(indices)
         if indices and max(indices) >= n_orig:
             return [self._input_slices([i])[0] if i < n_orig else None for i in indices]

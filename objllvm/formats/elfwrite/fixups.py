@@ -115,7 +115,7 @@ class FixUps:
             kept = renumbered[out:out + count]
             if kept != m:
                 head = self._plain(i) if head is None else head
-                self._store(i, head[:4] + words[4 * out:4 * (out + count)])
+                self._store(i, bytes(head[:4]) + words[4 * out:4 * (out + count)])
             out += count
 
     def _check_links(self, removed) -> None:
@@ -377,7 +377,7 @@ class FixUps:
         size = (24 if rela else 16) if self.is64 else (12 if rela else 8)
         parts = [self._plain(i) if b is None else b for i, b in zip(idx, self._input_slices(idx))]
         wholes = [len(p) // size * size for p in parts]
-        b = b"".join(p[:w] for p, w in zip(parts, wholes))
+        b = bytearray().join(p[:w] for p, w in zip(parts, wholes))
         if self.is64:
             # r_sym is the high half of the 64-bit r_info: a 32-bit field of its own, read and written as a column
             pos = 12 if self.elf.endian == "<" else 8
@@ -402,16 +402,18 @@ class FixUps:
         if new_syms == syms:
             return
         if self.is64:
-            nb = self._with_field(b, size, pos, "I", new_syms)
+            self._set_field(b, size, pos, "I", new_syms)
         else:
             new_col = list(map(or_, map(lshift, new_syms, repeat(8)), map(and_, infos_col, repeat(0xFF))))
-            nb = self._with_field(b, size, 4, "I", new_col)
+            self._set_field(b, size, 4, "I", new_col)
+        nb = memoryview(b)
         for k, i in enumerate(idx):
-            piece = nb[bounds[k] * size:bounds[k + 1] * size]
+            piece = bytes(nb[bounds[k] * size:bounds[k + 1] * size])
             if wholes[k] != len(parts[k]):
                 piece += parts[k][wholes[k]:]
             if piece != parts[k]:
                 edits[i] = piece
+        nb.release()
 
     def _refuse_dropped(self, t: _SymbolTable, real, k: int, how: str, where: int):
         if how == "crel":
