@@ -65,7 +65,7 @@ class _Walk:
     def run(self, order) -> None:
         """Place the input's sections and header table, ``order`` (file order).  A removed section only moves
         ``prev_end`` (how far the input is read) to its end: the removed ones are taken as one running maximum of
-        their ends, and only the others stepped (wins on the coverage objects of scripts/bench-rewrite)."""
+        their ends, and only the others placed (wins on the coverage objects of scripts/bench-rewrite)."""
         w = self.w
         gone = bytes(w._removed[:w._n_orig]) + b"\0"        # (ref -1, the header table, is not removed)
         offs, eff, size_in = self.offs_w, self.eff, self.size_in
@@ -73,15 +73,32 @@ class _Walk:
         ends = [offs[r] + eff[r] if g and offs[r] <= size_in else -1 for r, g in zip(order, flags)]
         seen = list(accumulate(ends, max))     # the furthest end of a removed section so far
         keep = flags.translate(FLIP)
-        for ref, end in zip(compress(order, keep), compress(seen, keep)):
+        kept = list(compress(order, keep))
+        for ref, end, special in zip(kept, compress(seen, keep), self.special(kept)):
             if end > self.prev_end:
                 self.prev_end = end
-            self.step(ref)
+            if special:
+                self.step(ref)
+            else:
+                self.section(ref)
         if seen and seen[-1] > self.prev_end:
             self.prev_end = seen[-1]
 
+    def special(self, refs) -> bytes:
+        """1 for each of ``refs`` that :meth:`step` places (the header table, a section past the end of the input,
+        one that stays where it is in a file with segments), 0 for a section :meth:`section` places."""
+        offs, size_in = self.offs_w, self.size_in
+        flags = [r < 0 or offs[r] > size_in for r in refs]
+        if self.has_segments:
+            fl, ty, eff, fixed = self.w.cols[FLAGS], self.w.cols[TYPE], self.eff, self.fixed_sec
+            flags = [f or r in fixed or bool(fl[r] & SHF_ALLOC and (ty[r] == SHT_NOBITS or not eff[r]))
+                     for f, r in zip(flags, refs)]
+        return bytes(flags)
+
     def step(self, ref: int) -> None:
-        """Place kept section ``ref`` (-1: the section header table)."""
+        """Place the section header table (``ref`` -1), a kept section whose offset is past the end of the input,
+        or (a file with segments) one that keeps its offset: one inside a fixed range, an allocated SHT_NOBITS or
+        empty one."""
         w = self.w
         off = self.offs_w[ref]
         size = self.eff[ref]
@@ -95,17 +112,15 @@ class _Walk:
                 self.beyond.append(ref)      # new bytes: placed after everything, like an added section
             else:
                 self.new_off[ref] = off
-        elif self.has_segments and ref in self.fixed_sec:
+        elif ref in self.fixed_sec:
             self.new_off[ref] = off
             body = w._content.get(ref)
             if body is not None:
                 self.flush()
                 self.late.append((off, body))
             self.grow(end, end)
-        elif self.has_segments and w.cols[FLAGS][ref] & SHF_ALLOC and (w.cols[TYPE][ref] == SHT_NOBITS or not size):
-            self.new_off[ref] = off        # allocated sections never move in a file with segments
         else:
-            self.section(ref, off, size, end)
+            self.new_off[ref] = off        # allocated sections never move in a file with segments
 
     def header_table(self, off: int, size: int, end: int) -> None:
         w = self.w
@@ -116,8 +131,11 @@ class _Walk:
                                   self.prev_end, self.in_fixed)
         self.grow(self.shoff + self.shsize, end)
 
-    def section(self, ref: int, off: int, size: int, end: int) -> None:
+    def section(self, ref: int) -> None:
         """Place a kept section with bytes to copy or new contents, the input's padding before it kept."""
+        off = self.offs_w[ref]
+        size = self.eff[ref]
+        end = off + size
         body = self.contents.get(ref)
         n_out = len(body) if body is not None else (end if end < self.size_in else self.size_in) - off
         pos, prev_end = self.pos, self.prev_end
