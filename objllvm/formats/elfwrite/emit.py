@@ -2,7 +2,6 @@
 change stored over them), and the output as a list of buffers -- the placed pieces in offset order with zeros
 between them, overlapping ones painted in priority order, the ELF header's fields patched in."""
 import struct
-from bisect import bisect_right
 from itertools import compress, repeat
 from operator import and_, itemgetter
 
@@ -182,6 +181,7 @@ class Emission:
     @staticmethod
     def _paint(chunks) -> list:
         """Non-overlapping (offset, buffer) pieces, in offset order, of ``chunks`` where later ones win."""
+        from bisect import bisect_right     # (only overlapping pieces need it: start-up spared)
         starts, items = [], []          # sorted, non-overlapping: items[k] = (start, end, buffer, base)
         for o, b in chunks:
             n = len(b)
