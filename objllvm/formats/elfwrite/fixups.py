@@ -40,7 +40,8 @@ class FixUps:
         rels = [i for i in self._of_types(REL_TYPES, 1) if not rm[i]]
         groups = [i for i in self._of_types(GROUP_TYPES, 1) if not rm[i]]
         self._read_groups(groups)
-        members = [self._group_members(i, strict=False) for i in groups]
+        members = [m if m is not None else self._group_members(i, strict=False)
+                   for i, m in zip(groups, map(self._members.get, groups))]
         # every member of every group as one column, and the group each belongs to
         flat = list(chain.from_iterable(members))
         owner = list(chain.from_iterable(map(repeat, groups, map(len, members))))
@@ -62,13 +63,13 @@ class FixUps:
     def _read_groups(self, groups) -> None:
         """Read the member lists of ``groups`` into ``_members`` as one column of words (those the input holds as
         they are; :meth:`_group_members` reads the others): wins on the coverage objects of scripts/bench-rewrite."""
-        parts = [(i, b[:len(b) // 4 * 4]) for i, b in zip(groups, self._input_slices(groups)) if b is not None]
-        words = self._words_of("I", b"".join(b for _, b in parts))
-        at = 0
-        for i, b in parts:
-            end = at + len(b) // 4
-            self._members[i] = words[at + 1:end]       # (after the flag word)
-            at = end
+        slices = self._input_slices(groups)
+        have = [b is not None for b in slices]
+        parts = [b[:len(b) // 4 * 4] for b in compress(slices, have)]
+        words = self._words_of("I", b"".join(parts))
+        ends = list(accumulate(len(b) // 4 for b in parts))
+        firsts = map((1).__add__, [0] + ends)       # (each list starts after its group's flag word)
+        self._members.update(zip(compress(groups, have), map(words.__getitem__, map(slice, firsts, ends))))
 
     def _group_members(self, i: int, strict: bool = True) -> list:
         """The member indices of group ``i`` (read once); not ``strict``: a compressed group that does not
@@ -103,7 +104,7 @@ class FixUps:
         members as one column (wins on the coverage objects of scripts/bench-rewrite)."""
         rm = self._removed
         groups = [i for i in self._of_types(GROUP_TYPES) if not rm[i]]
-        members = [self._group_members(i) for i in groups]
+        members = [m if m is not None else self._group_members(i) for i, m in zip(groups, map(self._members.get, groups))]
         flat = list(chain.from_iterable(members))
         alive = bytes(Flagged(bytes(rm).translate(FLIP)).flags_of(flat))     # (0 for a member out of range)
         renumbered = list(map(new.__getitem__, compress(flat, alive)))
