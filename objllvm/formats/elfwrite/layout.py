@@ -139,8 +139,17 @@ class _Walk:
         body = self.contents.get(ref)
         n_out = len(body) if body is not None else (end if end < self.size_in else self.size_in) - off
         pos, prev_end = self.pos, self.prev_end
-        if pos == prev_end and off >= pos and (self.low is not None or not n_out):
+        low = self.low
+        if pos == prev_end and off >= pos and (low is not None or not n_out):
             cand = off                # in step with the input, nothing fixed in the way: keep the offset
+        elif low is not None and pos >= low and (n_out or not self.has_segments or self.in_fixed(off, off + 1) is None):
+            # nothing fixed after the header: after the output so far, with the input's padding, aligned
+            cand = pos + off - prev_end if off > prev_end else pos
+            a = self.aligns[ref]
+            if a > 1:
+                if a & (a - 1) or a > self.cap:
+                    a = self.w._alignment(ref)       # (refused there)
+                cand = (cand + a - 1) // a * a
         else:
             cand = self.where(ref, off, n_out)
         self.new_off[ref] = cand
@@ -169,22 +178,12 @@ class _Walk:
                 self.prev_end = end
 
     def where(self, ref: int, off: int, n_out: int) -> int:
-        """The output offset of a section of ``n_out`` bytes at input offset ``off``, where the output is not in
-        step with the input (:meth:`section` takes that case)."""
-        pos, prev_end = self.pos, self.prev_end
+        """The output offset of a section of ``n_out`` bytes at input offset ``off`` where fixed ranges may lie
+        after the ELF header (:meth:`section` takes the other cases)."""
         if not n_out and self.has_segments and self.in_fixed(off, off + 1) is not None:
             return off                # an empty section inside a fixed range keeps its offset
         w = self.w
-        if self.low is not None and pos >= self.low:
-            # nothing fixed after the header: after the output so far, with the input's padding, aligned
-            cand = pos + off - prev_end if off > prev_end else pos
-            a = self.aligns[ref]
-            if a <= 1:
-                return cand
-            if a & (a - 1) or a > self.cap:
-                a = w._alignment(ref)       # (refused there)
-            return (cand + a - 1) // a * a
-        return w._place(off, n_out, w._alignment(ref), pos, prev_end, self.in_fixed)
+        return w._place(off, n_out, w._alignment(ref), self.pos, self.prev_end, self.in_fixed)
 
     def appended(self, ref: int) -> None:
         """Place an added section (or one whose input offset lies past the file) after everything."""
