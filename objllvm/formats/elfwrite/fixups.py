@@ -409,11 +409,9 @@ class FixUps:
             self._set_field(b, size, 4, "I", new_col)
         nb = memoryview(b)
         for k, i in enumerate(idx):
-            piece = bytes(nb[bounds[k] * size:bounds[k + 1] * size])
-            if wholes[k] != len(parts[k]):
-                piece += parts[k][wholes[k]:]
-            if piece != parts[k]:
-                edits[i] = piece
+            lo, hi = bounds[k], bounds[k + 1]
+            if new_syms[lo:hi] != syms[lo:hi]:         # (the rest of each entry, and the bytes after them, stay)
+                edits[i] = bytes(nb[lo * size:hi * size]) + bytes(parts[k][wholes[k]:])
         nb.release()
 
     def _refuse_dropped(self, t: _SymbolTable, real, k: int, how: str, where: int):
