@@ -5,7 +5,7 @@ symbols defined in removed sections dropped, with every index into the table ren
 SHT_SYMTAB_SHNDX, group signatures, and the sections the caller gave a renumberer)."""
 import struct
 from itertools import accumulate, chain, compress, repeat
-from operator import and_, itemgetter, lshift, or_, rshift
+from operator import and_, itemgetter, lshift, ne, or_, rshift
 
 from ...errors import ObjllvmError
 from ..elf import SHN_LORESERVE, SHN_XINDEX, SHT_CREL, SHT_GROUP, SHT_REL, SHT_RELA
@@ -407,11 +407,13 @@ class FixUps:
         else:
             new_col = list(map(or_, map(lshift, new_syms, repeat(8)), map(and_, infos_col, repeat(0xFF))))
             self._set_field(b, size, 4, "I", new_col)
+        moved = bytes(map(ne, new_syms, syms))     # 1 for each relocation whose symbol index changes
         nb = memoryview(b)
         for k, i in enumerate(idx):
             lo, hi = bounds[k], bounds[k + 1]
-            if new_syms[lo:hi] != syms[lo:hi]:         # (the rest of each entry, and the bytes after them, stay)
-                edits[i] = bytes(nb[lo * size:hi * size]) + bytes(parts[k][wholes[k]:])
+            if moved.find(1, lo, hi) >= 0:         # (the rest of each entry, and the bytes after them, stay)
+                piece = bytes(nb[lo * size:hi * size])
+                edits[i] = piece if wholes[k] == len(parts[k]) else piece + bytes(parts[k][wholes[k]:])
         nb.release()
 
     def _refuse_dropped(self, t: _SymbolTable, real, k: int, how: str, where: int):
