@@ -2,8 +2,8 @@
 removed sections or dropped symbols as one flag byte each (:class:`Flagged`), the section views the writer hands
 out (:class:`WSection`), and :class:`Columns`: reading and writing one fixed-size field of every entry of a table in
 the file's byte order."""
-import struct
 import sys
+from array import array
 from itertools import compress
 
 from ..elf import SHF_ALLOC, SHT_CREL, SHT_DYNSYM, SHT_GROUP, SHT_REL, SHT_RELA, SHT_SYMTAB, SHT_SYMTAB_SHNDX
@@ -180,45 +180,38 @@ class Columns:
         """Whether the file's byte order is this machine's."""
         return (self.elf.endian == "<") == (sys.byteorder == "little")
 
-    # (Words are read through memoryview casts, or struct where the byte order is not this machine's, rather than
-    # through the array module: its import, collections.abc with it, is start-up that every rewrite would pay --
-    # wins on the small objects and executables of scripts/bench-rewrite.)
     def _words_of(self, code: str, raw) -> list:
-        """The ``code`` (struct format code) words of ``raw`` (a whole number of them), read in the file's byte
-        order."""
-        if self._native():
-            return memoryview(raw).cast("B").cast(code).tolist()
-        return list(struct.unpack(f"{self.elf.endian}{len(raw) // struct.calcsize(code)}{code}", raw))
+        """The ``code`` (array type code) words of ``raw`` (a whole number of them), read in the file's byte order."""
+        words = array(code)
+        words.frombytes(raw)
+        if not self._native():
+            words.byteswap()
+        return words.tolist()
 
-    def _file_words(self, code: str, values) -> memoryview:
-        """``values`` as ``code`` words in the file's byte order, a memoryview of that format (OverflowError where
-        one does not fit)."""
-        values = values if isinstance(values, list) else list(values)
-        try:
-            packed = struct.pack(f"{self.elf.endian}{len(values)}{code}", *values)
-        except struct.error as exc:
-            raise OverflowError(f"a value does not fit its field: {exc}") from None
-        return memoryview(packed).cast(code)
+    def _file_words(self, code: str, values) -> array:
+        """``values`` as ``code`` words in the file's byte order (OverflowError where one does not fit)."""
+        words = array(code, values)
+        if not self._native():
+            words.byteswap()
+        return words
 
     def _field(self, table, entsize: int, pos: int, code: str) -> list:
         """The ``code`` field (H: 16-bit, I: 32-bit, Q: 64-bit) at byte ``pos`` of every ``entsize``-byte entry of
         ``table`` (a whole number of entries; ``pos`` and ``entsize`` multiples of the field's size)."""
-        step = struct.calcsize(code)
-        if self._native():
-            return memoryview(table).cast("B").cast(code)[pos // step::entsize // step].tolist()
-        return self._words_of(code, table)[pos // step::entsize // step]
+        words = array(code)
+        words.frombytes(table)
+        if not self._native():
+            words.byteswap()
+        step = words.itemsize
+        return words[pos // step::entsize // step].tolist()
 
     def _with_field(self, data, entsize: int, pos: int, code: str, column: list) -> bytes:
         """``data`` (a table of ``entsize``-byte entries, perhaps with a few bytes after them) with the ``code``
         field at ``pos`` of each of its first ``len(column)`` entries set from ``column``: one strided store."""
         out = bytearray(data)
-        self._set_field(out, entsize, pos, code, column)
-        return bytes(out)
-
-    def _set_field(self, out: bytearray, entsize: int, pos: int, code: str, column: list) -> None:
-        """:meth:`_with_field` in place, in ``out``."""
         words = self._file_words(code, column)
         step = words.itemsize
         mv = memoryview(out)[:len(column) * entsize].cast(code)
-        mv[pos // step::entsize // step] = words
+        mv[pos // step::entsize // step] = memoryview(words)
         mv.release()
+        return bytes(out)

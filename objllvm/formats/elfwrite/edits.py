@@ -3,7 +3,6 @@ removed, their new contents, added sections, and the renumberers the caller supp
 hold symbol indices (the writer never decodes a section's contents itself)."""
 import struct
 from itertools import compress, repeat
-from operator import and_
 
 from ...errors import ObjllvmError
 from ..elf import SHF_ALLOC, SHF_COMPRESSED, SHT_NOBITS, SHT_REL, SHT_RELA, ElfFile
@@ -133,24 +132,6 @@ class Edits(Columns):
         if c is None and index < self._n_orig and self.cols[FLAGS][index] & SHF_COMPRESSED:
             return self.elf.section(index).data()
         return self.content(index)
-
-    def _input_slices(self, indices) -> list:
-        """For each of ``indices``: a view of the input's bytes of the section where they are what it holds (no new
-        contents, not SHF_COMPRESSED, not SHT_NOBITS, not added), else None (:meth:`_plain` gives those): one pass
-        over the columns rather than a call per section (wins on the coverage objects of scripts/bench-rewrite)."""
-        cols, data, n_orig = self.cols, memoryview(self.data), self._n_orig
-        indices = list(indices)
-        if indices and max(indices) >= n_orig:
-            return [self._input_slices([i])[0] if i < n_orig else None for i in indices]
-        offs, sizes, flags, types = (list(map(cols[k].__getitem__, indices)) for k in (OFFSET, SIZE, FLAGS, TYPE))
-        out = [data[o:o + z] for o, z in zip(offs, sizes)]
-        odd = self._content.keys() & set(indices)
-        if any(map(and_, flags, repeat(SHF_COMPRESSED))) or SHT_NOBITS in types:
-            odd.update(i for i, f, t in zip(indices, flags, types) if f & SHF_COMPRESSED or t == SHT_NOBITS)
-        if odd:
-            for k in compress(range(len(out)), map(odd.__contains__, indices)):
-                out[k] = None
-        return out
 
     def _store(self, index: int, data: bytes) -> None:
         """New contents for a section the writer rewrites alongside (symbols, groups): stored uncompressed."""

@@ -2,8 +2,9 @@
 change stored over them), and the output as a list of buffers -- the placed pieces in offset order with zeros
 between them, overlapping ones painted in priority order, the ELF header's fields patched in."""
 import struct
-from itertools import compress, repeat
-from operator import and_, itemgetter
+from bisect import bisect_right
+from itertools import compress
+from operator import itemgetter
 
 from ..elf import SHN_LORESERVE, SHN_XINDEX
 from . import common
@@ -32,15 +33,13 @@ class Emission:
                     sizes = list(kept(SIZE))
                 sizes[new[i] - 1] = len(c)
         to = self._section_index_map(new)
-        links = self._renumbered_indices(to, kept(LINK))
+        links = [to(x) for x in kept(LINK)]
         # sh_info is a section index in relocation sections and where SHF_INFO_LINK says so; elsewhere (a group's
         # signature symbol, ...) it is something else and stays
-        infos = list(kept(INFO))
+        rels = set(self._of_types(REL_TYPES))
         flags = self.cols[FLAGS]
-        linked = set(self._of_types(REL_TYPES)).union(compress(range(len(rm)), map(and_, flags, repeat(SHF_INFO_LINK))))
-        at = sorted(i for i in linked if keep[i])
-        for i, x in zip(at, self._renumbered_indices(to, map(self.cols[INFO].__getitem__, at))):
-            infos[new[i] - 1] = x
+        infos = [to(x) if i in rels or flags[i] & SHF_INFO_LINK else x
+                 for i, x in zip(compress(range(len(rm)), keep), kept(INFO))]
         out = self._kept_rows(keep, row0)
         changed = {OFFSET: list(compress(new_off, keep)), LINK: links, INFO: infos}
         if sizes is not None:
@@ -75,13 +74,6 @@ class Emission:
         def to(x):
             return new[x] if x and x < n and not rm[x] else x
         return to
-
-    @staticmethod
-    def _renumbered_indices(to, values) -> list:
-        """``to`` (:meth:`_section_index_map`) of each of ``values``, worked out once for each distinct value."""
-        values = list(values)
-        lut = {x: to(x) for x in set(values)}
-        return list(map(lut.__getitem__, values))
 
     def _kept_rows(self, keep, row0) -> bytearray:
         """Section 0's row, then the input's rows of the kept sections (runs of neighbours copied whole), then rows
@@ -181,7 +173,6 @@ class Emission:
     @staticmethod
     def _paint(chunks) -> list:
         """Non-overlapping (offset, buffer) pieces, in offset order, of ``chunks`` where later ones win."""
-        from bisect import bisect_right     # (only overlapping pieces need it: start-up spared)
         starts, items = [], []          # sorted, non-overlapping: items[k] = (start, end, buffer, base)
         for o, b in chunks:
             n = len(b)

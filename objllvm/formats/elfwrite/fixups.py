@@ -4,8 +4,8 @@ moved to the new section indices, section symbols of removed sections nulled, an
 symbols defined in removed sections dropped, with every index into the table renumbered (relocations,
 SHT_SYMTAB_SHNDX, group signatures, and the sections the caller gave a renumberer)."""
 import struct
-from itertools import accumulate, chain, compress, repeat
-from operator import and_, itemgetter, lshift, ne, or_, rshift
+from itertools import accumulate, compress, repeat
+from operator import and_, itemgetter, lshift, or_, rshift
 
 from ...errors import ObjllvmError
 from ..elf import SHN_LORESERVE, SHN_XINDEX, SHT_CREL, SHT_GROUP, SHT_REL, SHT_RELA
@@ -35,41 +35,23 @@ class FixUps:
         """Finish the removal set: relocation sections of removed targets, groups left empty (to a fixed point;
         only relocation sections and groups can join the set).  Returns the removed sections (as their flags)."""
         rm = self._removed
+        n = len(rm)
         infos = self.cols[INFO]
         self._members = {}
         rels = [i for i in self._of_types(REL_TYPES, 1) if not rm[i]]
         groups = [i for i in self._of_types(GROUP_TYPES, 1) if not rm[i]]
-        self._read_groups(groups)
-        members = [m if m is not None else self._group_members(i, strict=False)
-                   for i, m in zip(groups, map(self._members.get, groups))]
-        # every member of every group as one column, and the group each belongs to
-        flat = list(chain.from_iterable(members))
-        owner = list(chain.from_iterable(map(repeat, groups, map(len, members))))
-        targets = [infos[i] for i in rels]
-        live = Flagged(rm)         # (flags_of: 1 for a removed section, 0 for a kept one or one out of range)
+        members = {i: self._group_members(i, strict=False) for i in groups}
         joined = True
         while joined:
-            # a relocation section goes with its target; a group goes when it has members and none of them (in
-            # range) is kept
-            gone = list(compress(rels, live.flags_of(targets)))
-            kept = bytes(rm).translate(FLIP)
-            alive = set(compress(owner, Flagged(kept).flags_of(flat)))
-            gone += [i for i, m in zip(groups, members) if m and i not in alive]
-            gone = [i for i in gone if not rm[i]]
-            any(map(rm.__setitem__, gone, repeat(1)))      # (each step gives None)
-            joined = bool(gone)
+            joined = False
+            for i in rels:
+                if not rm[i] and infos[i] < n and rm[infos[i]]:
+                    rm[i] = joined = 1
+            for i in groups:
+                # a group goes when it has members and none of them (in range) is kept
+                if not rm[i] and members[i] and all(rm[m] for m in members[i] if m < n):
+                    rm[i] = joined = 1
         return Flagged(bytes(rm))
-
-    def _read_groups(self, groups) -> None:
-        """Read the member lists of ``groups`` into ``_members`` as one column of words (those the input holds as
-        they are; :meth:`_group_members` reads the others): wins on the coverage objects of scripts/bench-rewrite."""
-        slices = self._input_slices(groups)
-        have = [b is not None for b in slices]
-        parts = [b[:len(b) // 4 * 4] for b in compress(slices, have)]
-        words = self._words_of("I", b"".join(parts))
-        ends = list(accumulate(len(b) // 4 for b in parts))
-        firsts = map((1).__add__, [0] + ends)       # (each list starts after its group's flag word)
-        self._members.update(zip(compress(groups, have), map(words.__getitem__, map(slice, firsts, ends))))
 
     def _group_members(self, i: int, strict: bool = True) -> list:
         """The member indices of group ``i`` (read once); not ``strict``: a compressed group that does not
@@ -97,27 +79,14 @@ class FixUps:
         for i in self._of_types(SYMTAB_TYPES):
             if not rm[i]:
                 self._fix_symbols(i, new, removed)
-        self._fix_groups(new)
-
-    def _fix_groups(self, new) -> None:
-        """Every kept group's member list without its removed members, the kept ones renumbered: all the groups'
-        members as one column (wins on the coverage objects of scripts/bench-rewrite)."""
-        rm = self._removed
-        groups = [i for i in self._of_types(GROUP_TYPES) if not rm[i]]
-        members = [m if m is not None else self._group_members(i) for i, m in zip(groups, map(self._members.get, groups))]
-        flat = list(chain.from_iterable(members))
-        alive = bytes(Flagged(bytes(rm).translate(FLIP)).flags_of(flat))     # (0 for a member out of range)
-        renumbered = list(map(new.__getitem__, compress(flat, alive)))
-        words = self._file_words("I", renumbered).tobytes()
-        at = out = 0
-        for i, m, head in zip(groups, members, self._input_slices(groups)):
-            count = alive.count(1, at, at + len(m))
-            at += len(m)
-            kept = renumbered[out:out + count]
-            if kept != m:
-                head = self._plain(i) if head is None else head
-                self._store(i, bytes(head[:4]) + words[4 * out:4 * (out + count)])
-            out += count
+        n = len(rm)
+        for i in self._of_types(GROUP_TYPES):
+            if rm[i]:
+                continue
+            members = self._group_members(i)
+            kept = [new[m] for m in members if m < n and not rm[m]]
+            if kept != members:
+                self._store(i, self._plain(i)[:4] + self._file_words("I", kept).tobytes())
 
     def _check_links(self, removed) -> None:
         """Refuse a kept section that links (sh_link, or sh_info with SHF_INFO_LINK) to a removed one: the first
@@ -312,8 +281,7 @@ class FixUps:
         del mapping[0]
         any(map(mapping.__setitem__, compress(range(t.nsyms), flags), repeat(-1)))     # (each step gives None)
         users = self._symbol_users(t.si)
-        kinds = list(map(self.cols[TYPE].__getitem__, users))
-        edits, problems = self._renumbered_users(users, kinds, dropped, mapping, t.nsyms)
+        edits, problems = self._renumbered_users(users, dropped, mapping, t.nsyms)
         if problems:
             i, k, how = min(problems, key=itemgetter(0))
             if isinstance(how, ObjllvmError):
@@ -322,30 +290,33 @@ class FixUps:
         for i, b in edits.items():
             self._store(i, b)
         infos = self.cols[INFO]
-        for i in compress(users, map(SHT_GROUP.__eq__, kinds)):
-            if infos[i] < t.nsyms and mapping[infos[i]] != infos[i]:
+        for i in users:
+            if self.cols[TYPE][i] == SHT_GROUP and infos[i] < t.nsyms and mapping[infos[i]] != infos[i]:
                 self._own_column(INFO)[i] = mapping[infos[i]]
         self._write_kept_symbols(t, new, keep, flags)
 
-    def _renumbered_users(self, users, kinds, dropped, mapping, nsyms):
-        """({index: new bytes} of the ``users`` of the symbol table (their sh_type: ``kinds``) whose contents change,
-        [(section, dropped symbol, how it uses it)] of those that need a dropped symbol)."""
-        infos, sizes = self.cols[INFO], self.cols[SIZE]
+    def _renumbered_users(self, users, dropped, mapping, nsyms):
+        """({index: new bytes} of the ``users`` of the symbol table whose contents change, [(section, dropped
+        symbol, how it uses it)] of those that need a dropped symbol)."""
+        types = self.cols[TYPE]
+        infos = self.cols[INFO]
         edits, problems = {}, []
-        if SHT_CREL in kinds:
-            problems += [(i, dropped.low, "crel") for i in compress(users, map(SHT_CREL.__eq__, kinds))]
-        problems += [(i, infos[i], "the signature of kept group")
-                     for i in compress(users, map(SHT_GROUP.__eq__, kinds)) if infos[i] in dropped]
+        for i in users:
+            if types[i] == SHT_CREL:
+                problems.append((i, dropped.low, "crel"))
+            elif types[i] == SHT_GROUP and infos[i] in dropped:
+                problems.append((i, infos[i], "the signature of kept group"))
         for t in (SHT_REL, SHT_RELA):
             batch, size = [], 0
-            for i in compress(users, map(t.__eq__, kinds)):
-                if batch and size + sizes[i] > BATCH_BYTES:
+            for i in users + [None]:
+                if i is not None and types[i] != t:
+                    continue
+                if batch and (i is None or size + self.cols[SIZE][i] > BATCH_BYTES):
                     self._renumber_relocations(t, batch, dropped, mapping, nsyms, edits, problems)
                     batch, size = [], 0
-                batch.append(i)
-                size += sizes[i]
-            if batch:
-                self._renumber_relocations(t, batch, dropped, mapping, nsyms, edits, problems)
+                if i is not None:
+                    batch.append(i)
+                    size += self.cols[SIZE][i]
         more, found = self._renumbered_by_callers(users, mapping)
         edits.update(more)
         return edits, problems + found
@@ -353,8 +324,10 @@ class FixUps:
     def _renumbered_by_callers(self, users, mapping):
         """({index: new bytes}, problems) of the ``users`` given a renumberer (:meth:`set_symbol_renumberer`)."""
         edits, problems = {}, []
-        for i in sorted(self._renumberers.keys() & set(users)):
-            fn = self._renumberers[i]
+        for i in users:
+            fn = self._renumberers.get(i)
+            if fn is None:
+                continue
             try:
                 old = self._plain(i)
                 b = fn(old, mapping)
@@ -376,9 +349,9 @@ class FixUps:
         the least such symbol into ``problems``.  Bytes after the last whole entry stay."""
         rela = t == SHT_RELA
         size = (24 if rela else 16) if self.is64 else (12 if rela else 8)
-        parts = [self._plain(i) if b is None else b for i, b in zip(idx, self._input_slices(idx))]
+        parts = [self._plain(i) for i in idx]
         wholes = [len(p) // size * size for p in parts]
-        b = bytearray().join(p[:w] for p, w in zip(parts, wholes))
+        b = b"".join(p[:w] for p, w in zip(parts, wholes))
         if self.is64:
             # r_sym is the high half of the 64-bit r_info: a 32-bit field of its own, read and written as a column
             pos = 12 if self.elf.endian == "<" else 8
@@ -389,32 +362,28 @@ class FixUps:
         top = max(syms, default=0)
         if top < dropped.low:
             return              # every symbol used is below the first dropped one: nothing moves
-        if top < nsyms:
-            new_syms = list(map(mapping.__getitem__, syms))
-        else:
-            new_syms = [mapping[x] if x < nsyms else x for x in syms]      # (an index past the table stays)
         bounds = list(accumulate((w // size for w in wholes), initial=0))
-        if -1 in new_syms:      # (a dropped symbol: the only one mapped to -1)
+        if dropped.intersection(set(syms)):
             for k, i in enumerate(idx):
                 hit = dropped.intersection(set(syms[bounds[k]:bounds[k + 1]]))
                 if hit:
                     problems.append((i, min(hit), "kept relocation section"))
             return
+        if top < nsyms:
+            new_syms = list(map(mapping.__getitem__, syms))
+        else:
+            new_syms = [mapping[x] if x < nsyms else x for x in syms]      # (an index past the table stays)
         if new_syms == syms:
             return
         if self.is64:
-            self._set_field(b, size, pos, "I", new_syms)
+            nb = self._with_field(b, size, pos, "I", new_syms)
         else:
             new_col = list(map(or_, map(lshift, new_syms, repeat(8)), map(and_, infos_col, repeat(0xFF))))
-            self._set_field(b, size, 4, "I", new_col)
-        moved = bytes(map(ne, new_syms, syms))     # 1 for each relocation whose symbol index changes
-        nb = memoryview(b)
+            nb = self._with_field(b, size, 4, "I", new_col)
         for k, i in enumerate(idx):
-            lo, hi = bounds[k], bounds[k + 1]
-            if moved.find(1, lo, hi) >= 0:         # (the rest of each entry, and the bytes after them, stay)
-                piece = bytes(nb[lo * size:hi * size])
-                edits[i] = piece if wholes[k] == len(parts[k]) else piece + bytes(parts[k][wholes[k]:])
-        nb.release()
+            piece = nb[bounds[k] * size:bounds[k + 1] * size] + parts[k][wholes[k]:]
+            if piece != parts[k]:
+                edits[i] = piece
 
     def _refuse_dropped(self, t: _SymbolTable, real, k: int, how: str, where: int):
         if how == "crel":

@@ -34,7 +34,6 @@ class _Walk:
         self.fixed_sec = set()
         self.run_out = self.run_in = self.run_end = -1
         self.cap = w._align_cap()
-        self.contents, self.aligns = w._content, w.cols[ALIGN]
 
     def in_fixed(self, a, b):
         """The fixed range that [a, b) overlaps, or None."""
@@ -62,49 +61,17 @@ class _Walk:
         self.pos = max(self.pos, out_end)
         self.prev_end = max(self.prev_end, in_end)
 
-    def run(self, order) -> None:
-        """Place the input's sections and header table, ``order`` (file order).  A removed section only moves
-        ``prev_end`` (how far the input is read) to its end: the removed ones are taken as one running maximum of
-        their ends, and only the others placed (wins on the coverage objects of scripts/bench-rewrite)."""
-        w = self.w
-        gone = bytes(w._removed[:w._n_orig]) + b"\0"        # (ref -1, the header table, is not removed)
-        offs, eff, size_in = self.offs_w, self.eff, self.size_in
-        flags = bytes(map(gone.__getitem__, order))
-        ends = [offs[r] + eff[r] if g and offs[r] <= size_in else -1 for r, g in zip(order, flags)]
-        seen = list(accumulate(ends, max))     # the furthest end of a removed section so far
-        keep = flags.translate(FLIP)
-        kept = list(compress(order, keep))
-        for ref, end, special in zip(kept, compress(seen, keep), self.special(kept)):
-            if end > self.prev_end:
-                self.prev_end = end
-            if special:
-                self.step(ref)
-            else:
-                self.section(ref)
-        if seen and seen[-1] > self.prev_end:
-            self.prev_end = seen[-1]
-
-    def special(self, refs) -> bytes:
-        """1 for each of ``refs`` that :meth:`step` places (the header table, a section past the end of the input,
-        one that stays where it is in a file with segments), 0 for a section :meth:`section` places."""
-        offs, size_in = self.offs_w, self.size_in
-        flags = [r < 0 or offs[r] > size_in for r in refs]
-        if self.has_segments:
-            fl, ty, eff, fixed = self.w.cols[FLAGS], self.w.cols[TYPE], self.eff, self.fixed_sec
-            flags = [f or r in fixed or bool(fl[r] & SHF_ALLOC and (ty[r] == SHT_NOBITS or not eff[r]))
-                     for f, r in zip(flags, refs)]
-        return bytes(flags)
-
     def step(self, ref: int) -> None:
-        """Place the section header table (``ref`` -1), a kept section whose offset is past the end of the input,
-        or (a file with segments) one that keeps its offset: one inside a fixed range, an allocated SHT_NOBITS or
-        empty one."""
+        """Place section ``ref`` (-1: the section header table)."""
         w = self.w
         off = self.offs_w[ref]
         size = self.eff[ref]
         end = off + size
         if ref < 0:
             self.header_table(off, size, end)
+        elif w._removed[ref]:
+            if off <= self.size_in and end > self.prev_end:
+                self.prev_end = end
         elif off > self.size_in:
             # Only an empty or SHT_NOBITS section can claim an offset past the end (the container checks the
             # others): it has no bytes there, so it must not move anything else out to that offset.
@@ -112,15 +79,17 @@ class _Walk:
                 self.beyond.append(ref)      # new bytes: placed after everything, like an added section
             else:
                 self.new_off[ref] = off
-        elif ref in self.fixed_sec:
+        elif self.has_segments and ref in self.fixed_sec:
             self.new_off[ref] = off
             body = w._content.get(ref)
             if body is not None:
                 self.flush()
                 self.late.append((off, body))
             self.grow(end, end)
-        else:
+        elif self.has_segments and w.cols[FLAGS][ref] & SHF_ALLOC and (w.cols[TYPE][ref] == SHT_NOBITS or not size):
             self.new_off[ref] = off        # allocated sections never move in a file with segments
+        else:
+            self.section(ref, off, size, end)
 
     def header_table(self, off: int, size: int, end: int) -> None:
         w = self.w
@@ -131,43 +100,23 @@ class _Walk:
                                   self.prev_end, self.in_fixed)
         self.grow(self.shoff + self.shsize, end)
 
-    def section(self, ref: int) -> None:
+    def section(self, ref: int, off: int, size: int, end: int) -> None:
         """Place a kept section with bytes to copy or new contents, the input's padding before it kept."""
-        off = self.offs_w[ref]
-        size = self.eff[ref]
-        end = off + size
-        body = self.contents.get(ref)
+        body = self.w._content.get(ref)
         n_out = len(body) if body is not None else (end if end < self.size_in else self.size_in) - off
         pos, prev_end = self.pos, self.prev_end
-        low = self.low
-        if pos == prev_end and off >= pos and (low is not None or not n_out):
-            cand = off                # in step with the input, nothing fixed in the way: keep the offset
-        elif low is not None and pos >= low and (n_out or not self.has_segments or self.in_fixed(off, off + 1) is None):
-            # nothing fixed after the header: after the output so far, with the input's padding, aligned
-            cand = pos + off - prev_end if off > prev_end else pos
-            a = self.aligns[ref]
-            if a > 1:
-                if a & (a - 1) or a > self.cap:
-                    a = self.w._alignment(ref)       # (refused there)
-                cand = (cand + a - 1) // a * a
-        else:
-            cand = self.where(ref, off, n_out)
+        cand = self.where(ref, off, n_out)
         self.new_off[ref] = cand
         if cand + n_out > self.bound:
             self.w._check_end(cand + n_out, self.bound, ref)
         if n_out:
-            # the input's bytes from ``start`` go to output offset ``at``: the padding before the section too, where
-            # it lands as it was in the input
-            start, at = off, cand
             gap = off - prev_end
             if gap > 0 and cand == pos + gap and (self.low is not None and pos >= self.low or pos == prev_end
                                                   or self.in_fixed(pos, cand) is None):
-                start, at = prev_end, pos
+                self.copy(pos, prev_end, off)       # the padding before it, as in the input
             if body is None:
-                self.copy(at, start, off + n_out)
+                self.copy(cand, off, off + n_out)
             else:
-                if start < off:
-                    self.copy(at, start, off)
                 self.flush()
                 self.chunks.append((cand, body))
         if size or n_out or not self.has_segments:
@@ -178,12 +127,23 @@ class _Walk:
                 self.prev_end = end
 
     def where(self, ref: int, off: int, n_out: int) -> int:
-        """The output offset of a section of ``n_out`` bytes at input offset ``off`` where fixed ranges may lie
-        after the ELF header (:meth:`section` takes the other cases)."""
+        """The output offset of a section of ``n_out`` bytes at input offset ``off``."""
+        pos, prev_end = self.pos, self.prev_end
+        if pos == prev_end and off >= pos and (self.low is not None or not n_out):
+            return off                # in step with the input, nothing fixed in the way: keep the offset
         if not n_out and self.has_segments and self.in_fixed(off, off + 1) is not None:
             return off                # an empty section inside a fixed range keeps its offset
         w = self.w
-        return w._place(off, n_out, w._alignment(ref), self.pos, self.prev_end, self.in_fixed)
+        if self.low is not None and pos >= self.low:
+            # nothing fixed after the header: after the output so far, with the input's padding, aligned
+            cand = pos + off - prev_end if off > prev_end else pos
+            a = w.cols[ALIGN][ref]
+            if a <= 1:
+                return cand
+            if a & (a - 1) or a > self.cap:
+                a = w._alignment(ref)       # (refused there)
+            return (cand + a - 1) // a * a
+        return w._place(off, n_out, w._alignment(ref), pos, prev_end, self.in_fixed)
 
     def appended(self, ref: int) -> None:
         """Place an added section (or one whose input offset lies past the file) after everything."""
@@ -255,7 +215,8 @@ class Layout:
         order = self._file_order(eff, offs_w, sh_in_size)
         if has_segments:
             walk.fixed_sec = self._fixed_sections(order, eff, walk.in_fixed)
-        walk.run(order)
+        for ref in order:
+            walk.step(ref)
         walk.flush()
         for ref in sorted(walk.beyond) + [i for i in range(n_orig, n) if not rm[i]]:
             walk.appended(ref)
