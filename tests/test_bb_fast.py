@@ -60,6 +60,8 @@ def _entry(rng, version, base, endian="<", asz=8, nblocks=None, big=0.1, feature
                 out += _uleb(rng.randrange(1, 20) if rng.random() > big else wide())
         out += _uleb(rng.randrange(1, 128) if rng.random() > big else wide())
         out += _uleb(rng.choice([0, 1, 2, 8, 8, 16, 31]))
+        if feature & M.BB_HASH:      # any bytes: a last byte with its top bit set runs into the next block's ID
+            out += rng.choice([rng.getrandbits(64), 0xFF << 56, 0x7F << 56, 0]).to_bytes(8, order)
     if feature & M.FUNC_ENTRY_COUNT:
         out += _uleb(rng.choice([0, 1, 1000, 1 << 40]))
     for _ in range(n if feature & (M.BB_FREQ | M.BR_PROB) else 0):
@@ -120,7 +122,9 @@ def test_corpus_fast_is_plain():
 
 @pytest.mark.parametrize("endian,asz,version,feature", [("<", 8, 5, 0), ("<", 8, 2, 0), (">", 8, 3, 0x20),
                                                         ("<", 4, 4, 0), (">", 4, 5, 0x20), ("<", 8, 5, 0x20),
-                                                        ("<", 8, 5, 0x27), ("<", 8, 2, 0x06), (">", 4, 4, 0x21)])
+                                                        ("<", 8, 5, 0x27), ("<", 8, 2, 0x06), (">", 4, 4, 0x21),
+                                                        ("<", 8, 5, 0x67), ("<", 8, 4, 0x40), (">", 8, 5, 0x60),
+                                                        ("<", 4, 4, 0x47)])
 def test_generated_fast_is_plain(endian, asz, version, feature):
     rng = random.Random(asz * 10 + version)
     parts = [_entry(rng, version, 0x401000 + 0x1000 * k, endian, asz, feature=feature if k % 5 else 0)
