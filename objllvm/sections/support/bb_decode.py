@@ -160,9 +160,9 @@ def _decode_into(data, ctx, stype, functions, fast):
                                         entries.pgo if entries is not None else None)
             fn.name = names(fn.ranges[0].base_address)
         else:
-            version, feature, stored, ids, offs, sizes, mds, ends, hashes, npos = e
+            version, feature, stored, ids, offs, sizes, mds, ends, npos = e
             base = stored if relocs is None else _resolve(relocs, pos + (3 if version == 5 else 2), stored)
-            cols = (ids, offs, sizes, mds) if ends is None and hashes is None else (ids, offs, sizes, mds, ends, hashes)
+            cols = (ids, offs, sizes, mds) if ends is None else (ids, offs, sizes, mds, ends, None)
             r = BBRange(base, None, stored if stored != base else None, None, cols)
             fn = FunctionMap(names(base), version, feature, [r], offset=pos)
             if feature & (FUNC_ENTRY_COUNT | BB_FREQ | BR_PROB):

@@ -1,27 +1,25 @@
-"""A fast decoder of the function entries of a bb-addr-map that compilers write: version 2 to 5, no feature bits
-but CallsiteEndOffsets (clang-22 sets it on every function that calls), BBHash (rustc) and those of PGO analysis
-(FuncEntryCount, BBFreq, BrProb), one range, every ULEB128 minimal and within its field, metadata of known bits
-only.
+"""A fast decoder for the blocks of the function entries of a bb-addr-map that most compilers write: version 2
+to 5, no feature bits but CallsiteEndOffsets (clang-22 sets it on every function that calls) and those of PGO
+analysis (FuncEntryCount, BBFreq, BrProb: the caller reads that part, after the blocks), one range, every ULEB128 minimal and within 32 bits, metadata of known bits only (clang's
+``-fbasic-block-address-map`` without PGO analysis).
 
 The columns of a section of ``ARRAYS_FROM`` bytes or more are arrays (IDs 32-bit, offsets and sizes 64-bit) and
 the metadata bytes: a Python int in a list takes 36 bytes, in an array 4 or 8.  A smaller section's are lists,
 which cost it a few KiB at most: importing ``array`` imports ``collections`` (to register the type as a
 sequence), which the dump of a small object otherwise does without.
 
-``Entries(data)`` prepares a section once; ``entry(pos, asz, order)`` decodes the blocks of the entry at ``pos``
-and returns ``(version, feature, stored address word, ids, offsets, sizes, metadata, call-site ends or None,
-hashes or None, end)`` or None; ``pgo(pos, nblocks, feature)`` reads the PGO analysis after them.  None means
-only "not this shape": the caller then decodes that entry (or its PGO analysis) with the plain decoder
-(``bb_decode._decode_function``), which is the reference and reports any error.  A differential test
+``Entries(data)`` prepares a section once; ``entry(pos, asz, order)`` decodes the entry at ``pos`` and
+returns ``(version, feature, stored address word, ids, offsets, sizes, metadata, call-site ends or None,
+end)`` or None.  None means only
+"not this shape": the caller then decodes that one entry with the plain decoder
+(``bb_addr_map._decode_function``), which is the reference and reports any error.  A differential test
 (tests/test_bb_fast.py) checks both give the same model on every corpus file and benchmark program.
 
-How it is fast: the values of the blocks of clang's entries are read as one run of bytes (``bytes`` slices
-extend a list of ints in C) between the few ULEB128s of more than one byte, found through a copy of the section
-that marks every byte with its top bit set (``bytes.find`` in C); it earns its place on zstd and jsonnet.  The
-PGO analysis and the blocks with hashes, whose values are mostly of several bytes, are cut into values a window
-at a time (``_uleb_run``); that earns its place on jsonnet-pgo and rust-regex-pgo.
+How it is fast: the values of an entry's blocks are read as one run of bytes (``bytes`` slices extend a
+list of ints in C) between the few ULEB128s of more than one byte, found through a copy of the section
+that marks every byte with its top bit set (``bytes.find`` in C).  It earns its place on zstd and jsonnet
+(scripts/bench-bb-addr-map's programs: the decoding against the plain decoder's in docs/benchmarks.md).
 """
-from bisect import bisect_right
 from itertools import accumulate, chain, islice, repeat
 from operator import add, sub
 
@@ -33,7 +31,7 @@ _HIGH = bytes(range(0x80, 0x100))
 _ONE = tuple(bytes([b]) for b in range(256))
 KNOWN_METADATA = 0x1F
 CALLSITE_END_OFFSETS = 0x20
-FUNC_ENTRY_COUNT, BB_FREQ, BR_PROB, BB_HASH, POST_LINK_CFG = 0x1, 0x2, 0x4, 0x40, 0x80
+FUNC_ENTRY_COUNT, BB_FREQ, BR_PROB, POST_LINK_CFG = 0x1, 0x2, 0x4, 0x80
 PGO = 0x7          # FuncEntryCount, BBFreq, BrProb: what follows the blocks (the caller reads it)
 NOT_READ = 1 << 80         # (over 64 bits: a value no field takes)
 ARRAYS_FROM = 1 << 16      # section size from which the columns are arrays
@@ -182,8 +180,7 @@ class Entries:
         if a + asz >= end or (version == 5 and data[pos + 2]):
             return None
         feature = data[pos + 1]
-        if feature & ~(CALLSITE_END_OFFSETS | BB_HASH | PGO) or (feature & CALLSITE_END_OFFSETS and version < 3) \
-                or (feature & BB_HASH and version < 4):
+        if feature & ~(CALLSITE_END_OFFSETS | PGO) or (feature & CALLSITE_END_OFFSETS and version < 3):
             return None
         word = int.from_bytes(data[a:a + asz], order)
         n = data[a + asz]
@@ -199,10 +196,6 @@ class Entries:
         k = 5 if callsites else 4          # values a block has at least
         if not n or k * n > end - p:
             return None
-        if feature & BB_HASH:
-            if (k + 8) * n > end - p:
-                return None
-            return self._with_hashes(version, feature, word, n, p, order)
         vals = []
         p = self._values(p, k * n, vals)
         if p < 0:
@@ -214,63 +207,7 @@ class Entries:
             return None
         sizes = vals[2::4]
         return version, feature, word, self.u32(vals[0::4]), self.u64(_offsets(vals[1::4], sizes)), \
-            self.u64(sizes), bytes(mds), None, None, p
-
-    def _with_hashes(self, version, feature, word, n, p, order):
-        """Blocks each followed by an 8-byte hash (rustc's maps): their values read as in ``pgo``, a window at a
-        time, the walk finding each block's first value after the hash before it (``_hashed``)."""
-        window = n * 24 + 32
-        while True:
-            stop = min(self.end, p + window)
-            vals, runs, at = self._uleb_run(p, stop)
-            starts = list(accumulate(map(add, map(len, runs), repeat(1)), initial=p))
-            try:
-                cols = self._hashed(vals, starts, at, n, p, feature & CALLSITE_END_OFFSETS)
-                break
-            except IndexError:             # the blocks run on past the window
-                if stop == self.end:
-                    return None
-                window *= 4
-        if cols is None:
-            return None
-        ids, deltas, sizes, mds, ends, hpos, q = cols
-        from_bytes, data = int.from_bytes, self.data
-        hs = [from_bytes(data[h:h + 8], order) for h in hpos]
-        return version, feature, word, self.u32(ids), self.u64(_offsets(deltas, sizes)), self.u64(sizes), \
-            bytes(mds), ends, hs, q
-
-    def _hashed(self, vals, starts, at, n, p, callsites):
-        """The columns of ``n`` blocks with hashes from the values ``vals`` that start at ``starts`` (up to
-        ``at``): a hash whose last byte has the top bit set runs on into the next block's first value, which is
-        then read from its own bytes.  IndexError: past ``at``."""
-        ids, deltas, sizes, mds, hpos = [], [], [], [], []
-        ends = [] if callsites else None
-        get, data = self.values.__getitem__, self.data
-        q, j = p, 0
-        for _ in range(n):
-            j = bisect_right(starts, q, j) - 1
-            ids.append(vals[j] if starts[j] == q else get(data[q:starts[j + 1]]))
-            deltas.append(vals[j + 1])
-            k = j + 2
-            if callsites:
-                c = vals[k]
-                e = list(accumulate(vals[k + 1:k + 1 + c])) if c else ()
-                ends.append(e)
-                k += 1 + c
-            sizes.append(vals[k])
-            mds.append(vals[k + 1])
-            h = starts[k + 2]
-            if h + 8 > at:
-                raise IndexError(h)
-            hpos.append(h)
-            q = h + 8
-            j = k + 2
-        if max(mds) > KNOWN_METADATA or max(ids) >> 32 or max(deltas) >> 32 or max(sizes) >> 32 \
-                or callsites and any(max(map(sub, e, [0] + e[:-1])) >> 32 for e in ends if e and e[-1] >> 32):
-            return None            # (a call-site end past 32 bits: each step to it must fit)
-        if callsites:
-            sizes = [s + e[-1] if e else s for s, e in zip(sizes, ends)]
-        return ids, deltas, sizes, mds, ends, hpos, q
+            self.u64(sizes), bytes(mds), None, p
 
     def _with_callsites(self, version, feature, word, n, vals, p):
         """A block: ID, offset, call-site count c, c call-site deltas, size after the last call site, metadata."""
@@ -309,7 +246,7 @@ class Entries:
         if max(mds) > KNOWN_METADATA:
             return None
         return version, feature, word, self.u32(ids), self.u64(_offsets(deltas, sizes)), self.u64(sizes), \
-            bytes(mds), ends, None, p
+            bytes(mds), ends, p
 
 
 def _offsets(deltas, sizes):
