@@ -156,8 +156,7 @@ def _decode_into(data, ctx, stype, functions, fast):
     while pos < end:
         e = entries.entry(pos, asz, order) if entries is not None else None
         if e is None:
-            fn, npos = _decode_function(data, pos, end, asz, order, legacy, relocs, ctx,
-                                        entries.pgo if entries is not None else None)
+            fn, npos = _decode_function(data, pos, end, asz, order, legacy, relocs, ctx)
             fn.name = names(fn.ranges[0].base_address)
         else:
             version, feature, stored, ids, offs, sizes, mds, ends, npos = e
@@ -176,10 +175,8 @@ def _decode_into(data, ctx, stype, functions, fast):
         pos = npos
 
 
-def _decode_function(data, pos, end, asz, order, legacy, relocs, ctx, fast_pgo=None):
-    """The plain decoder of one entry: (FunctionMap without its name, the position after it).  ``fast_pgo``:
-    the fast path's reader of the PGO analysis (``bb_fast.Entries.pgo``), tried first after blocks it did not
-    take (rustc's maps with block hashes)."""
+def _decode_function(data, pos, end, asz, order, legacy, relocs, ctx):
+    """The plain decoder of one entry: (FunctionMap without its name, the position after it)."""
     fstart = pos
     from_bytes = int.from_bytes
     minimal = True
@@ -249,11 +246,7 @@ def _decode_function(data, pos, end, asz, order, legacy, relocs, ctx, fast_pgo=N
         total += nblocks
         ranges.append(BBRange(base, None, stored if stored != base else None, None, cols))
     fn = FunctionMap(None, version, feature, ranges, offset=fstart)
-    pgo = fast_pgo(pos, total, feature) if fast_pgo is not None and minimal and feature & (
-        FUNC_ENTRY_COUNT | BB_FREQ | BR_PROB) and total and not omit else None
-    if pgo is not None:
-        fn.entry_count, fn._pgo_cols, pos = pgo
-    elif feature & (FUNC_ENTRY_COUNT | BB_FREQ | BR_PROB):
+    if feature & (FUNC_ENTRY_COUNT | BB_FREQ | BR_PROB):
         pos = _decode_function_pgo(fn, data, pos, end, total, ctx, fstart, minimal)
     elif not minimal:
         fn._raw = data[fstart:pos]
