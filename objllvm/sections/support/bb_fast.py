@@ -1,24 +1,26 @@
-"""A fast decoder for the blocks of the function entries of a bb-addr-map that most compilers write: version 2
-to 5, no feature bits but CallsiteEndOffsets (clang-22 sets it on every function that calls) and those of PGO
-analysis (FuncEntryCount, BBFreq, BrProb: the caller reads that part, after the blocks), one range, every ULEB128 minimal and within 32 bits, metadata of known bits only (clang's
-``-fbasic-block-address-map`` without PGO analysis).
+"""A fast decoder of the function entries of a bb-addr-map that most compilers write: version 2 to 5, no feature
+bits but CallsiteEndOffsets (clang-22 sets it on every function that calls) and those of PGO analysis
+(FuncEntryCount, BBFreq, BrProb), one range, every ULEB128 minimal and within its field, metadata of known bits
+only (clang's ``-fbasic-block-address-map``, with or without ``-pgo-analysis-map``).
 
 The columns of a section of ``ARRAYS_FROM`` bytes or more are arrays (IDs 32-bit, offsets and sizes 64-bit) and
 the metadata bytes: a Python int in a list takes 36 bytes, in an array 4 or 8.  A smaller section's are lists,
 which cost it a few KiB at most: importing ``array`` imports ``collections`` (to register the type as a
 sequence), which the dump of a small object otherwise does without.
 
-``Entries(data)`` prepares a section once; ``entry(pos, asz, order)`` decodes the entry at ``pos`` and
-returns ``(version, feature, stored address word, ids, offsets, sizes, metadata, call-site ends or None,
-end)`` or None.  None means only
-"not this shape": the caller then decodes that one entry with the plain decoder
-(``bb_addr_map._decode_function``), which is the reference and reports any error.  A differential test
-(tests/test_bb_fast.py) checks both give the same model on every corpus file and benchmark program.
+``Entries(data)`` prepares a section once; ``entry(pos, asz, order)`` decodes the blocks of the entry at ``pos``
+and returns ``(version, feature, stored address word, ids, offsets, sizes, metadata, call-site ends or None,
+end)`` or None; ``pgo(pos, nblocks, feature)`` reads the PGO analysis that follows them, or returns None.  None
+means only "not this shape": the caller then decodes that entry (or its PGO analysis) with the plain decoder
+(``bb_decode._decode_function``, ``_decode_function_pgo``), which is the reference and reports any error.  A
+differential test (tests/test_bb_fast.py) checks both give the same model on every corpus file and benchmark
+program.
 
-How it is fast: the values of an entry's blocks are read as one run of bytes (``bytes`` slices extend a
-list of ints in C) between the few ULEB128s of more than one byte, found through a copy of the section
-that marks every byte with its top bit set (``bytes.find`` in C).  It earns its place on zstd and jsonnet
-(scripts/bench-bb-addr-map's programs: the decoding against the plain decoder's in docs/benchmarks.md).
+How it is fast: the values of an entry's blocks are read as one run of bytes (``bytes`` slices extend a list of
+ints in C) between the few ULEB128s of more than one byte, found through a copy of the section that marks every
+byte with its top bit set (``bytes.find`` in C); it earns its place on zstd and jsonnet.  The PGO analysis, whose
+values are mostly of several bytes, is cut into values a window at a time, each looked up by its bytes
+(``_uleb_run``); that earns its place on jsonnet-pgo.
 """
 from itertools import accumulate, chain, islice, repeat
 from operator import add, sub
@@ -31,7 +33,7 @@ _HIGH = bytes(range(0x80, 0x100))
 _ONE = tuple(bytes([b]) for b in range(256))
 KNOWN_METADATA = 0x1F
 CALLSITE_END_OFFSETS = 0x20
-FUNC_ENTRY_COUNT, BB_FREQ, BR_PROB, POST_LINK_CFG = 0x1, 0x2, 0x4, 0x80
+FUNC_ENTRY_COUNT, BB_FREQ, BR_PROB = 0x1, 0x2, 0x4
 PGO = 0x7          # FuncEntryCount, BBFreq, BrProb: what follows the blocks (the caller reads it)
 NOT_READ = 1 << 80         # (over 64 bits: a value no field takes)
 ARRAYS_FROM = 1 << 16      # section size from which the columns are arrays
@@ -106,9 +108,9 @@ class Entries:
         FunctionMap._pgo_cols or None, end)``, or None for the plain decoder (``_decode_function_pgo``) to read.
         Its values are mostly multi-byte: they are cut apart and looked up a window of bytes at a time, then
         walked block by block for the successor counts."""
-        head = (1 if feature & BB_FREQ else 0) + (1 if feature & POST_LINK_CFG else 0)
-        per = 2 + (1 if feature & POST_LINK_CFG else 0)
-        step = head + 1                    # values before a block's successors
+        head = 1 if feature & BB_FREQ else 0   # values before a block's successor count
+        per = 2                            # a successor: ID, probability (entry() takes no PostLinkCfg)
+        step = head + 1
         i = feature & FUNC_ENTRY_COUNT     # the next block's first value
         window = self.pgo_bytes[0] * nblocks // self.pgo_bytes[1]   # the bytes a block had so far
         vals, runs, at = self._uleb_run(pos, min(self.end, pos + window * 3 // 4 + 8))
@@ -147,29 +149,22 @@ class Entries:
             return None
         if not feature & (BB_FREQ | BR_PROB):
             return count, None, end
-        freq = 1 if feature & BB_FREQ else 0
-        post = 1 if feature & POST_LINK_CFG else 0
-        head = freq + post
-        freqs = pls = counts = sids = probs = spls = None
+        freqs = counts = sids = probs = None
         if feature & BR_PROB:
-            freqs = _picked(vals, starts, 0) if freq else None
-            pls = _picked(vals, starts, freq) if post else None
+            head = 1 if feature & BB_FREQ else 0
+            freqs = _picked(vals, starts, 0) if head else None
             counts = _picked(vals, starts, head)
-            per = 2 + post
             firsts = list(map(add, starts, repeat(head + 1)))
             flat = list(chain.from_iterable(map(vals.__getitem__, map(slice, firsts, map(add, firsts, map(
-                (per).__mul__, counts))))))
-            sids, probs = flat[0::per], flat[1::per]
-            spls = flat[2::per] if post else None
-            small = (sids, probs, spls, pls)
+                (2).__mul__, counts))))))
+            sids, probs = flat[0::2], flat[1::2]
+            if sids and (max(sids) >> 32 or max(probs) >> 32) or max(counts) >> 64:
+                return None
         else:
-            block = vals[first:i]
-            freqs = block[0::head] if freq else None
-            pls = block[freq::head] if post else None
-            small = (pls,)
-        if any(c and max(c) >> 32 for c in small) or any(c and max(c) >> 64 for c in (freqs, counts)):
+            freqs = vals[first:i]
+        if freqs and max(freqs) >> 64:
             return None
-        return count, (freqs, pls, counts, sids, probs, spls), end
+        return count, (freqs, None, counts, sids, probs, None), end
 
     def entry(self, pos, asz, order):
         data, end = self.data, self.end
