@@ -20,7 +20,7 @@ How it is fast: the values of an entry's blocks are read as one run of bytes (``
 ints in C) between the few ULEB128s of more than one byte, found through a copy of the section that marks every
 byte with its top bit set (``bytes.find`` in C); it earns its place on zstd and jsonnet.  The PGO analysis, whose
 values are mostly of several bytes, is cut into values a window at a time, each looked up by its bytes
-(``_uleb_run``); that earns its place on jsonnet-pgo.
+(``_uleb_run``); that earns its place on zstd-pgo.
 """
 from itertools import accumulate, chain, islice, repeat
 from operator import add, sub
