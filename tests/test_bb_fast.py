@@ -311,3 +311,20 @@ def test_pgo_of_any_density_in_one_section(monkeypatch):
     assert len(model.functions) == 40 and all(taken[:40])
     assert M.encode_map(model, "<", 8) == raw
     _same(raw[:-1], _ctx())        # the last entry's PGO analysis cut short: the plain decoder's error
+
+
+def test_values_remembered_are_bounded(monkeypatch):
+    """The table of values the PGO reader looks up by their bytes is emptied when full: a section of ever new
+    values decodes as the plain decoder does, with no more than VALUES_KEPT of them kept."""
+    monkeypatch.setattr(bb_fast, "VALUES_KEPT", 50)
+    seen = []
+    real = bb_fast.Entries.pgo
+
+    def pgo(self, *a):
+        out = real(self, *a)
+        seen.append(len(self.values))
+        return out
+    monkeypatch.setattr(bb_fast.Entries, "pgo", pgo)
+    raw = b"".join(_pgo_entry(0x401000 + 0x1000 * k, 30, 2, 1000 + 7919 * k, 0x10000 + 104729 * k) for k in range(20))
+    model = _same(raw, _ctx())
+    assert len(model.functions) == 20 and seen and max(seen) <= 50

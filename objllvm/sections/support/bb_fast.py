@@ -37,12 +37,15 @@ FUNC_ENTRY_COUNT, BB_FREQ, BR_PROB = 0x1, 0x2, 0x4
 PGO = 0x7          # FuncEntryCount, BBFreq, BrProb: what follows the blocks (the caller reads it)
 NOT_READ = 1 << 80         # (over 64 bits: a value no field takes)
 ARRAYS_FROM = 1 << 16      # section size from which the columns are arrays
+VALUES_KEPT = 1 << 16      # values remembered by their bytes (jsonnet-pgo has about 23,000 different ones)
 
 
 class _Values(dict):
     """The bytes of one ULEB128 -> its value, or ``NOT_READ`` for one that is not minimal or longer than 10 bytes."""
 
     def __missing__(self, uleb):
+        if len(self) >= VALUES_KEPT:
+            self.clear()                   # (a section of ever new values: memory in step with the bytes read)
         v = NOT_READ
         if len(uleb) <= 10 and (len(uleb) == 1 or uleb[-1]):
             v = 0
