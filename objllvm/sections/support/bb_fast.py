@@ -34,10 +34,10 @@ _ONE = tuple(bytes([b]) for b in range(256))
 KNOWN_METADATA = 0x1F
 CALLSITE_END_OFFSETS = 0x20
 FUNC_ENTRY_COUNT, BB_FREQ, BR_PROB = 0x1, 0x2, 0x4
-PGO = 0x7          # FuncEntryCount, BBFreq, BrProb: what follows the blocks (the caller reads it)
+PGO = 0x7          # FuncEntryCount, BBFreq, BrProb: what follows the blocks (read by pgo())
 NOT_READ = 1 << 80         # (over 64 bits: a value no field takes)
 ARRAYS_FROM = 1 << 16      # section size from which the columns are arrays
-VALUES_KEPT = 1 << 16      # values remembered by their bytes (jsonnet-pgo has about 23,000 different ones)
+VALUES_KEPT = 1 << 16      # values remembered by their bytes, at most
 
 
 class _Values(dict):
