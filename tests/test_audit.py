@@ -207,6 +207,15 @@ def test_option_deny_policy():
     assert got == [("/EXPORT", "note"), ("/merge", "note"), ("undocumented-key", "note")]
 
 
+def test_default_policy_file_is_the_defaults():
+    """The shipped file, parsed, is Policy()'s defaults (what an audit without --policy uses), key by key."""
+    from objllvm.audit.policy import Policy, default_policy_text, parse_policy
+    assert parse_policy(default_policy_text(), "(default policy)") == Policy()
+    assert default_policy() == Policy()
+    changed = parse_policy(default_policy_text().replace('cmdline = "warning"', 'cmdline = "error"'))
+    assert changed.cmdline == "error" and changed != Policy()
+
+
 def test_default_policy_shipped_and_documented():
     p = default_policy()
     assert (p.bitcode, p.cmdline, p.library_severity, p.libpath_severity) == ("warning", "warning", "error", "warning")

@@ -148,8 +148,9 @@ def libpath_problem(path: str, roots) -> str | None:
 
 # -- loading ---------------------------------------------------------------------------------------
 def default_policy_text() -> str:
-    """The shipped default policy: read beside the package (importlib.resources, whose import costs about a
-    tenth of an audit of /usr/lib/llvm-22/lib in scripts/bench-audit, only for a package not on disk)."""
+    """The shipped default policy file, data/default-policy.toml, with its comments: what
+    ``audit --print-default-policy`` prints.  Read beside the package; through importlib.resources only for a
+    package that is not on disk (that import is slow)."""
     path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "default-policy.toml")
     try:
         with open(path, encoding="utf-8") as f:
@@ -160,7 +161,9 @@ def default_policy_text() -> str:
 
 
 def default_policy() -> Policy:
-    return parse_policy(default_policy_text(), "(default policy)", base=Policy())
+    """The default policy: the defaults of :class:`Policy`, which the shipped file states (a test keeps the
+    two the same), so an audit without ``--policy`` reads no TOML."""
+    return Policy()
 
 
 def load_policy(path: str | None) -> Policy:

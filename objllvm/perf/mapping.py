@@ -424,8 +424,7 @@ def _index_direct(obj):
     """BBIndex of a linked ELF file through the bb-addr-map codec alone.
 
     Same result as ``BBIndex.from_object`` (which goes through the registry), without importing every other
-    codec first: that import costs about 0.1 s of CPU, a third of a whole perf-map run (scripts/bench-perf-map).
-    """
+    codec first: perf-map needs only this one (scripts/bench-perf-map measures the difference)."""
     from ..sections.support.bb_index import BBIndex
     from ..sections.bb_addr_map import TYPE_NAMES, BBAddrMapCodec
     from ..sections.registry import SectionContext
