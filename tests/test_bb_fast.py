@@ -60,6 +60,8 @@ def _entry(rng, version, base, endian="<", asz=8, nblocks=None, big=0.1, feature
                 out += _uleb(rng.randrange(1, 20) if rng.random() > big else wide())
         out += _uleb(rng.randrange(1, 128) if rng.random() > big else wide())
         out += _uleb(rng.choice([0, 1, 2, 8, 8, 16, 31]))
+        if feature & M.BB_HASH:      # any bytes: a last byte with its top bit set runs into the next block's ID
+            out += rng.choice([rng.getrandbits(64), 0xFF << 56, 0x7F << 56, 0]).to_bytes(8, order)
     if feature & M.FUNC_ENTRY_COUNT:
         out += _uleb(rng.choice([0, 1, 1000, 1 << 40]))
     for _ in range(n if feature & (M.BB_FREQ | M.BR_PROB) else 0):
@@ -120,7 +122,9 @@ def test_corpus_fast_is_plain():
 
 @pytest.mark.parametrize("endian,asz,version,feature", [("<", 8, 5, 0), ("<", 8, 2, 0), (">", 8, 3, 0x20),
                                                         ("<", 4, 4, 0), (">", 4, 5, 0x20), ("<", 8, 5, 0x20),
-                                                        ("<", 8, 5, 0x27), ("<", 8, 2, 0x06), (">", 4, 4, 0x21)])
+                                                        ("<", 8, 5, 0x27), ("<", 8, 2, 0x06), (">", 4, 4, 0x21),
+                                                        ("<", 8, 5, 0x67), ("<", 8, 4, 0x40), (">", 8, 5, 0x60),
+                                                        ("<", 4, 4, 0x47)])
 def test_generated_fast_is_plain(endian, asz, version, feature):
     rng = random.Random(asz * 10 + version)
     parts = [_entry(rng, version, 0x401000 + 0x1000 * k, endian, asz, feature=feature if k % 5 else 0)
@@ -258,3 +262,69 @@ def test_views_of_a_fast_map_are_tabulates_and_jsons():
     assert out.getvalue() == ref.getvalue()
     stream = CODEC.to_json(model)
     assert json.loads(b"".join(stream.chunks(None))) == json.loads(json.dumps(CODEC.to_dict(model)))
+
+
+def _pgo_entry(base, nblocks, successors, freq, prob, entry=0x10000, listed=None):
+    """A version-5 entry with FuncEntryCount, BBFreq and BrProb: every block ``successors`` successors (``listed``
+    of them written, all by default), each block's frequency ``freq`` and each successor's probability ``prob``."""
+    out = bytearray([5]) + (0x27).to_bytes(2, "little") + base.to_bytes(8, "little") + _uleb(nblocks)
+    for i in range(nblocks):
+        out += _uleb(i) + b"\x00" + b"\x00" + b"\x04" + b"\x00"
+    out += _uleb(entry)
+    for i in range(nblocks):
+        out += _uleb(freq) + _uleb(successors)
+        for k in range(successors if listed is None else listed):
+            out += _uleb((i + k) % nblocks) + _uleb(prob)
+    return bytes(out)
+
+
+@pytest.mark.parametrize("field,value", [("prob", 0xFFFFFFFF), ("prob", 1 << 32), ("freq", (1 << 64) - 1),
+                                         ("freq", 1 << 64), ("entry", (1 << 64) - 1), ("entry", 1 << 64),
+                                         ("successors", 1 << 40)])
+def test_pgo_values_at_the_edges_of_their_fields(field, value):
+    """The PGO analysis read on the fast path gives the plain decoder's model, or leaves the entry to it where a
+    value does not fit its field (32 bits for a successor's ID and probability, 64 for frequencies and counts)."""
+    args = {"successors": 2, "freq": 1000, "prob": 0x40000000, "entry": 0x10000}
+    args[field] = value
+    nblocks = 1 if field == "successors" else 5
+    raw = _pgo_entry(0x401000, 20, 2, 77, 0x40000000) + _pgo_entry(0x402000, nblocks, **args,
+                                                                     listed=3 if field == "successors" else None)
+    model = _same(raw, _ctx())
+    fits = value < (1 << 32 if field == "prob" else 1 << 64) and field != "successors"
+    assert (model is not None) == fits
+
+
+def test_pgo_of_any_density_in_one_section(monkeypatch):
+    """Functions whose PGO analysis takes many more (or fewer) bytes a block than those before it: the fast path
+    reads on past its first guess of where an entry ends (and stops at the section's end)."""
+    rng = random.Random(11)
+    parts = []
+    for k in range(40):
+        n = rng.choice([1, 2, 7, 50])
+        parts.append(_pgo_entry(0x401000 + 0x1000 * k, n, rng.choice([0, 1, 2, 30]), rng.choice([1, 1 << 40]),
+                                rng.choice([1, 0x7FFFFFFF])))
+    raw = b"".join(parts)
+    taken = []
+    real = bb_fast.Entries.pgo
+    monkeypatch.setattr(bb_fast.Entries, "pgo", lambda *a: taken.append(real(*a) is not None) or real(*a))
+    model = _same(raw, _ctx())
+    assert len(model.functions) == 40 and all(taken[:40])
+    assert M.encode_map(model, "<", 8) == raw
+    _same(raw[:-1], _ctx())        # the last entry's PGO analysis cut short: the plain decoder's error
+
+
+def test_values_remembered_are_bounded(monkeypatch):
+    """The table of values the PGO reader looks up by their bytes is emptied when full: a section of ever new
+    values decodes as the plain decoder does, with no more than VALUES_KEPT of them kept."""
+    monkeypatch.setattr(bb_fast, "VALUES_KEPT", 50)
+    seen = []
+    real = bb_fast.Entries.pgo
+
+    def pgo(self, *a):
+        out = real(self, *a)
+        seen.append(len(self.values))
+        return out
+    monkeypatch.setattr(bb_fast.Entries, "pgo", pgo)
+    raw = b"".join(_pgo_entry(0x401000 + 0x1000 * k, 30, 2, 1000 + 7919 * k, 0x10000 + 104729 * k) for k in range(20))
+    model = _same(raw, _ctx())
+    assert len(model.functions) == 20 and seen and max(seen) <= 50

@@ -165,7 +165,11 @@ def _decode_into(data, ctx, stype, functions, fast):
             r = BBRange(base, None, stored if stored != base else None, None, cols)
             fn = FunctionMap(names(base), version, feature, [r], offset=pos)
             if feature & (FUNC_ENTRY_COUNT | BB_FREQ | BR_PROB):
-                npos = _decode_function_pgo(fn, data, npos, end, len(sizes), ctx, pos)
+                pgo = entries.pgo(npos, len(sizes), feature)
+                if pgo is None:
+                    npos = _decode_function_pgo(fn, data, npos, end, len(sizes), ctx, pos)
+                else:
+                    fn.entry_count, fn._pgo_cols, npos = pgo
         fn.section_index = text_index
         functions.append(fn)
         pos = npos

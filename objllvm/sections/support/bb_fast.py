@@ -1,43 +1,70 @@
-"""A fast decoder for the blocks of the function entries of a bb-addr-map that most compilers write: version 2
-to 5, no feature bits but CallsiteEndOffsets (clang-22 sets it on every function that calls) and those of PGO
-analysis (FuncEntryCount, BBFreq, BrProb: the caller reads that part, after the blocks), one range, every ULEB128 minimal and within 32 bits, metadata of known bits only (clang's
-``-fbasic-block-address-map`` without PGO analysis).
+"""A fast decoder of the function entries of a bb-addr-map that most compilers write: version 2 to 5, no feature
+bits but CallsiteEndOffsets (clang-22 sets it on every function that calls) and those of PGO analysis
+(FuncEntryCount, BBFreq, BrProb), one range, every ULEB128 minimal and within its field, metadata of known bits
+only (clang's ``-fbasic-block-address-map``, with or without ``-pgo-analysis-map``).
 
 The columns of a section of ``ARRAYS_FROM`` bytes or more are arrays (IDs 32-bit, offsets and sizes 64-bit) and
 the metadata bytes: a Python int in a list takes 36 bytes, in an array 4 or 8.  A smaller section's are lists,
 which cost it a few KiB at most: importing ``array`` imports ``collections`` (to register the type as a
 sequence), which the dump of a small object otherwise does without.
 
-``Entries(data)`` prepares a section once; ``entry(pos, asz, order)`` decodes the entry at ``pos`` and
-returns ``(version, feature, stored address word, ids, offsets, sizes, metadata, call-site ends or None,
-end)`` or None.  None means only
-"not this shape": the caller then decodes that one entry with the plain decoder
-(``bb_addr_map._decode_function``), which is the reference and reports any error.  A differential test
-(tests/test_bb_fast.py) checks both give the same model on every corpus file and benchmark program.
+``Entries(data)`` prepares a section once; ``entry(pos, asz, order)`` decodes the blocks of the entry at ``pos``
+and returns ``(version, feature, stored address word, ids, offsets, sizes, metadata, call-site ends or None,
+end)`` or None; ``pgo(pos, nblocks, feature)`` reads the PGO analysis that follows them, or returns None.  None
+means only "not this shape": the caller then decodes that entry (or its PGO analysis) with the plain decoder
+(``bb_decode._decode_function``, ``_decode_function_pgo``), which is the reference and reports any error.  A
+differential test (tests/test_bb_fast.py) checks both give the same model on every corpus file and benchmark
+program.
 
-How it is fast: the values of an entry's blocks are read as one run of bytes (``bytes`` slices extend a
-list of ints in C) between the few ULEB128s of more than one byte, found through a copy of the section
-that marks every byte with its top bit set (``bytes.find`` in C).  It earns its place on zstd and jsonnet
-(scripts/bench-bb-addr-map's programs: the decoding against the plain decoder's in docs/benchmarks.md).
+How it is fast: the values of an entry's blocks are read as one run of bytes (``bytes`` slices extend a list of
+ints in C) between the few ULEB128s of more than one byte, found through a copy of the section that marks every
+byte with its top bit set (``bytes.find`` in C); it earns its place on zstd and jsonnet.  The PGO analysis, whose
+values are mostly of several bytes, is cut into values a window at a time, each looked up by its bytes
+(``_uleb_run``); that earns its place on zstd-pgo.
 """
-from itertools import accumulate, repeat
+from itertools import accumulate, chain, islice, repeat
 from operator import add, sub
 
 # byte -> 1 where the top bit is set (a ULEB128 byte that another follows), else 0
 _MARK = bytes(b >> 7 for b in range(256))
+# byte -> itself where the top bit is set, else 0; the bytes with the top bit set; each byte as a bytes object
+_HIGHS = bytes(b if b >> 7 else 0 for b in range(256))
+_HIGH = bytes(range(0x80, 0x100))
+_ONE = tuple(bytes([b]) for b in range(256))
 KNOWN_METADATA = 0x1F
 CALLSITE_END_OFFSETS = 0x20
-PGO = 0x7          # FuncEntryCount, BBFreq, BrProb: what follows the blocks (the caller reads it)
+FUNC_ENTRY_COUNT, BB_FREQ, BR_PROB = 0x1, 0x2, 0x4
+PGO = 0x7          # FuncEntryCount, BBFreq, BrProb: what follows the blocks (read by pgo())
+NOT_READ = 1 << 80         # (over 64 bits: a value no field takes)
 ARRAYS_FROM = 1 << 16      # section size from which the columns are arrays
+VALUES_KEPT = 1 << 16      # values remembered by their bytes, at most
+
+
+class _Values(dict):
+    """The bytes of one ULEB128 -> its value, or ``NOT_READ`` for one that is not minimal or longer than 10 bytes."""
+
+    def __missing__(self, uleb):
+        if len(self) >= VALUES_KEPT:
+            self.clear()                   # (a section of ever new values: memory in step with the bytes read)
+        v = NOT_READ
+        if len(uleb) <= 10 and (len(uleb) == 1 or uleb[-1]):
+            v = 0
+            for b in reversed(uleb):
+                v = v << 7 | (b & 0x7F)
+        self[uleb] = v
+        return v
 
 
 class Entries:
-    __slots__ = ("data", "marks", "end", "u32", "u64")
+    __slots__ = ("data", "marks", "highs", "end", "u32", "u64", "values", "pgo_bytes")
 
     def __init__(self, data: bytes):
         self.data = data
         self.marks = data.translate(_MARK)
+        self.highs = data.translate(_HIGHS)
         self.end = len(data)
+        self.values = _Values()
+        self.pgo_bytes = [8, 1]    # PGO analysis: bytes and blocks read so far
         if len(data) >= ARRAYS_FROM:
             from array import array
             self.u32 = lambda values: array("I", values)
@@ -68,6 +95,79 @@ class Entries:
             count -= 1
             pos = z + 1
         return pos
+
+    def _uleb_run(self, pos, stop):
+        """The values of the whole ULEB128s from ``pos`` (where one starts) up to ``stop``, the bytes with the top
+        bit set of each (``runs``) and the position after the last.  A value's bytes are the piece of ``highs``
+        between zeros plus the next byte (the terminators in order: the window without its bytes with the top bit
+        set); each value is looked up by its bytes in ``values``."""
+        runs = self.highs[pos:stop].split(b"\0")
+        stop -= len(runs.pop())            # the bytes after the last whole value
+        lasts = map(_ONE.__getitem__, self.data[pos:stop].translate(None, _HIGH))
+        return list(map(self.values.__getitem__, map(add, runs, lasts))), runs, stop
+
+    def pgo(self, pos, nblocks, feature):
+        """The PGO analysis of an entry at ``pos`` (after its blocks): ``(entry count or None, the columns of
+        FunctionMap._pgo_cols or None, end)``, or None for the plain decoder (``_decode_function_pgo``) to read.
+        Its values are mostly multi-byte: they are cut apart and looked up a window of bytes at a time, then
+        walked block by block for the successor counts."""
+        head = 1 if feature & BB_FREQ else 0   # values before a block's successor count
+        per = 2                            # a successor: ID, probability (entry() takes no PostLinkCfg)
+        step = head + 1
+        i = feature & FUNC_ENTRY_COUNT     # the next block's first value
+        window = self.pgo_bytes[0] * nblocks // self.pgo_bytes[1]   # the bytes a block had so far
+        vals, runs, at = self._uleb_run(pos, min(self.end, pos + window * 3 // 4 + 8))
+        window = window // 8 + 16
+        starts = []
+        if not feature & BR_PROB:
+            i += head * nblocks
+        while True:
+            try:
+                if feature & BR_PROB:
+                    for _ in range(nblocks - len(starts)):
+                        c = vals[i + head]     # (IndexError: the values run on past the window)
+                        starts.append(i)
+                        i += step + per * c
+                if i <= len(vals):
+                    break
+            except IndexError:
+                pass
+            if i - len(vals) > self.end - at:      # (also a count the section cannot hold)
+                return None
+            more, mruns, at = self._uleb_run(at, min(self.end, at + window))
+            if not more:
+                return None
+            vals += more
+            runs += mruns
+        end = pos + i + sum(map(len, islice(runs, i)))
+        self.pgo_bytes[0] += end - pos
+        self.pgo_bytes[1] += nblocks
+        return self._pgo_columns(vals, end, i, starts, feature)
+
+    def _pgo_columns(self, vals, end, i, starts, feature):
+        """pgo's result from the walked values ``vals[:i]``, or None where one does not fit its field."""
+        first = feature & FUNC_ENTRY_COUNT
+        count = vals[0] if first else None
+        if count is not None and count >> 64:
+            return None
+        if not feature & (BB_FREQ | BR_PROB):
+            return count, None, end
+        freqs = counts = sids = probs = None
+        if feature & BR_PROB:
+            head = 1 if feature & BB_FREQ else 0
+            freqs = _picked(vals, starts, 0) if head else None
+            counts = _picked(vals, starts, head)
+            firsts = list(map(add, starts, repeat(head + 1)))
+            flat = list(chain.from_iterable(map(vals.__getitem__, map(slice, firsts, map(add, firsts, map(
+                (2).__mul__, counts))))))
+            sids, probs = flat[0::2], flat[1::2]
+            if sids and (max(sids) >> 32 or max(probs) >> 32) or max(counts) >> 64:
+                return None
+        else:
+            freqs = vals[first:i]
+        if freqs and max(freqs) >> 64:
+            return None
+        return count, (freqs, None, counts, sids, probs, None), end
 
     def entry(self, pos, asz, order):
         data, end = self.data, self.end
@@ -150,3 +250,8 @@ class Entries:
 def _offsets(deltas, sizes):
     """Offset i: the stored offsets of blocks 0..i plus the sizes of blocks 0..i-1."""
     return list(map(sub, accumulate(map(add, deltas, sizes)), sizes))
+
+
+def _picked(vals, starts, k):
+    """``vals[s + k]`` for every ``s`` of ``starts``."""
+    return list(map(vals.__getitem__, map(add, starts, repeat(k)))) if k else list(map(vals.__getitem__, starts))
