@@ -137,6 +137,15 @@ class _ExtTSP(_Chains):
                 best = (g, p, q, k, kind)
         return best
 
+    def _allowed(self, x, y):
+        """The merge kinds of ``x`` (split) and ``y`` that keep the entry node first."""
+        entry_chain = self.chain[self.entry]
+        if entry_chain == x:
+            return (X_Y, X1_Y_X2)
+        if entry_chain == y:
+            return (Y_X2_X1,)
+        return (X_Y, X1_Y_X2, Y_X2_X1, X2_X1_Y)
+
     def _best_split(self, x, y):
         """``(gain, k, kind)`` of the best merge of ``x`` (split at ``k``) and ``y`` (kind None: none gains).
 
@@ -150,12 +159,7 @@ class _ExtTSP(_Chains):
         xn, yn = self.nodes[x], self.nodes[y]
         nx, xs, ys = len(xn), self.csize[x], self.csize[y]
         y0, y1 = yn[0], yn[-1]
-        if chain[self.entry] == x:
-            allowed = (X_Y, X1_Y_X2)
-        elif chain[self.entry] == y:
-            allowed = (Y_X2_X1,)
-        else:
-            allowed = (X_Y, X1_Y_X2, Y_X2_X1, X2_X1_Y)
+        allowed = self._allowed(x, y)
         split = self._split_deltas(x) if nx > 1 else None
         deltas = split[0] if split else {}
         inter, seam, total = [], {}, 0.0
@@ -367,14 +371,9 @@ class _ExtTSP(_Chains):
     def _upper(self, x, y):
         """An upper bound of :meth:`_best_split` ``(x, y)``: the bound of its best candidate at a seam, and a near
         jump's weight for every jump between the chains (plus the best split delta) at the other split points."""
-        chain, edges, nodes = self.chain, self.edges, self.nodes
+        edges, nodes = self.edges, self.nodes
         nx = len(nodes[x])
-        if chain[self.entry] == x:
-            allowed = (X_Y, X1_Y_X2)
-        elif chain[self.entry] == y:
-            allowed = (Y_X2_X1,)
-        else:
-            allowed = (X_Y, X1_Y_X2, Y_X2_X1, X2_X1_Y)
+        allowed = self._allowed(x, y)
         split = self._split_deltas(x) if nx > 1 else None
         seam, total = {}, 0.0
         for e in self.nbr[x][y]:
