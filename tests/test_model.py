@@ -369,3 +369,47 @@ def test_factories_run_once_per_instance_and_only_for_fields_not_given():
     assert calls == []
     x, y = Counted(1), Counted(a=1)
     assert calls == [1, 1] and x.items == [] and x.items is not y.items
+
+
+def test_init_stores_fields_in_order_through_dict_or_descriptors():
+    """__init__ keeps the fields' order whatever the call gives, runs a subclass's property setter, and fills a
+    slotted or frozen model alike."""
+    from objllvm._model import dataclass, field
+
+    @dataclass
+    class P:
+        a: int
+        b: list = field(default_factory=list)
+        c: int = 3
+
+    p = P(1, c=5)
+    assert list(vars(p)) == ["a", "b", "c"] and (p.a, p.b, p.c) == (1, [], 5) and P(1).b is not P(1).b
+    seen = []
+
+    class Q(P):
+        @property
+        def c(self):
+            return self._c
+
+        @c.setter
+        def c(self, v):
+            seen.append(v)
+            self._c = v
+
+    assert Q(2, [1], 7).c == 7 and seen == [7]
+
+    @dataclass(slots=True)
+    class S:
+        x: int
+        y: int = 0
+
+    @dataclass(frozen=True)
+    class F:
+        x: int
+        y: int = 0
+
+    assert (S(1).x, S(1, y=2).y, F(3).x, F(3, 4).y) == (1, 2, 3, 4)
+    with pytest.raises(TypeError, match="multiple values for argument 'a'"):
+        P(1, a=2)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'z'"):
+        P(1, z=2)

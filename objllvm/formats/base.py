@@ -62,6 +62,14 @@ class Section:
     _loader: object = field(default=None, repr=False, compare=False)
     _data: bytes | None = field(default=None, repr=False, compare=False)
 
+    def __init__(self, index: int, name: str, type: int | None, flags: int = 0, addr: int = 0, offset: int = 0,
+                 size: int = 0, link: int = 0, info: int = 0, addralign: int = 0, entsize: int = 0,
+                 compression: str | None = None, _loader: object = None, _data: bytes | None = None) -> None:
+        # written out (the model's own __init__ is general): a container makes one per section, by the thousand
+        self.index, self.name, self.type, self.flags, self.addr, self.offset = index, name, type, flags, addr, offset
+        self.size, self.link, self.info, self.addralign, self.entsize = size, link, info, addralign, entsize
+        self.compression, self._loader, self._data = compression, _loader, _data
+
     def data(self) -> bytes:
         """The section's contents (decompressed when SHF_COMPRESSED)."""
         if self._data is None:
