@@ -413,3 +413,18 @@ def test_init_stores_fields_in_order_through_dict_or_descriptors():
         P(1, a=2)
     with pytest.raises(TypeError, match="unexpected keyword argument 'z'"):
         P(1, z=2)
+
+
+def test_section_init_written_out_takes_every_field():
+    """formats.base.Section writes its __init__ out: its parameters are the model's fields, in order, with the
+    same defaults, so a field added to the class cannot be left out of it."""
+    import inspect
+    from objllvm._model import MISSING, fields
+    from objllvm.formats.base import Section
+    params = list(inspect.signature(Section.__init__).parameters.values())[1:]
+    flds = fields(Section)
+    assert [p.name for p in params] == [f.name for f in flds]
+    assert [p.default for p in params] == [inspect.Parameter.empty if f.default is MISSING else f.default
+                                           for f in flds]
+    s = Section(3, ".x", 1, 2, 3, 4, 5, 6, 7, 8, 9, "zlib", None, b"ab")
+    assert [getattr(s, f.name) for f in flds] == [3, ".x", 1, 2, 3, 4, 5, 6, 7, 8, 9, "zlib", None, b"ab"]
