@@ -338,10 +338,10 @@ class _ExtTSP(_Chains):
         return hit
 
     def rough_bound(self, x, y):
-        """A quick upper bound of :meth:`best_merge` (looser than :meth:`bound`).  A jump between the chains becomes a fall-through only into
-        the first node of the chain kept whole or out of its last one (at most one of each), the others score
-        at most a near jump's weight; the chains' own jumps gain at most the best split change of either
-        chain."""
+        """A quick upper bound of :meth:`best_merge` (looser than :meth:`bound`).  A jump between the chains
+        becomes a fall-through only into the first node of the chain kept whole or out of its last one (at most
+        one of each), the others score at most a near jump's weight; the chains' own jumps gain at most the best
+        split change of either chain."""
         nodes, edges = self.nodes, self.edges
         x0, x1, y0, y1 = nodes[x][0], nodes[x][-1], nodes[y][0], nodes[y][-1]
         into_y = out_y = into_x = out_x = total = 0.0
@@ -812,7 +812,7 @@ def call_arcs(obj, index, profile, offsets=None) -> dict:
         sampled[fp.function.address] = (fp.function, block_counts(fp.function, fp.blocks))
     # the blocks that ran, by address: a call site elsewhere adds nothing (no lookup in the whole map, which
     # would make the blocks of every function with a call in it: most of call_arcs' work on Lua)
-    spans = sorted(((b.address, b.address + b.size, fn, b.id, cs[b.id])
+    spans = sorted(((b.address, b.address + b.size, fn, cs[b.id])
                     for fn, cs in sampled.values() for b in fn.blocks if cs.get(b.id, 0) > 0), key=lambda t: t[0])
     starts = [t[0] for t in spans]
     func_at = {}
@@ -839,7 +839,7 @@ def call_arcs(obj, index, profile, offsets=None) -> dict:
             i = bisect.bisect_right(starts, r.offset) - 1
             if i < 0 or r.offset >= spans[i][1]:
                 continue
-            _start, _end, caller, _block, c = spans[i]
+            _start, _end, caller, c = spans[i]
             if caller.name and caller.name != callee.name:
                 key = (caller.name, callee.name)
                 if offsets is not None and c > heaviest.get(key, 0):
