@@ -328,3 +328,19 @@ def test_values_remembered_are_bounded(monkeypatch):
     raw = b"".join(_pgo_entry(0x401000 + 0x1000 * k, 30, 2, 1000 + 7919 * k, 0x10000 + 104729 * k) for k in range(20))
     model = _same(raw, _ctx())
     assert len(model.functions) == 20 and seen and max(seen) <= 50
+
+
+@pytest.mark.parametrize("feature", [0x27, 0x26, 0x25, 0x24, 0x23])
+def test_pgo_of_a_function_without_blocks(feature):
+    """An entry of no blocks with PGO analysis (its entry count, if any, and nothing per block): the fast path
+    gives the plain decoder's model."""
+    empty = bytearray([5]) + feature.to_bytes(2, "little") + (0x403000).to_bytes(8, "little") + _uleb(0)
+    if feature & M.FUNC_ENTRY_COUNT:
+        empty += _uleb(0x10000)
+    raw = _pgo_entry(0x401000, 5, 2, 77, 0x40000000) + bytes(empty) + _pgo_entry(0x402000, 3, 1, 9, 0x80000000)
+    model = _same(raw, _ctx())
+    assert model is not None and [len(f.ranges[0].blocks) for f in model.functions] == [5, 0, 3]
+    # (entry() leaves such an entry to the plain decoder; pgo() itself reads no block for it either)
+    count, cols, end = bb_fast.Entries(bytes(empty[12:])).pgo(0, 0, feature)
+    assert count == (0x10000 if feature & M.FUNC_ENTRY_COUNT else None) and end == len(empty) - 12
+    assert cols is None or not any(cols)

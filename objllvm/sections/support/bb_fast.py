@@ -161,7 +161,7 @@ class Entries:
             flat = list(chain.from_iterable(map(vals.__getitem__, map(slice, firsts, map(add, firsts, map(
                 (2).__mul__, counts))))))
             sids, probs = flat[0::2], flat[1::2]
-            if sids and (max(sids) >> 32 or max(probs) >> 32) or max(counts) >> 64:
+            if sids and (max(sids) >> 32 or max(probs) >> 32) or max(counts, default=0) >> 64:
                 return None
         else:
             freqs = vals[first:i]
