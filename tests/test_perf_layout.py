@@ -501,10 +501,15 @@ class _Audited(lay._ExtTSP):
             self.claimed[(p, q, tuple(lay._merge_nodes(self.nodes[p], self.nodes[q], k, kind)))] = g
         return g, p, q, k, kind
 
+    def chain_score(self, c):
+        """The ext-TSP score of the jumps inside chain ``c``."""
+        return sum(lay.edge_score(self.off[a] + self.size[a], self.off[b], w)
+                   for a, b, w in (self.edges[e] for e in self.intra[c]))
+
     def merge(self, x, y, order):
-        before = self.score[x] + self.score[y]
+        before = self.chain_score(x) + self.chain_score(y)
         super().merge(x, y, order)
-        self.seen.append((self.claimed[(x, y, tuple(order))], self.score[x] - before))
+        self.seen.append((self.claimed[(x, y, tuple(order))], self.chain_score(x) - before))
 
 
 def test_ext_tsp_merges_by_their_whole_gain(monkeypatch):

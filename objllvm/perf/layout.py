@@ -91,7 +91,6 @@ class _Chains:
         self.index = [0] * n                    # node -> index in its chain
         self.off = [0] * n                      # node -> byte offset in its chain
         self.csize = {c: max(0, sizes[c]) for c in range(n)}
-        self.score = {c: 0.0 for c in range(n)}  # ext-TSP score of the jumps inside the chain
         self.intra = {c: [] for c in range(n)}  # chain -> edge indices inside it
         self.nbr = {c: {} for c in range(n)}    # chain -> {other chain: edge indices between them}
         for i, (a, b, _w) in enumerate(edges):
@@ -108,15 +107,12 @@ class _Chains:
             self.off[b] = a
             a += self.size[b]
         self.csize[x] += self.csize.pop(y)
-        del self.nodes[y], self.score[y]
+        del self.nodes[y]
         self.intra[x] += self.intra.pop(y) + self.nbr[x].pop(y)
         del self.nbr[y][x]
         for o, es in self.nbr.pop(y).items():
             self.nbr[x].setdefault(o, []).extend(es)
             self.nbr[o].setdefault(x, []).extend(self.nbr[o].pop(y))
-        size, off = self.size, self.off
-        self.score[x] = sum(edge_score(off[a] + size[a], off[b], w)
-                            for a, b, w in (self.edges[e] for e in self.intra[x]))
 
 
 class _ExtTSP(_Chains):
@@ -124,6 +120,7 @@ class _ExtTSP(_Chains):
         super().__init__(sizes, edges)
         self.entry = entry
         self.cache = {}                          # chain -> _split_deltas()
+        self.pairs = {}                          # (x, y) -> _pair(x, y), until x or y changes
         self.succ = [set() for _ in sizes]
         for a, b, _w in edges:
             self.succ[a].add(b)
@@ -155,20 +152,10 @@ class _ExtTSP(_Chains):
         a fall-through only at a seam of the merge and scores at most a near jump's weight elsewhere, and the
         chain's own jumps change by :meth:`_split_deltas` (``X2`` before ``X1``) or lose (``X1 Y X2``: they
         get longer), so a candidate is scored only when that bound beats the best gain found."""
-        size, off, chain, index, edges = self.size, self.off, self.chain, self.index, self.edges
-        xn, yn = self.nodes[x], self.nodes[y]
+        off = self.off
+        xn = self.nodes[x]
         nx, xs, ys = len(xn), self.csize[x], self.csize[y]
-        y0, y1 = yn[0], yn[-1]
-        allowed = self._allowed(x, y)
-        split = self._split_deltas(x) if nx > 1 else None
-        deltas = split[0] if split else {}
-        inter, seam, total = [], {}, 0.0
-        for e in self.nbr[x][y]:
-            a, b, w = edges[e]
-            inter.append((chain[a] == x, index[a], off[a] + size[a], chain[b] == x, index[b], off[b], w))
-            seam[(a, b)] = seam.get((a, b), 0.0) + w
-            total += w
-        near_total = max(FORWARD_WEIGHT, BACKWARD_WEIGHT) * total
+        inter, near_total, allowed, split, ranked = self._pair(x, y)
         ft_w, fwd_w, bwd_w, fwd_d, bwd_d = (FALLTHROUGH_WEIGHT, FORWARD_WEIGHT, BACKWARD_WEIGHT, FORWARD_DISTANCE,
                                             BACKWARD_DISTANCE)
         best = [EPS, 0, None]
@@ -211,7 +198,6 @@ class _ExtTSP(_Chains):
             if g > best[0] + EPS or (g > best[0] - EPS and best[2] is not None and (k, kind) < (best[1], best[2])):
                 best[:] = [g, k, kind]
 
-        ranked = self._seam_candidates(x, y, seam, allowed, split, total, near_total)
         for neg_ub, k, kind, d in ranked:
             if -neg_ub <= best[0] - EPS:        # nor within EPS, where the tie rule may pick it
                 break
@@ -235,6 +221,27 @@ class _ExtTSP(_Chains):
                     if (k, kind) not in done:
                         score(k, kind, d)
         return best[0], best[1], best[2]
+
+    def _pair(self, x, y):
+        """``(jumps between x and y, near_total, allowed kinds, x's split deltas, _seam_candidates)`` of the chains as
+        they are: what :meth:`_upper` and :meth:`_best_split` of ``(x, y)`` both read, kept until either changes.
+        A jump: ``(source in x, its index, its end, target in x, its index, its offset, weight)``."""
+        hit = self.pairs.get((x, y))
+        if hit is not None:
+            return hit
+        size, off, chain, index, edges = self.size, self.off, self.chain, self.index, self.edges
+        allowed = self._allowed(x, y)
+        split = self._split_deltas(x) if len(self.nodes[x]) > 1 else None
+        inter, seam, total = [], {}, 0.0
+        for e in self.nbr[x][y]:
+            a, b, w = edges[e]
+            inter.append((chain[a] == x, index[a], off[a] + size[a], chain[b] == x, index[b], off[b], w))
+            seam[(a, b)] = seam.get((a, b), 0.0) + w
+            total += w
+        near_total = max(FORWARD_WEIGHT, BACKWARD_WEIGHT) * total
+        hit = self.pairs[(x, y)] = (inter, near_total, allowed, split,
+                                    self._seam_candidates(x, y, seam, allowed, split, total, near_total))
+        return hit
 
     def _seam_candidates(self, x, y, seam, allowed, split, total, near_total):
         """The merges of ``x`` and ``y`` that may turn a jump between them into a fall-through at a seam, as
@@ -300,8 +307,8 @@ class _ExtTSP(_Chains):
         ``X2 X1 Y`` at every split point ``k``.  Placing ``X2`` before ``X1`` changes a jump across the split by
         the chain's size whatever ``k`` is (``X1 -> X2`` gets ``|X|`` shorter, ``X2 -> X1`` ``|X|`` longer in
         the other direction), so each jump adds one constant change to the split points it crosses: a
-        difference array over the split points.  ``rows``: the jumps inside ``x``; the last element caches
-        the jumps across each split point (:meth:`_across`)."""
+        difference array over the split points.  ``rows``: the jumps inside ``x`` that score, the biggest scores
+        first; the last element caches the jumps across each split point (:meth:`_across`)."""
         hit = self.cache.get(x)
         if hit is not None:
             return hit
@@ -325,6 +332,7 @@ class _ExtTSP(_Chains):
         for k in range(1, nx):
             acc += diff[k]
             deltas[(k, Y_X2_X1)] = deltas[(k, X2_X1_Y)] = acc
+        rows.sort(key=lambda r: -r[5])
         out = self.cache[x] = (deltas, rows, {})
         return out
 
@@ -334,7 +342,7 @@ class _ExtTSP(_Chains):
         _deltas, rows, cache = split
         hit = cache.get(k)
         if hit is None:
-            hit = cache[k] = sorted((r[2:] for r in rows if r[0] < k <= r[1]), key=lambda t: -t[3])
+            hit = cache[k] = [r[2:] for r in rows if r[0] < k <= r[1]]
         return hit
 
     def rough_bound(self, x, y):
@@ -371,17 +379,8 @@ class _ExtTSP(_Chains):
     def _upper(self, x, y):
         """An upper bound of :meth:`_best_split` ``(x, y)``: the bound of its best candidate at a seam, and a near
         jump's weight for every jump between the chains (plus the best split delta) at the other split points."""
-        edges, nodes = self.edges, self.nodes
-        nx = len(nodes[x])
-        allowed = self._allowed(x, y)
-        split = self._split_deltas(x) if nx > 1 else None
-        seam, total = {}, 0.0
-        for e in self.nbr[x][y]:
-            a, b, w = edges[e]
-            seam[(a, b)] = seam.get((a, b), 0.0) + w
-            total += w
-        near_total = max(FORWARD_WEIGHT, BACKWARD_WEIGHT) * total
-        ranked = self._seam_candidates(x, y, seam, allowed, split, total, near_total)
+        nx = len(self.nodes[x])
+        _inter, near_total, allowed, split, ranked = self._pair(x, y)
         ub = -ranked[0][0] if ranked else 0.0
         if split and nx <= SPLIT_THRESHOLD:
             eligible, by_delta = self._split_points(x, split)
@@ -431,6 +430,9 @@ class _ExtTSP(_Chains):
             self.merge(p, q, _merge_nodes(self.nodes[p], self.nodes[q], k, kind))
             for c in (p, q):
                 self.cache.pop(c, None)
+            for o in self.nbr[p]:
+                self.pairs.pop((p, o), None)
+                self.pairs.pop((o, p), None)
             del version[q]
             version[p] += 1
             for o in list(self.nbr[p]):
