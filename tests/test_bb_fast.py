@@ -76,26 +76,32 @@ def _entry(rng, version, base, endian="<", asz=8, nblocks=None, big=0.1, feature
 
 
 def _same(raw, ctx):
-    """Decode ``raw`` both ways: the same model or the same error; returns the fast model (or None)."""
+    """Decode ``raw`` every way: fast, fast with the PGO analysis read when asked for (``pgo_later``: what perf-map's
+    index does), and plain; the same model or the same error; returns the fast model (or None)."""
     outcomes = []
-    for fast in (True, False):
+    for fast, later in ((True, False), (True, True), (False, False)):
         try:
-            outcomes.append(("ok", M.decode_map(raw, ctx, fast)))
+            outcomes.append(("ok", M.decode_map(raw, ctx, fast, pgo_later=later)))
         except DecodeError as exc:
             outcomes.append(("error", str(exc), exc.offset, exc.partial))
-    (k1, *a), (k2, *b) = outcomes
-    assert k1 == k2
+    (k1, *a), *others = outcomes
+    for k2, *b in others:
+        assert k1 == k2
+        if k1 == "error":
+            assert a[:2] == b[:2]
+            assert (a[2] and a[2].functions) == (b[2] and b[2].functions)
     if k1 == "error":
-        assert a[:2] == b[:2]
-        assert (a[2] and a[2].functions) == (b[2] and b[2].functions)
         return None
-    fast, plain = a[0], b[0]
-    assert fast == plain
-    for f, p in zip(fast.functions, plain.functions):
-        assert (f.offset, f.section_index, f._raw, f.ranges[0].stored_address if f.ranges else None) == \
-            (p.offset, p.section_index, p._raw, p.ranges[0].stored_address if p.ranges else None)
-    assert CODEC.to_dict(fast) == CODEC.to_dict(plain)
-    assert M.encode_map(fast, ctx.endian, ctx.addr_size) == M.encode_map(plain, ctx.endian, ctx.addr_size)
+    fast, later, plain = a[0], others[0][1], others[1][1]
+    assert not any(f._pgo_later for f in fast.functions)
+    for other in (later, plain):
+        assert fast == other
+        for f, p in zip(fast.functions, other.functions):
+            assert (f.offset, f.section_index, f._raw, f.ranges[0].stored_address if f.ranges else None,
+                    f.entry_count) == \
+                (p.offset, p.section_index, p._raw, p.ranges[0].stored_address if p.ranges else None, p.entry_count)
+        assert CODEC.to_dict(fast) == CODEC.to_dict(other)
+        assert M.encode_map(fast, ctx.endian, ctx.addr_size) == M.encode_map(other, ctx.endian, ctx.addr_size)
     return fast
 
 
@@ -344,3 +350,49 @@ def test_pgo_of_a_function_without_blocks(feature):
     count, cols, end = bb_fast.Entries(bytes(empty[12:])).pgo(0, 0, feature)
     assert count == (0x10000 if feature & M.FUNC_ENTRY_COUNT else None) and end == len(empty) - 12
     assert cols is None or not any(cols)
+
+
+def test_pgo_read_later_is_read_only_when_asked_for():
+    """With ``pgo_later`` (perf-map's index) each function's entry count is read and its PGO analysis left for
+    later: reading one function's leaves the others unread, and each gives the plain decoder's."""
+    rng = random.Random(12)
+    raw = b"".join(_pgo_entry(0x401000 + 0x1000 * k, rng.randint(1, 40), rng.choice([0, 1, 2]), 1 << 54,
+                              0x40000000, entry=k * 1000) for k in range(10))
+    later = M.decode_map(raw, _ctx(), pgo_later=True)
+    plain = M.decode_map(raw, _ctx(), fast=False)
+    assert all(f._pgo_later is not None and f._pgo_cols is None for f in later.functions)
+    assert [f.entry_count for f in later.functions] == [k * 1000 for k in range(10)]
+    assert later.functions[3].pgo_blocks == plain.functions[3].pgo_blocks
+    assert [f._pgo_later is None for f in later.functions] == [k == 3 for k in range(10)]
+    assert later == plain
+
+
+def _nonminimal_freq(raw):
+    """``raw`` (a _pgo_entry of frequency 77) with the first block's frequency written in two bytes."""
+    at = raw.index(bytes([77, 2]))
+    return raw[:at] + bytes([77 | 0x80, 0]) + raw[at + 1:]
+
+
+@pytest.mark.parametrize("case", ["fits", "count of two bytes", "probability over 32 bits", "frequency of 10 bytes",
+                                  "not minimal"])
+def test_pgo_end_walks_only_what_pgo_would_take(case):
+    """``Entries.pgo_end`` finds the end of a PGO analysis (and its entry count) without reading its values only
+    when every value is minimal and fits its field; any other goes to pgo() and the plain decoder, as before."""
+    args = {"fits": dict(successors=2, freq=77, prob=0x80000000),
+            "count of two bytes": dict(successors=200, freq=77, prob=1, listed=2),
+            "probability over 32 bits": dict(successors=2, freq=77, prob=1 << 32),
+            "frequency of 10 bytes": dict(successors=2, freq=1 << 63, prob=1),
+            "not minimal": dict(successors=2, freq=77, prob=0x80000000)}[case]
+    one = _pgo_entry(0x402000, 4, entry=1 << 40, **args)
+    if case == "not minimal":
+        one = _nonminimal_freq(one)
+    entries = bb_fast.Entries(one)
+    e = entries.entry(0, 8, "little")
+    got = entries.pgo_end(e[-1], 4, 0x27)
+    if case == "fits":
+        count, _cols, end = bb_fast.Entries(one).pgo(e[-1], 4, 0x27)
+        assert got == (count, end) == (1 << 40, len(one))
+    else:
+        assert got is None
+    raw = _pgo_entry(0x401000, 3, 1, 5, 0x80000000) + one + _pgo_entry(0x403000, 2, 1, 9, 0x80000000)
+    _same(raw, _ctx())

@@ -426,15 +426,15 @@ def _index_direct(obj):
     Same result as ``BBIndex.from_object`` (which goes through the registry), without importing every other
     codec first: perf-map needs only this one (scripts/bench-perf-map measures the difference)."""
     from ..sections.support.bb_index import BBIndex
-    from ..sections.bb_addr_map import TYPE_NAMES, BBAddrMapCodec
+    from ..sections.bb_addr_map import TYPE_NAMES, decode_map
     from ..sections.registry import SectionContext
-    codec = BBAddrMapCodec()
     functions = []
     for s in obj.sections:
         if s.type not in TYPE_NAMES:
             continue
         try:
-            model = codec.decode(s.data(), SectionContext.for_section(obj, s))
+            # (the PGO analysis of a function is read when the layout asks for it: that of the sampled ones)
+            model = decode_map(s.data(), SectionContext.for_section(obj, s), pgo_later=True)
         except ObjllvmError as exc:
             raise exc.located(file=obj.path, member=obj.member, section_index=s.index, section_name=s.name)
         functions.extend(model.functions)

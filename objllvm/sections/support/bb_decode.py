@@ -2,6 +2,8 @@
 (``decode_map(..., fast=False)`` takes every entry through it; ``support/bb_fast.py`` is the fast path it is
 checked against) and the canonical encoding of an entry.
 """
+from functools import partial
+
 from ..._model import no_gc
 from ...binary import ULEBError, read_uleb, uleb_encode
 from ...errors import DecodeError
@@ -126,22 +128,24 @@ def _resolve(relocs, at, stored):
     return r[0] + (stored if r[1] is None else r[1])
 
 
-def decode_map(data, ctx, fast=True) -> BBAddrMap:
+def decode_map(data, ctx, fast=True, pgo_later=False) -> BBAddrMap:
     """Decode a whole section (raises DecodeError with ``partial`` = the functions decoded before).
-    ``fast=False``: every entry through the plain decoder (the reference the fast path is tested against)."""
+    ``fast=False``: every entry through the plain decoder (the reference the fast path is tested against).
+    ``pgo_later``: a function's PGO analysis that the fast path finds well-formed (``Entries.pgo_end``) is
+    read when it is first asked for (a profile reads that of the sampled functions alone)."""
     stype = ctx.section.type if ctx.section is not None and ctx.section.type in TYPE_NAMES else SHT_LLVM_BB_ADDR_MAP
     pretty = bool((ctx.options or {}).get("pretty_pgo"))
     out = BBAddrMap([], stype, pretty)
     with no_gc():
         try:
-            _decode_into(bytes(data), ctx, stype, out.functions, fast)
+            _decode_into(bytes(data), ctx, stype, out.functions, fast, pgo_later)
         except _Fail as f:
             raise DecodeError(f"{f.message} (function {len(out.functions)})", offset=f.offset,
                               partial=out) from None
     return out
 
 
-def _decode_into(data, ctx, stype, functions, fast):
+def _decode_into(data, ctx, stype, functions, fast, pgo_later=False):
     """Every entry of the section, one after the other: the common entry through support/bb_fast.py, any
     other (or any the fast path declines) through _decode_function."""
     end = len(data)
@@ -165,14 +169,30 @@ def _decode_into(data, ctx, stype, functions, fast):
             r = BBRange(base, None, stored if stored != base else None, None, cols)
             fn = FunctionMap(names(base), version, feature, [r], offset=pos)
             if feature & (FUNC_ENTRY_COUNT | BB_FREQ | BR_PROB):
-                pgo = entries.pgo(npos, len(sizes), feature)
-                if pgo is None:
+                later = entries.pgo_end(npos, len(sizes), feature) if pgo_later else None
+                pgo = None if later else entries.pgo(npos, len(sizes), feature)
+                if later:
+                    if feature & (BB_FREQ | BR_PROB):
+                        fn._pgo_later = partial(_pgo_now, entries, data, npos, len(sizes), feature, ctx)
+                    fn.entry_count, npos = later
+                elif pgo is None:
                     npos = _decode_function_pgo(fn, data, npos, end, len(sizes), ctx, pos)
                 else:
                     fn.entry_count, fn._pgo_cols, npos = pgo
         fn.section_index = text_index
         functions.append(fn)
         pos = npos
+
+
+def _pgo_now(entries, data, pos, nblocks, feature, ctx):
+    """The PGO columns of a function whose analysis at ``pos`` ``Entries.pgo_end`` walked past: the fast
+    reader's, or the plain decoder's where it declines."""
+    got = entries.pgo(pos, nblocks, feature)
+    if got is not None:
+        return got[1]
+    fn = FunctionMap(None, 5, feature)
+    _decode_function_pgo(fn, data, pos, len(data), nblocks, ctx, pos)
+    return fn._pgo_cols
 
 
 def _decode_function(data, pos, end, asz, order, legacy, relocs, ctx):

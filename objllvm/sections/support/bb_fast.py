@@ -10,7 +10,10 @@ sequence), which the dump of a small object otherwise does without.
 
 ``Entries(data)`` prepares a section once; ``entry(pos, asz, order)`` decodes the blocks of the entry at ``pos``
 and returns ``(version, feature, stored address word, ids, offsets, sizes, metadata, call-site ends or None,
-end)`` or None; ``pgo(pos, nblocks, feature)`` reads the PGO analysis that follows them, or returns None.  None
+end)`` or None; ``pgo(pos, nblocks, feature)`` reads the PGO analysis that follows them, or returns None;
+``pgo_end(pos, nblocks, feature)`` finds only where that analysis ends (and the entry count), leaving its values
+for ``pgo`` to read when asked for (``decode_map(..., pgo_later=True)``: perf-map reads the PGO analysis of the
+sampled functions alone), or returns None where ``pgo`` or the plain decoder would decline or fail.  None
 means only "not this shape": the caller then decodes that entry (or its PGO analysis) with the plain decoder
 (``bb_decode._decode_function``, ``_decode_function_pgo``), which is the reference and reports any error.  A
 differential test (tests/test_bb_fast.py) checks both give the same model on every corpus file and benchmark
@@ -20,7 +23,9 @@ How it is fast: the values of an entry's blocks are read as one run of bytes (``
 ints in C) between the few ULEB128s of more than one byte, found through a copy of the section that marks every
 byte with its top bit set (``bytes.find`` in C); it earns its place on zstd and jsonnet.  The PGO analysis, whose
 values are mostly of several bytes, is cut into values a window at a time, each looked up by its bytes
-(``_uleb_run``); that earns its place on zstd-pgo.
+(``_uleb_run``); that earns its place on zstd-pgo.  ``pgo_end`` splits the same window but reads the successor
+counts alone (one byte each, found by their index among the values): perf-map's index of zstd (scripts/bench-layout)
+decodes its map in about half the time with it.
 """
 from itertools import accumulate, chain, islice, repeat
 from operator import add, sub
@@ -31,6 +36,9 @@ _MARK = bytes(b >> 7 for b in range(256))
 _HIGHS = bytes(b if b >> 7 else 0 for b in range(256))
 _HIGH = bytes(range(0x80, 0x100))
 _ONE = tuple(bytes([b]) for b in range(256))
+# byte -> 0x80 where the top bit is set, 0 for 0, else 1: a ULEB128 of several bytes ending in 0 shows as 80 00
+_NONMINIMAL = bytes([0] + [1] * 127 + [0x80] * 128)
+_OVER_0F = bytes(int(b > 0x0F) for b in range(256))
 KNOWN_METADATA = 0x1F
 CALLSITE_END_OFFSETS = 0x20
 FUNC_ENTRY_COUNT, BB_FREQ, BR_PROB = 0x1, 0x2, 0x4
@@ -105,6 +113,55 @@ class Entries:
         stop -= len(runs.pop())            # the bytes after the last whole value
         lasts = map(_ONE.__getitem__, self.data[pos:stop].translate(None, _HIGH))
         return list(map(self.values.__getitem__, map(add, runs, lasts))), runs, stop
+
+    def pgo_end(self, pos, nblocks, feature):
+        """``(entry count or None, end)`` of the PGO analysis of an entry at ``pos`` (after its blocks), read
+        without looking up its values, when every ULEB128 in it is minimal and fits its field (its successor
+        counts of one byte, frequencies of at most 9 bytes); else None.  :meth:`pgo` reads the values when they
+        are asked for.  The successor counts are read from the window of bytes split as :meth:`_uleb_run` does."""
+        head = 1 if feature & BB_FREQ else 0
+        first = feature & FUNC_ENTRY_COUNT
+        window = self.pgo_bytes[0] * nblocks // self.pgo_bytes[1] + 16
+        while True:
+            stop = min(self.end, pos + window)
+            runs = self.highs[pos:stop].split(b"\0")
+            runs.pop()                         # the bytes after the last whole value
+            lasts = self.data[pos:stop].translate(None, _HIGH)
+            i, counts = first, []
+            try:
+                if feature & BR_PROB:
+                    for _ in range(nblocks):
+                        j = i + head           # (IndexError: the values run on past the window)
+                        if runs[j]:
+                            return None        # a successor count of several bytes: left to pgo()
+                        counts.append(j)
+                        i = j + 1 + 2 * lasts[j]
+                else:
+                    i += head * nblocks
+                if i <= len(runs):
+                    break
+            except IndexError:
+                pass
+            if stop == self.end:
+                return None
+            window *= 2
+        if i and max(map(len, islice(runs, i))) > 8:
+            return None                        # a value of 10 bytes: pgo() checks it fits in 64 bits
+        lens = bytes(map(len, islice(runs, i)))
+        end = pos + i + sum(lens)
+        if self.data[pos:end].translate(_NONMINIMAL).find(b"\x80\x00") >= 0:
+            return None
+        if feature & BR_PROB and counts:
+            # the successors' IDs and probabilities fit in 32 bits: 4 bytes, or 5 with the last at most 0x0F
+            wide = bytearray(map(add, lens, lasts[:i].translate(_OVER_0F)))
+            for j in counts:
+                wide[j] = wide[j - head] = 0   # (the count and the frequency)
+            wide[0] = 0 if first else wide[0]
+            if max(wide) >= 5:
+                return None
+        self.pgo_bytes[0] += end - pos
+        self.pgo_bytes[1] += nblocks
+        return (_value(runs[0], lasts[0]) if first else None), end
 
     def pgo(self, pos, nblocks, feature):
         """The PGO analysis of an entry at ``pos`` (after its blocks): ``(entry count or None, the columns of
@@ -245,6 +302,14 @@ class Entries:
             return None
         return version, feature, word, self.u32(ids), self.u64(_offsets(deltas, sizes)), self.u64(sizes), \
             bytes(mds), ends, p
+
+
+def _value(run, last):
+    """The value of a ULEB128 of the bytes ``run`` (top bit set) and ``last``."""
+    v = last
+    for b in reversed(run):
+        v = v << 7 | (b & 0x7F)
+    return v
 
 
 def _offsets(deltas, sizes):

@@ -183,8 +183,8 @@ class PGOBlock:
 
 class FunctionMap:
     """The map of one function.  ``version`` is None for the V0 section type (no version byte)."""
-    __slots__ = ("name", "version", "feature", "ranges", "entry_count", "_pgo", "_pgo_cols", "section_index",
-                 "offset", "_raw", "_canon")
+    __slots__ = ("name", "version", "feature", "ranges", "entry_count", "_pgo", "_pgo_cols", "_pgo_later",
+                 "section_index", "offset", "_raw", "_canon")
 
     def __init__(self, name=None, version=2, feature=0, ranges=None, entry_count=None, pgo_blocks=None,
                  section_index=None, offset=None, _pgo_cols=None):
@@ -197,14 +197,22 @@ class FunctionMap:
         # (frequencies, post-link frequencies, successor counts, successor IDs, probabilities, successor
         # post-link frequencies), each a list or None, until pgo_blocks is asked for
         self._pgo_cols = _pgo_cols
+        self._pgo_later = None                # () -> those columns, read when first asked for
         self.section_index = section_index    # the text section (objects: sh_link of the map)
         self.offset = offset                  # where the entry starts in the map section
         self._raw = None                      # the stored bytes when they are not the canonical encoding
         self._canon = None
 
+    def pgo_columns(self):
+        """The PGO analysis as columns (see ``_pgo_cols``), read now if the decoder left it for later; None once
+        ``pgo_blocks`` holds it."""
+        if self._pgo_later is not None:
+            self._pgo_cols, self._pgo_later = self._pgo_later(), None
+        return self._pgo_cols
+
     @property
     def pgo_blocks(self):
-        c = self._pgo_cols
+        c = self.pgo_columns()
         if c is not None:
             freqs, pls, counts, sids, probs, spls = c
             n = len(next(x for x in (freqs, pls, counts) if x is not None))
@@ -222,7 +230,7 @@ class FunctionMap:
     @pgo_blocks.setter
     def pgo_blocks(self, value):
         self._pgo = value
-        self._pgo_cols = None
+        self._pgo_cols = self._pgo_later = None
 
     @property
     def address(self) -> int:

@@ -148,7 +148,7 @@ def _range_json(r, feature) -> bytes:
 
 def _pgo_columns(fn):
     """The PGO analysis of ``fn`` as the columns of ``FunctionMap._pgo_cols``."""
-    c = fn._pgo_cols
+    c = fn.pgo_columns()
     if c is not None:
         return c
     pgo = fn.pgo_blocks or []
