@@ -249,7 +249,7 @@ class _ExtTSP(_Chains):
         chain, index = self.chain, self.index
         xn, yn = self.nodes[x], self.nodes[y]
         nx, y0, y1 = len(xn), yn[0], yn[-1]
-        deltas = split[0] if split else {}
+        deltas = split[0] if split else ()
 
         def seam_weight(k, kind):
             if kind == X_Y:
@@ -270,7 +270,7 @@ class _ExtTSP(_Chains):
         ft = self._fallthroughs(split) if split else {}
         ys = self.csize[y]
         for k, kind in cands:
-            d = deltas.get((k, kind), 0.0)
+            d = deltas[k] if kind in (Y_X2_X1, X2_X1_Y) else 0.0
             f = seam_weight(k, kind)
             # X1 Y X2 loses at least the fall-through from X1's last node into X2's first (this tighter bound
             # spares most gain evaluations of Lua's luaV_execute, a long chain with many one-block neighbours)
@@ -298,13 +298,13 @@ class _ExtTSP(_Chains):
         if hit is None:
             xn, succ = self.nodes[x], self.succ
             eligible = [k for k in range(1, len(xn)) if xn[k] not in succ[xn[k - 1]]]
-            by_delta = sorted(((split[0][(k, Y_X2_X1)], k) for k in eligible), key=lambda t: (-t[0], t[1]))
+            by_delta = sorted(((split[0][k], k) for k in eligible), key=lambda t: (-t[0], t[1]))
             hit = cache["points"] = (eligible, by_delta)
         return hit
 
     def _split_deltas(self, x):
-        """``({(k, kind): change of the score of x's own jumps}, rows, {})`` for the kinds ``Y X2 X1`` and
-        ``X2 X1 Y`` at every split point ``k``.  Placing ``X2`` before ``X1`` changes a jump across the split by
+        """``([change of the score of x's own jumps at split point k], rows, {})`` for the kinds ``Y X2 X1`` and
+        ``X2 X1 Y`` (the same for both) at every split point ``k`` from 1 to ``len(x) - 1``.  Placing ``X2`` before ``X1`` changes a jump across the split by
         the chain's size whatever ``k`` is (``X1 -> X2`` gets ``|X|`` shorter, ``X2 -> X1`` ``|X|`` longer in
         the other direction), so each jump adds one constant change to the split points it crosses: a
         difference array over the split points.  ``rows``: the jumps inside ``x`` that score, the biggest scores
@@ -328,10 +328,11 @@ class _ExtTSP(_Chains):
             diff[hi + 1] -= new - old
             if old > 0:     # a jump scoring nothing scores nothing longer: fewer rows (Lua's luaV_execute)
                 rows.append((lo, hi, do - se, 1 if ia < ib else -1, w, old))
-        deltas, acc = {}, 0.0
+        deltas = [0.0] * (nx + 1)
+        acc = 0.0
         for k in range(1, nx):
             acc += diff[k]
-            deltas[(k, Y_X2_X1)] = deltas[(k, X2_X1_Y)] = acc
+            deltas[k] = acc
         rows.sort(key=lambda r: -r[5])
         out = self.cache[x] = (deltas, rows, {})
         return out
@@ -394,7 +395,7 @@ class _ExtTSP(_Chains):
         split = self._split_deltas(x)
         hit = split[2].get("max")
         if hit is None:
-            hit = split[2]["max"] = max(split[0].values())
+            hit = split[2]["max"] = max(split[0][1:-1])
         return hit
 
     def run(self):
