@@ -396,3 +396,14 @@ def test_pgo_end_walks_only_what_pgo_would_take(case):
         assert got is None
     raw = _pgo_entry(0x401000, 3, 1, 5, 0x80000000) + one + _pgo_entry(0x403000, 2, 1, 9, 0x80000000)
     _same(raw, _ctx())
+
+
+def test_pgo_read_later_falls_back_to_the_plain_decoder(monkeypatch):
+    """Where pgo() declines a PGO analysis pgo_end walked past, the plain decoder reads it when it is asked for."""
+    rng = random.Random(13)
+    raw = b"".join(_pgo_entry(0x401000 + 0x1000 * k, rng.randint(1, 30), rng.choice([1, 2]), 1 << 54, 0x40000000)
+                   for k in range(5))
+    later = M.decode_map(raw, _ctx(), pgo_later=True)
+    monkeypatch.setattr(bb_fast.Entries, "pgo", lambda *a: None)
+    assert all(f._pgo_later is not None for f in later.functions)
+    assert later == M.decode_map(raw, _ctx(), fast=False)

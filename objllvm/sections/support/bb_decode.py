@@ -2,8 +2,6 @@
 (``decode_map(..., fast=False)`` takes every entry through it; ``support/bb_fast.py`` is the fast path it is
 checked against) and the canonical encoding of an entry.
 """
-from functools import partial
-
 from ..._model import no_gc
 from ...binary import ULEBError, read_uleb, uleb_encode
 from ...errors import DecodeError
@@ -173,7 +171,7 @@ def _decode_into(data, ctx, stype, functions, fast, pgo_later=False):
                 pgo = None if later else entries.pgo(npos, len(sizes), feature)
                 if later:
                     if feature & (BB_FREQ | BR_PROB):
-                        fn._pgo_later = partial(_pgo_now, entries, data, npos, len(sizes), feature, ctx)
+                        fn._pgo_later = _pgo_reader(entries, data, npos, len(sizes), feature, ctx)
                     fn.entry_count, npos = later
                 elif pgo is None:
                     npos = _decode_function_pgo(fn, data, npos, end, len(sizes), ctx, pos)
@@ -184,15 +182,18 @@ def _decode_into(data, ctx, stype, functions, fast, pgo_later=False):
         pos = npos
 
 
-def _pgo_now(entries, data, pos, nblocks, feature, ctx):
-    """The PGO columns of a function whose analysis at ``pos`` ``Entries.pgo_end`` walked past: the fast
-    reader's, or the plain decoder's where it declines."""
-    got = entries.pgo(pos, nblocks, feature)
-    if got is not None:
-        return got[1]
-    fn = FunctionMap(None, 5, feature)
-    _decode_function_pgo(fn, data, pos, len(data), nblocks, ctx, pos)
-    return fn._pgo_cols
+def _pgo_reader(entries, data, pos, nblocks, feature, ctx):
+    """``() -> the PGO columns`` of a function whose analysis at ``pos`` ``Entries.pgo_end`` walked past: the
+    fast reader's, or the plain decoder's where it declines.  (A closure: ``functools.partial`` would import
+    functools into every dump.)"""
+    def read():
+        got = entries.pgo(pos, nblocks, feature)
+        if got is not None:
+            return got[1]
+        fn = FunctionMap(None, 5, feature)
+        _decode_function_pgo(fn, data, pos, len(data), nblocks, ctx, pos)
+        return fn._pgo_cols
+    return read
 
 
 def _decode_function(data, pos, end, asz, order, legacy, relocs, ctx):
