@@ -24,8 +24,8 @@ ints in C) between the few ULEB128s of more than one byte, found through a copy 
 byte with its top bit set (``bytes.find`` in C); it earns its place on zstd and jsonnet.  The PGO analysis, whose
 values are mostly of several bytes, is cut into values a window at a time, each looked up by its bytes
 (``_uleb_run``); that earns its place on zstd-pgo.  ``pgo_end`` splits the same window but reads the successor
-counts alone (one byte each, found by their index among the values); it earns its place on perf-map's index of
-zstd, Lua and rapidjson (scripts/bench-layout's layout time).
+counts alone (one byte each, found by their index among the values); it earns its place on perf-map's layout of
+zstd (scripts/bench-layout), whose sampled functions hold a small part of its map.
 """
 from itertools import accumulate, chain, islice, repeat
 from operator import add, sub
