@@ -688,6 +688,25 @@ def test_dropping_symbols_renumbers_relocations_and_addrsig_and_refuses_what_sti
     assert not [s for s in new.sections if s.type == 17] and "a" not in [x.name for x in new.symbols]
 
 
+def test_dropping_symbols_keeps_a_relocation_symbol_index_past_the_table(tmp_path):
+    """A relocation naming an index past the symbol table (a damaged object) keeps it; the others are renumbered."""
+    o = _yaml_obj(tmp_path)
+    rela = next(s for s in o.sections if s.name == ".rela.data")
+    nsyms = len(o.symbols)
+    data = bytearray(o.data)
+    struct.pack_into("<I", data, rela.offset + 12, nsyms + 5)       # the first entry's r_sym
+    o = ElfFile(bytes(data), "past.o")
+    before = [struct.unpack_from("<I", data, rela.offset + 24 * k + 12)[0] for k in range(rela.size // 24)]
+    w = _writer(o)
+    w.remove(w.index_of(".text.c"))         # drops 'lc' and 'c': the symbols after them move down by two
+    new = ElfFile(w.write(), "x")
+    r = next(s for s in new.sections if s.name == ".rela.data")
+    after = [struct.unpack_from("<I", new.data, r.offset + 24 * k + 12)[0] for k in range(r.size // 24)]
+    names = [x.name for x in o.symbols]
+    moved = [k - sum(1 for n in names[:k] if n in ("lc", "c")) for k in before[1:]]
+    assert after == [nsyms + 5] + moved and moved != before[1:]
+
+
 def test_dropping_symbols_with_crel_relocations_is_refused(tmp_path):
     o = _yaml_obj(tmp_path, "SHT_CREL")
     w = ElfWriter(o)

@@ -195,6 +195,21 @@ class Columns:
             words.byteswap()
         return words
 
+    def _native_words(self, raw) -> array:
+        """The 32-bit words of ``raw`` (a whole number of them) in this machine's byte order, as an array to edit."""
+        words = array("I")
+        words.frombytes(raw)
+        if not self._native():
+            words.byteswap()
+        return words
+
+    def _file_bytes(self, words: array) -> bytes:
+        """The bytes of ``words`` (an array in this machine's byte order) in the file's byte order."""
+        if not self._native():
+            words = array(words.typecode, words)
+            words.byteswap()
+        return words.tobytes()
+
     def _field(self, table, entsize: int, pos: int, code: str) -> list:
         """The ``code`` field (H: 16-bit, I: 32-bit, Q: 64-bit) at byte ``pos`` of every ``entsize``-byte entry of
         ``table`` (a whole number of entries; ``pos`` and ``entsize`` multiples of the field's size)."""

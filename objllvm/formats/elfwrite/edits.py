@@ -141,6 +141,15 @@ class Edits(Columns):
         off = cols[OFFSET][index]
         return self.data[off:off + cols[SIZE][index]]
 
+    def _plain_many(self, indices) -> list:
+        """:meth:`_plain` of each of ``indices``: sliced from the input here where a section has neither new contents
+        nor SHF_COMPRESSED and has bytes (most do), by :meth:`_plain` otherwise."""
+        data, content, n = self.data, self._content, self._n_orig
+        types, flags, offs, sizes = self.cols[TYPE], self.cols[FLAGS], self.cols[OFFSET], self.cols[SIZE]
+        return [data[offs[i]:offs[i] + sizes[i]]
+                if i < n and i not in content and not flags[i] & SHF_COMPRESSED and types[i] != SHT_NOBITS
+                else self._plain(i) for i in indices]
+
     def _store(self, index: int, data: bytes) -> None:
         """New contents for a section the writer rewrites alongside (symbols, groups): stored uncompressed."""
         self._content[index] = data

@@ -4,6 +4,7 @@ moved to the new section indices, section symbols of removed sections nulled, an
 symbols defined in removed sections dropped, with every index into the table renumbered (relocations,
 SHT_SYMTAB_SHNDX, group signatures, and the sections the caller gave a renumberer)."""
 import struct
+from array import array
 from itertools import accumulate, chain, compress, repeat
 from operator import and_, itemgetter, lshift, or_, rshift
 
@@ -69,13 +70,17 @@ class FixUps:
         """The member lists of ``groups``, read as one column and kept for :meth:`_group_members`.  A compressed
         group that does not decompress is read as stored and not kept: deciding whether it is left empty needs no
         more, rewriting its list does (and then fails)."""
-        bodies, stored = [], []
-        for i in groups:
-            try:
-                bodies.append(self._plain(i))
-            except ObjllvmError:
-                bodies.append(self.content(i))
-                stored.append(i)
+        stored = []
+        try:
+            bodies = self._plain_many(groups)
+        except ObjllvmError:
+            bodies = []
+            for i in groups:
+                try:
+                    bodies.append(self._plain(i))
+                except ObjllvmError:
+                    bodies.append(self.content(i))
+                    stored.append(i)
         lists = [b[4:len(b) // 4 * 4] for b in bodies]
         counts = [len(b) // 4 for b in lists]
         words = self._words_of("I", b"".join(lists))
@@ -111,9 +116,9 @@ class FixUps:
         changed = [k for k, (a, b) in enumerate(zip(kept, lists)) if a != b]
         words = self._file_words("I", [m for k in changed for m in kept[k]]).tobytes()
         at = 0
-        for k in changed:
-            i, size = groups[k], 4 * len(kept[k])
-            self._store(i, self._plain(i)[:4] + words[at:at + size])
+        for k, old in zip(changed, self._plain_many([groups[k] for k in changed])):
+            size = 4 * len(kept[k])
+            self._store(groups[k], old[:4] + words[at:at + size])
             at += size
 
     def _check_links(self, removed) -> None:
@@ -379,33 +384,30 @@ class FixUps:
         the least such symbol into ``problems``.  Bytes after the last whole entry stay."""
         rela = t == SHT_RELA
         size = (24 if rela else 16) if self.is64 else (12 if rela else 8)
-        parts = [self._plain(i) for i in idx]
+        parts = self._plain_many(idx)
         wholes = [len(p) // size * size for p in parts]
-        b = b"".join(p[:w] for p, w in zip(parts, wholes))
+        words = self._native_words(b"".join(p[:w] for p, w in zip(parts, wholes)))
+        step = size // 4
         if self.is64:
-            # r_sym is the high half of the 64-bit r_info: a 32-bit field of its own, read and written as a column
-            pos = 12 if self.elf.endian == "<" else 8
-            syms = self._field(b, size, pos, "I")
+            at = (12 if self.elf.endian == "<" else 8) // 4     # r_sym: the high half of r_info, a word of its own
+            syms = words[at::step]
         else:
-            infos_col = self._field(b, size, 4, "I")        # r_info = r_sym << 8 | r_type
-            syms = list(map(rshift, infos_col, repeat(8)))
-        top = max(syms, default=0)
-        if top < dropped.low:
-            return              # every symbol used is below the first dropped one: nothing moves
-        if top < nsyms:
-            new_syms = list(map(mapping.__getitem__, syms))
-        else:
-            new_syms = [mapping[x] if x < nsyms else x for x in syms]      # (an index past the table stays)
-        if -1 in new_syms:          # (the mapping of a dropped symbol)
-            self._refuse_relocations(idx, wholes, size, syms, new_syms, problems)
+            at = 1
+            syms = array("I", map(rshift, words[at::step], repeat(8)))      # r_info = r_sym << 8 | r_type
+        try:
+            # every index in the table and none dropped (a dropped symbol's -1 does not fit a word); a list first:
+            # an array made from an iterator grows one item at a time
+            new_syms = array("I", list(map(mapping.__getitem__, syms)))
+        except (IndexError, OverflowError):
+            new_syms = self._renumbered_or_refused(idx, wholes, size, syms.tolist(), mapping, nsyms, problems)
+            if new_syms is None:
+                return
+        if new_syms.tobytes() == syms.tobytes():
             return
-        if new_syms == syms:
-            return
-        if self.is64:
-            nb = self._with_field(b, size, pos, "I", new_syms)
-        else:
-            new_col = list(map(or_, map(lshift, new_syms, repeat(8)), map(and_, infos_col, repeat(0xFF))))
-            nb = self._with_field(b, size, 4, "I", new_col)
+        if not self.is64:
+            new_syms = array("I", map(or_, map(lshift, new_syms, repeat(8)), map(and_, words[at::step], repeat(0xFF))))
+        words[at::step] = new_syms
+        nb = self._file_bytes(words)
         end = 0
         for i, p, w in zip(idx, parts, wholes):
             piece = nb[end:end + w]
@@ -416,15 +418,20 @@ class FixUps:
                 edits[i] = piece
 
     @staticmethod
-    def _refuse_relocations(idx, wholes, size, syms, new_syms, problems) -> None:
-        """Put in ``problems`` each of the relocation sections ``idx`` that uses a dropped symbol (-1 in
-        ``new_syms``), with the least such symbol."""
+    def _renumbered_or_refused(idx, wholes, size, syms, mapping, nsyms, problems):
+        """:meth:`_renumber_relocations`' new symbol indices where some index lies past the table (it stays as it
+        is); None where a dropped symbol is used, with each section that uses one, and the least such symbol, put
+        in ``problems``."""
+        new_syms = [mapping[x] if x < nsyms else x for x in syms]
+        if -1 not in new_syms:
+            return array("I", new_syms)
         end = 0
         for i, w in zip(idx, wholes):
             a, end = end, end + w // size
             used = [x for x, y in zip(syms[a:end], new_syms[a:end]) if y < 0]
             if used:
                 problems.append((i, min(used), "kept relocation section"))
+        return None
 
     def _refuse_dropped(self, t: _SymbolTable, real, k: int, how: str, where: int):
         if how == "crel":
