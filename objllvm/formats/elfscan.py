@@ -90,6 +90,7 @@ class Wanted:
 
 NAME_BYTES = 48             # a guess of the section name table's bytes per section (most objects have fewer)
 AHEAD_AT_MOST = 4096        # the bytes between the section header table and what follows the object read with it
+SUFFIX_CLASSES = 7          # the name pass: how many of the bytes before a NUL are checked by class first
 
 
 def section_indices(src, base: int, size: int, wanted: Wanted, head: bytes | None = None,
@@ -161,8 +162,10 @@ def _name_offsets(buf, start: int, size: int, wanted: Wanted, m) -> set:
 
 def _name_pattern(names) -> tuple:
     """(a pattern matching a NUL that ends one of ``names``, the names encoded).  The NUL is found by its literal
-    byte, then the byte before it is checked against the names' last bytes before each name of that length is
-    tried (lookbehinds of one width each)."""
+    byte; the bytes before it are first checked position by position against the bytes the names end with (over
+    the last SUFFIX_CLASSES bytes, or the shortest name's length), and only then is each name of each length tried
+    (lookbehinds of one width each): the first check rejects nearly every NUL of a section name table at once.
+    (Checked by classes over several bytes rather than the last one for scripts/bench-audit: docs/benchmarks.md.)"""
     encoded = sorted({n.encode("utf-8", "surrogateescape") for n in names} - {b""})
     encoded = [b for b in encoded if b"\0" not in b]
     if not encoded:
@@ -171,8 +174,9 @@ def _name_pattern(names) -> tuple:
     for b in encoded:
         by_len.setdefault(len(b), []).append(re.escape(b + b"\0"))
     behind = b"|".join(b"(?<=" + b"|".join(v) + b")" for _, v in sorted(by_len.items()))
-    last = re.escape(bytes(sorted({b[-1] for b in encoded})))
-    return re.compile(b"\0(?<=[" + last + b"]\0)(?:" + behind + b")"), encoded
+    width = min(SUFFIX_CLASSES, *map(len, encoded))
+    ends = b"".join(b"[" + re.escape(bytes(sorted({b[-i] for b in encoded}))) + b"]" for i in range(width, 0, -1))
+    return re.compile(b"\0(?<=" + ends + b"\0)(?:" + behind + b")"), encoded
 
 
 def _named(buf, table: int, end: int, row: int, offsets, order: str) -> list:
