@@ -40,6 +40,10 @@ def install(venv: Path, extra=(), tree: Path = ROOT) -> Path:
     """The `objllvm` console script of a regular install of ``tree`` (default: this one) in ``venv``."""
     py = venv / "bin" / "python"
     pip = [str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    if py.exists() and not made_by_this_python(venv):
+        # (another interpreter's venv would time that interpreter: a shared libpython alone costs about a tenth)
+        print(f"note: {venv} was made by another Python than {sys.executable}: made again", file=sys.stderr)
+        shutil.rmtree(venv)
     if not py.exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
         subprocess.run(pip + [str(tree)], check=True, env=INSTALLED_ENV)
@@ -59,6 +63,17 @@ def install(venv: Path, extra=(), tree: Path = ROOT) -> Path:
         sys.exit(f"the install in {venv} is not the one imported: objllvm comes from {p.stdout or p.stderr}")
     print(f"objllvm: {script}, run by {interpreter(py)}", flush=True)
     return script
+
+
+def made_by_this_python(venv: Path) -> bool:
+    """Whether ``venv`` was made by the interpreter running this script (its pyvenv.cfg's ``home``): a benchmark
+    compares installs run by the same Python."""
+    try:
+        cfg = dict(line.split(" = ", 1) for line in (venv / "pyvenv.cfg").read_text().splitlines() if " = " in line)
+    except OSError:
+        return False
+    here = os.path.dirname(os.path.realpath(getattr(sys, "_base_executable", sys.executable)))
+    return os.path.realpath(cfg.get("home", "")) == here
 
 
 def interpreter(py) -> str:
@@ -455,7 +470,8 @@ def baseline(rev: str, venv_root: Path = None) -> Path:
     venv = (venv_root or CACHE) / f"venv-baseline-{commit[:12]}"
     print(f"baseline: {rev} = {commit[:12]} in {tree}", flush=True)
     script = venv / "bin" / "objllvm"
-    if script.exists():     # (a commit does not change: installed once, so runs beside each other can share it)
+    if script.exists() and made_by_this_python(venv):     # (a commit does not change: installed once, so runs beside
+        # each other can share it)
         print(f"objllvm (baseline): {script}, run by {interpreter(venv / 'bin' / 'python')}", flush=True)
         return script
     return install(venv, tree=tree)

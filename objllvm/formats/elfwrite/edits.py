@@ -129,9 +129,17 @@ class Edits(Columns):
         """What a section's bytes mean: its new contents when set, else the input's, decompressed when it is
         SHF_COMPRESSED (a DecodeError naming the section when they do not decompress)."""
         c = self._content.get(index)
-        if c is None and index < self._n_orig and self.cols[FLAGS][index] & SHF_COMPRESSED:
+        if c is not None:
+            return c
+        cols = self.cols
+        if index >= self._n_orig:
+            return b""
+        if cols[FLAGS][index] & SHF_COMPRESSED:
             return self.elf.section(index).data()
-        return self.content(index)
+        if cols[TYPE][index] == SHT_NOBITS:
+            return b""
+        off = cols[OFFSET][index]
+        return self.data[off:off + cols[SIZE][index]]
 
     def _store(self, index: int, data: bytes) -> None:
         """New contents for a section the writer rewrites alongside (symbols, groups): stored uncompressed."""

@@ -4,7 +4,7 @@ moved to the new section indices, section symbols of removed sections nulled, an
 symbols defined in removed sections dropped, with every index into the table renumbered (relocations,
 SHT_SYMTAB_SHNDX, group signatures, and the sections the caller gave a renumberer)."""
 import struct
-from itertools import accumulate, compress, repeat
+from itertools import accumulate, chain, compress, repeat
 from operator import and_, itemgetter, lshift, or_, rshift
 
 from ...errors import ObjllvmError
@@ -38,37 +38,56 @@ class FixUps:
         n = len(rm)
         infos = self.cols[INFO]
         self._members = {}
-        rels = [i for i in self._of_types(REL_TYPES, 1) if not rm[i]]
+        rels = [i for i in self._of_types(REL_TYPES, 1) if not rm[i] and infos[i] < n]
         groups = [i for i in self._of_types(GROUP_TYPES, 1) if not rm[i]]
-        members = {i: self._group_members(i, strict=False) for i in groups}
-        joined = True
-        while joined:
-            joined = False
-            for i in rels:
-                if not rm[i] and infos[i] < n and rm[infos[i]]:
-                    rm[i] = joined = 1
-            for i in groups:
-                # a group goes when it has members and none of them (in range) is kept
-                if not rm[i] and members[i] and all(rm[m] for m in members[i] if m < n):
-                    rm[i] = joined = 1
-        return Flagged(bytes(rm))
+        # The groups' members as one column (group k's run ends at ends[k]); a member out of range counts as gone
+        # (index n, flagged below).  A group with members goes when every member in its run is gone.
+        tables = self._group_tables(groups)
+        flat = list(chain.from_iterable(tables))
+        if flat and max(flat) >= n:
+            flat = [m if m < n else n for m in flat]
+        ends = list(accumulate(map(len, tables)))
+        spans = [(g, a, b) for g, a, b in zip(groups, [0] + ends[:-1], ends) if b > a]
+        while True:
+            joined = [i for i in rels if not rm[i] and rm[infos[i]]]
+            gone = list(accumulate(map((rm + b"\1").__getitem__, flat), initial=0))     # gone members before each
+            joined += [g for g, a, b in spans if not rm[g] and gone[b] - gone[a] == b - a]
+            if not joined:
+                return Flagged(bytes(rm))
+            for i in joined:
+                rm[i] = 1
 
-    def _group_members(self, i: int, strict: bool = True) -> list:
-        """The member indices of group ``i`` (read once); not ``strict``: a compressed group that does not
-        decompress is read as stored (deciding whether it is left empty needs no more; rewriting its list does)."""
+    def _group_members(self, i: int) -> list:
+        """The member indices of group ``i`` (read once)."""
         members = self._members.get(i)
-        if members is not None:
-            return members
-        try:
+        if members is None:
             b = self._plain(i)
-        except ObjllvmError:
-            if strict:
-                raise
-            b = self.content(i)
-        else:
             members = self._members[i] = self._words_of("I", b[4:len(b) // 4 * 4])
-            return members
-        return self._words_of("I", b[4:len(b) // 4 * 4])
+        return members
+
+    def _group_tables(self, groups) -> list:
+        """The member lists of ``groups``, read as one column and kept for :meth:`_group_members`.  A compressed
+        group that does not decompress is read as stored and not kept: deciding whether it is left empty needs no
+        more, rewriting its list does (and then fails)."""
+        bodies, stored = [], []
+        for i in groups:
+            try:
+                bodies.append(self._plain(i))
+            except ObjllvmError:
+                bodies.append(self.content(i))
+                stored.append(i)
+        lists = [b[4:len(b) // 4 * 4] for b in bodies]
+        counts = [len(b) // 4 for b in lists]
+        words = self._words_of("I", b"".join(lists))
+        out = []
+        at = 0
+        for k in counts:
+            out.append(words[at:at + k])
+            at += k
+        self._members.update(zip(groups, out))
+        for i in stored:
+            del self._members[i]
+        return out
 
     # -- references -----------------------------------------------------------------------------
     def _check_and_fix_references(self, new, removed) -> None:
@@ -79,14 +98,23 @@ class FixUps:
         for i in self._of_types(SYMTAB_TYPES):
             if not rm[i]:
                 self._fix_symbols(i, new, removed)
+        self._fix_groups(new)
+
+    def _fix_groups(self, new) -> None:
+        """Every kept group's member list without its removed members, the others at their new indices (the new
+        lists written as one column)."""
+        rm = self._removed
         n = len(rm)
-        for i in self._of_types(GROUP_TYPES):
-            if rm[i]:
-                continue
-            members = self._group_members(i)
-            kept = [new[m] for m in members if m < n and not rm[m]]
-            if kept != members:
-                self._store(i, self._plain(i)[:4] + self._file_words("I", kept).tobytes())
+        groups = [i for i in self._of_types(GROUP_TYPES) if not rm[i]]
+        lists = [self._group_members(i) for i in groups]
+        kept = [[new[m] for m in members if m < n and not rm[m]] for members in lists]
+        changed = [k for k, (a, b) in enumerate(zip(kept, lists)) if a != b]
+        words = self._file_words("I", [m for k in changed for m in kept[k]]).tobytes()
+        at = 0
+        for k in changed:
+            i, size = groups[k], 4 * len(kept[k])
+            self._store(i, self._plain(i)[:4] + words[at:at + size])
+            at += size
 
     def _check_links(self, removed) -> None:
         """Refuse a kept section that links (sh_link, or sh_info with SHF_INFO_LINK) to a removed one: the first
@@ -289,10 +317,13 @@ class FixUps:
             self._refuse_dropped(t, real, k, how, i)
         for i, b in edits.items():
             self._store(i, b)
-        infos = self.cols[INFO]
-        for i in users:
-            if self.cols[TYPE][i] == SHT_GROUP and infos[i] < t.nsyms and mapping[infos[i]] != infos[i]:
-                self._own_column(INFO)[i] = mapping[infos[i]]
+        infos, types = self.cols[INFO], self.cols[TYPE]
+        signatures = [(i, mapping[infos[i]]) for i in users
+                      if types[i] == SHT_GROUP and infos[i] < t.nsyms and mapping[infos[i]] != infos[i]]
+        if signatures:
+            infos = self._own_column(INFO)
+            for i, k in signatures:
+                infos[i] = k
         self._write_kept_symbols(t, new, keep, flags)
 
     def _renumbered_users(self, users, dropped, mapping, nsyms):
@@ -306,17 +337,16 @@ class FixUps:
                 problems.append((i, dropped.low, "crel"))
             elif types[i] == SHT_GROUP and infos[i] in dropped:
                 problems.append((i, infos[i], "the signature of kept group"))
+        sizes = self.cols[SIZE]
         for t in (SHT_REL, SHT_RELA):
             batch, size = [], 0
-            for i in users + [None]:
-                if i is not None and types[i] != t:
-                    continue
-                if batch and (i is None or size + self.cols[SIZE][i] > BATCH_BYTES):
+            for i in [i for i in users if types[i] == t] + [None]:
+                if batch and (i is None or size + sizes[i] > BATCH_BYTES):
                     self._renumber_relocations(t, batch, dropped, mapping, nsyms, edits, problems)
                     batch, size = [], 0
                 if i is not None:
                     batch.append(i)
-                    size += self.cols[SIZE][i]
+                    size += sizes[i]
         more, found = self._renumbered_by_callers(users, mapping)
         edits.update(more)
         return edits, problems + found
@@ -362,17 +392,13 @@ class FixUps:
         top = max(syms, default=0)
         if top < dropped.low:
             return              # every symbol used is below the first dropped one: nothing moves
-        bounds = list(accumulate((w // size for w in wholes), initial=0))
-        if dropped.intersection(set(syms)):
-            for k, i in enumerate(idx):
-                hit = dropped.intersection(set(syms[bounds[k]:bounds[k + 1]]))
-                if hit:
-                    problems.append((i, min(hit), "kept relocation section"))
-            return
         if top < nsyms:
             new_syms = list(map(mapping.__getitem__, syms))
         else:
             new_syms = [mapping[x] if x < nsyms else x for x in syms]      # (an index past the table stays)
+        if -1 in new_syms:          # (the mapping of a dropped symbol)
+            self._refuse_relocations(idx, wholes, size, syms, new_syms, problems)
+            return
         if new_syms == syms:
             return
         if self.is64:
@@ -380,10 +406,25 @@ class FixUps:
         else:
             new_col = list(map(or_, map(lshift, new_syms, repeat(8)), map(and_, infos_col, repeat(0xFF))))
             nb = self._with_field(b, size, 4, "I", new_col)
-        for k, i in enumerate(idx):
-            piece = nb[bounds[k] * size:bounds[k + 1] * size] + parts[k][wholes[k]:]
-            if piece != parts[k]:
+        end = 0
+        for i, p, w in zip(idx, parts, wholes):
+            piece = nb[end:end + w]
+            end += w
+            if w != len(p):
+                piece += p[w:]
+            if piece != p:
                 edits[i] = piece
+
+    @staticmethod
+    def _refuse_relocations(idx, wholes, size, syms, new_syms, problems) -> None:
+        """Put in ``problems`` each of the relocation sections ``idx`` that uses a dropped symbol (-1 in
+        ``new_syms``), with the least such symbol."""
+        end = 0
+        for i, w in zip(idx, wholes):
+            a, end = end, end + w // size
+            used = [x for x, y in zip(syms[a:end], new_syms[a:end]) if y < 0]
+            if used:
+                problems.append((i, min(used), "kept relocation section"))
 
     def _refuse_dropped(self, t: _SymbolTable, real, k: int, how: str, where: int):
         if how == "crel":
