@@ -165,7 +165,7 @@ def _name_pattern(names) -> tuple:
     byte; the bytes before it are first checked position by position against the bytes the names end with (over
     the last SUFFIX_CLASSES bytes, or the shortest name's length), and only then is each name of each length tried
     (lookbehinds of one width each): the first check rejects nearly every NUL of a section name table at once.
-    (Checked by classes over several bytes rather than the last one for scripts/bench-audit: docs/benchmarks.md.)"""
+    (The check is kept for scripts/bench-audit: without it each name is tried at every NUL of the tables.)"""
     encoded = sorted({n.encode("utf-8", "surrogateescape") for n in names} - {b""})
     encoded = [b for b in encoded if b"\0" not in b]
     if not encoded:
