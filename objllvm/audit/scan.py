@@ -154,8 +154,8 @@ def scan_file(path: str):
     from ..formats import open_regular
     out = []
     try:
-        with open_regular(path) as f:
-            reader = FileReader(f)          # (by pread: the first bytes, not a buffer's worth)
+        with open_regular(path, buffering=0) as f:
+            reader = FileReader(f)          # (read by pread: no buffer)
             head = reader.read(0, HEAD)
             kind = sniff(head)
             if kind is None:
