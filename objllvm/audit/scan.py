@@ -15,7 +15,6 @@ import re
 import stat
 from itertools import compress
 
-from ..sections import registry
 from ..sections.support.instrprof import role_names, section_role
 from ..formats import sniff
 from ..formats.archive import HEADER_SIZE, THIN_MAGIC, iter_headers, thin_member_bytes
@@ -155,12 +154,13 @@ def scan_file(path: str):
     from ..formats import open_regular
     out = []
     try:
-        with open_regular(path) as f:
-            head = f.read(HEAD)
+        with open_regular(path, buffering=0) as f:
+            reader = FileReader(f)          # (read by pread: no buffer)
+            head = reader.read(0, HEAD)
             kind = sniff(head)
             if kind is None:
                 return "skipped", 0, []
-            nobj = _scan_open(f, path, kind, head, out)
+            nobj = _scan_open(f, reader, path, kind, head, out)
     except OSError as exc:
         return "unreadable", 0, [(UNREADABLE, path, None, None, "", f"cannot read: {exc.strerror}", None, 0, "")]
     except ObjllvmError as exc:        # not a regular file (walk gives only regular files; named ones too)
@@ -168,15 +168,15 @@ def scan_file(path: str):
     return "object", nobj, out
 
 
-def _scan_open(f, path, kind, head, out) -> int:
-    """The number of objects in the open file ``f`` (of ``kind``; ``head``: its first bytes); their requests
+def _scan_open(f, reader, path, kind, head, out) -> int:
+    """The number of objects in the open file ``f`` (read through ``reader``, a FileReader; of ``kind``;
+    ``head``: its first bytes); their requests
     and what could not be read appended to ``out``.  An ELF object or a member of a (not thin) archive is first
     looked at through its header and name tables (by pread: formats/elfscan.py) and read as a whole, from a map
     of the file, only when it has a section scan_object looks at, or headers that are not plain."""
     from ..formats import map_file
     try:
         size = os.fstat(f.fileno()).st_size
-        reader = FileReader(f)
         if kind == "elf" and section_indices(reader, 0, size, _WANTED, head) == []:
             return 1
         if kind == "archive":
@@ -290,7 +290,8 @@ def scan_object(obj, out) -> list:
             if s.size >= MIN_BITCODE:      # smaller: a -fembed-bitcode=marker placeholder, no IR in it
                 out.append((BITCODE, path, member, name, "", "", None, s.size, fmt))
             continue
-        d = registry.decode_section(obj, s)
+        from ..sections.registry import decode_section    # (only objects with requests need the codecs)
+        d = decode_section(obj, s)
         if d.codec is None or d.codec.kind not in _REQUEST_KINDS:
             continue
         if d.error is not None:

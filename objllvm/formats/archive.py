@@ -81,16 +81,7 @@ def iter_headers(read, n: int, path: str = "", thin: bool = False, peek: int = 0
         size = int(size_field or b"0")
         body = pos + HEADER_SIZE
         name_len = 0
-        if raw_name.startswith(b"#1/"):           # BSD: name follows the header
-            if not raw_name[3:].isdigit():
-                raise DecodeError(f"bad BSD name length {raw_name!r}", file=path, offset=pos)
-            name_len = int(raw_name[3:])
-            if name_len > size or body + name_len > n:
-                raise DecodeError(f"BSD member name ({name_len} bytes) runs past the member", file=path, offset=body)
-            name = read(body, name_len).rstrip(b"\0").decode("utf-8", "surrogateescape")
-        elif raw_name in (b"//", b"/", b"/SYM64/"):   # GNU long-name table, symbol tables
-            name = raw_name.decode()
-        elif raw_name.startswith(b"/") and raw_name[1:].isdigit():
+        if raw_name[:1] == b"/" and raw_name[1:].isdigit():     # GNU: the name at N in the long-name table
             off = int(raw_name[1:])
             if off >= len(longnames):
                 raise DecodeError(f"long name offset {off} is past the name table ({len(longnames)} bytes)",
@@ -99,6 +90,15 @@ def iter_headers(read, n: int, path: str = "", thin: bool = False, peek: int = 0
             if end < 0:
                 end = len(longnames)
             name = longnames[off:end].rstrip(b"/").decode("utf-8", "surrogateescape")
+        elif raw_name.startswith(b"#1/"):           # BSD: name follows the header
+            if not raw_name[3:].isdigit():
+                raise DecodeError(f"bad BSD name length {raw_name!r}", file=path, offset=pos)
+            name_len = int(raw_name[3:])
+            if name_len > size or body + name_len > n:
+                raise DecodeError(f"BSD member name ({name_len} bytes) runs past the member", file=path, offset=body)
+            name = read(body, name_len).rstrip(b"\0").decode("utf-8", "surrogateescape")
+        elif raw_name in (b"//", b"/", b"/SYM64/"):   # GNU long-name table, symbol tables
+            name = raw_name.decode()
         else:
             name = raw_name.rstrip(b"/").decode("utf-8", "surrogateescape")
         special = name in SPECIAL

@@ -70,24 +70,27 @@ class FileReader:
 
 
 class Wanted:
-    """The section types and names section_indices looks for, prepared once: per (EI_CLASS, EI_DATA), the
-    header layouts, the wanted types as they are stored, and the stored byte of bits 8-15 of each."""
+    """The section types and names section_indices looks for, prepared once: per ELF identification (the magic,
+    EI_CLASS and EI_DATA: an object's first six bytes), where its header keeps the section header table's
+    position and shape, the header row's size, where a row keeps its section's offset and size, the byte order,
+    the wanted types as they are stored, and the stored byte of bits 8-15 of each, with its place in a row."""
 
     def __init__(self, types, names):
         self.layouts = {}
-        for cls in (1, 2):
+        for cls, (table_fields, row, section_fields) in ((1, ("<16xI10xHHH", 40, "<16xII")),
+                                                         (2, ("<24xQ10xHHH", 64, "<24xQQ"))):
             for enc in (1, 2):
                 e, order = ("<", "little") if enc == 1 else (">", "big")
                 stored = frozenset(t.to_bytes(4, order) for t in types if 0 <= t < 1 << 32)
-                self.layouts[(cls, enc)] = (
-                    struct.Struct(e + ("HHIQQQIHHHHHH" if cls == 2 else "HHIIIIIHHHHHH")),
-                    struct.Struct(e + ("IIQQQQIIQQ" if cls == 2 else "IIIIIIIIII")),
+                self.layouts[ELF_MAGIC + bytes((cls, enc))] = (
+                    struct.Struct(e + table_fields[1:]), row, struct.Struct(e + section_fields[1:]),
                     order, stored, sorted({w[1 if enc == 1 else 2] for w in stored}), 5 if enc == 1 else 6)
         self.pattern, self.names = _name_pattern(names)
 
 
 NAME_BYTES = 48             # a guess of the section name table's bytes per section (most objects have fewer)
 AHEAD_AT_MOST = 4096        # the bytes between the section header table and what follows the object read with it
+SUFFIX_CLASSES = 7          # the name pass: how many of the bytes before a NUL are checked by class first
 
 
 def section_indices(src, base: int, size: int, wanted: Wanted, head: bytes | None = None,
@@ -99,18 +102,15 @@ def section_indices(src, base: int, size: int, wanted: Wanted, head: bytes | Non
     if head is None:
         buf, at = src.piece(base, min(size, HEAD))
         head = buf[at:at + HEAD]
-    if size < 16 or head[:4] != ELF_MAGIC:
-        return None
-    layout = wanted.layouts.get((head[4], head[5]))
+    layout = wanted.layouts.get(head[:6])
     if layout is None:
+        return None                                 # not ELF, or a class or data encoding ELF does not define
+    table_fields, row, section_fields, order, types, probes, type_byte = layout
+    if size < 16 + table_fields.size or len(head) < 16 + table_fields.size:
         return None
-    eh, sh, order, types, probes, type_byte = layout
-    if size < 16 + eh.size or len(head) < 16 + eh.size:
-        return None
-    (_t, _m, _v, _e, _ph, shoff, _f, _eh, _pe, _pn, shentsize, shnum, shstrndx) = eh.unpack_from(head, 16)
+    shoff, shentsize, shnum, shstrndx = table_fields.unpack_from(head, 16)
     if shoff == 0:
         return []                                   # no section header table: no sections
-    row = sh.size
     length = shnum * row
     if shentsize != row or shnum == 0 or shstrndx == SHN_XINDEX or shstrndx >= shnum or shoff + length > size:
         return None
@@ -122,7 +122,7 @@ def section_indices(src, base: int, size: int, wanted: Wanted, head: bytes | Non
         return None                                 # (fewer bytes than the file size promised: it changed while read)
     found = []
     if probes:
-        column = bytes(memoryview(buf)[table + type_byte:end:row])
+        column = buf[table + type_byte:end:row]
         for probe in probes:
             i = column.find(probe)
             while i >= 0:
@@ -131,26 +131,25 @@ def section_indices(src, base: int, size: int, wanted: Wanted, head: bytes | Non
                     found.append(i)
                 i = column.find(probe, i + 1)
     if shstrndx and wanted.pattern is not None:
-        noff, nsize = sh.unpack_from(buf, table + shstrndx * row)[4:6]
+        noff, nsize = section_fields.unpack_from(buf, table + shstrndx * row)
         if noff + nsize > size:
             return None
         nbuf, nat = src.piece(base + noff, nsize)
         if len(nbuf) < nat + nsize or (nsize and nbuf[nat + nsize - 1] != 0):
             return None
-        offsets = _name_offsets(nbuf, nat, nsize, wanted)
-        if offsets:
-            found += _named(buf, table, end, row, offsets, order)
+        m = wanted.pattern.search(nbuf, nat, nat + nsize)
+        if m is not None:
+            found += _named(buf, table, end, row, _name_offsets(nbuf, nat, nsize, wanted, m), order)
     return sorted(set(found)) if found else found
 
 
-def _name_offsets(buf, start: int, size: int, wanted: Wanted) -> set:
+def _name_offsets(buf, start: int, size: int, wanted: Wanted, m) -> set:
     """The offsets in the name table (``buf[start:start + size]``) at which a wanted name starts and runs to a
     NUL: one regular-expression pass over the table finds the NULs that end one (a name may end a longer
-    string: tables share tails), each hit then compared name by name."""
+    string: tables share tails), each hit then compared name by name; ``m`` is the pass's first hit."""
     pattern = wanted.pattern
     out = set()
     end = start + size
-    m = pattern.search(buf, start, end)
     while m is not None:
         p = m.start()
         for b in wanted.names:
@@ -163,8 +162,10 @@ def _name_offsets(buf, start: int, size: int, wanted: Wanted) -> set:
 
 def _name_pattern(names) -> tuple:
     """(a pattern matching a NUL that ends one of ``names``, the names encoded).  The NUL is found by its literal
-    byte, then the byte before it is checked against the names' last bytes before each name of that length is
-    tried (lookbehinds of one width each)."""
+    byte; the bytes before it are first checked position by position against the bytes the names end with (over
+    the last SUFFIX_CLASSES bytes, or the shortest name's length), and only then is each name of each length tried
+    (lookbehinds of one width each): the first check rejects nearly every NUL of a section name table at once.
+    (The check is kept for scripts/bench-audit: without it each name is tried at every NUL of the tables.)"""
     encoded = sorted({n.encode("utf-8", "surrogateescape") for n in names} - {b""})
     encoded = [b for b in encoded if b"\0" not in b]
     if not encoded:
@@ -173,8 +174,9 @@ def _name_pattern(names) -> tuple:
     for b in encoded:
         by_len.setdefault(len(b), []).append(re.escape(b + b"\0"))
     behind = b"|".join(b"(?<=" + b"|".join(v) + b")" for _, v in sorted(by_len.items()))
-    last = re.escape(bytes(sorted({b[-1] for b in encoded})))
-    return re.compile(b"\0(?<=[" + last + b"]\0)(?:" + behind + b")"), encoded
+    width = min(SUFFIX_CLASSES, *map(len, encoded))
+    ends = b"".join(b"[" + re.escape(bytes(sorted({b[-i] for b in encoded}))) + b"]" for i in range(width, 0, -1))
+    return re.compile(b"\0(?<=" + ends + b"\0)(?:" + behind + b")"), encoded
 
 
 def _named(buf, table: int, end: int, row: int, offsets, order: str) -> list:

@@ -50,9 +50,10 @@ _NOT_REGULAR = ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character devic
                 (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"))
 
 
-def open_regular(path: str):
+def open_regular(path: str, buffering: int = -1):
     """``path`` opened for reading in binary, when it is a regular file; NotRegularFile otherwise (a FIFO is
-    opened without waiting for a writer, and closed at once), OSError when it cannot be opened."""
+    opened without waiting for a writer, and closed at once), OSError when it cannot be opened.  ``buffering``:
+    as for :func:`open` (0: an unbuffered file, for a caller that reads by position)."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
         mode = os.fstat(fd).st_mode
@@ -61,7 +62,7 @@ def open_regular(path: str):
             raise NotRegularFile(f"{what}, not a file: not read", file=path)
         if getattr(os, "O_NONBLOCK", 0):
             os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
+        return os.fdopen(fd, "rb", buffering=buffering)
     except BaseException:
         os.close(fd)
         raise
