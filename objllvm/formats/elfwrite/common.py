@@ -182,11 +182,7 @@ class Columns:
 
     def _words_of(self, code: str, raw) -> list:
         """The ``code`` (array type code) words of ``raw`` (a whole number of them), read in the file's byte order."""
-        words = array(code)
-        words.frombytes(raw)
-        if not self._native():
-            words.byteswap()
-        return words.tolist()
+        return self._native_words(raw, code).tolist()
 
     def _file_words(self, code: str, values) -> array:
         """``values`` as ``code`` words in the file's byte order (OverflowError where one does not fit)."""
@@ -195,9 +191,9 @@ class Columns:
             words.byteswap()
         return words
 
-    def _native_words(self, raw) -> array:
-        """The 32-bit words of ``raw`` (a whole number of them) in this machine's byte order, as an array to edit."""
-        words = array("I")
+    def _native_words(self, raw, code: str = "I") -> array:
+        """The ``code`` words of ``raw`` (a whole number of them) in this machine's byte order, as an array to edit."""
+        words = array(code)
         words.frombytes(raw)
         if not self._native():
             words.byteswap()

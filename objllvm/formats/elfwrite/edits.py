@@ -129,17 +129,9 @@ class Edits(Columns):
         """What a section's bytes mean: its new contents when set, else the input's, decompressed when it is
         SHF_COMPRESSED (a DecodeError naming the section when they do not decompress)."""
         c = self._content.get(index)
-        if c is not None:
-            return c
-        cols = self.cols
-        if index >= self._n_orig:
-            return b""
-        if cols[FLAGS][index] & SHF_COMPRESSED:
+        if c is None and index < self._n_orig and self.cols[FLAGS][index] & SHF_COMPRESSED:
             return self.elf.section(index).data()
-        if cols[TYPE][index] == SHT_NOBITS:
-            return b""
-        off = cols[OFFSET][index]
-        return self.data[off:off + cols[SIZE][index]]
+        return self.content(index)
 
     def _plain_many(self, indices) -> list:
         """:meth:`_plain` of each of ``indices``: sliced from the input here where a section has neither new contents

@@ -347,7 +347,7 @@ class FixUps:
             batch, size = [], 0
             for i in [i for i in users if types[i] == t] + [None]:
                 if batch and (i is None or size + sizes[i] > BATCH_BYTES):
-                    self._renumber_relocations(t, batch, dropped, mapping, nsyms, edits, problems)
+                    self._renumber_relocations(t, batch, mapping, nsyms, edits, problems)
                     batch, size = [], 0
                 if i is not None:
                     batch.append(i)
@@ -378,7 +378,7 @@ class FixUps:
                 edits[i] = bytes(b)
         return edits, problems
 
-    def _renumber_relocations(self, t, idx, dropped, mapping, nsyms, edits, problems) -> None:
+    def _renumber_relocations(self, t, idx, mapping, nsyms, edits, problems) -> None:
         """The REL/RELA sections ``idx`` (of type ``t``) with their symbol indices renumbered by ``mapping``, as one
         column: their new bytes into ``edits`` (those that change), or for each section that uses a dropped symbol
         the least such symbol into ``problems``.  Bytes after the last whole entry stay."""
