@@ -2,8 +2,8 @@
 removed sections or dropped symbols as one flag byte each (:class:`Flagged`), the section views the writer hands
 out (:class:`WSection`), and :class:`Columns`: reading and writing one fixed-size field of every entry of a table in
 the file's byte order."""
+import struct
 import sys
-from array import array
 from itertools import compress
 
 from ..elf import SHF_ALLOC, SHT_CREL, SHT_DYNSYM, SHT_GROUP, SHT_REL, SHT_RELA, SHT_SYMTAB, SHT_SYMTAB_SHNDX
@@ -30,7 +30,7 @@ FLIP = bytes.maketrans(b"\0\1", b"\1\0")       # removed flags -> kept flags
 # The fields of a section header tuple, in file order (ElfFile.headers).
 FIELDS = ("name_off", "type", "flags", "addr", "offset", "size", "link", "info", "addralign", "entsize")
 TYPE, FLAGS, OFFSET, SIZE, LINK, INFO, ALIGN = 1, 2, 4, 5, 6, 7, 8
-# (byte offset, array type code) of each field in an Elf64_Shdr; every Elf32_Shdr field is 32-bit, at 4 * k
+# (byte offset, struct format code) of each field in an Elf64_Shdr; every Elf32_Shdr field is 32-bit, at 4 * k
 FIELDS64 = ((0, "I"), (4, "I"), (8, "Q"), (16, "Q"), (24, "Q"), (32, "Q"), (40, "I"), (44, "I"), (48, "Q"),
             (56, "Q"))
 
@@ -174,55 +174,47 @@ class Sections:
 
 class Columns:
     """Fixed-size fields of tables (symbol tables, relocations, group member lists) read and written in the file's
-    byte order, a whole column at a time.  Mixed into the writer: needs ``self.elf``."""
+    byte order, a whole column at a time.  Mixed into the writer: needs ``self.elf``.  ``code`` is a struct format
+    code: H (16-bit), I (32-bit) or Q (64-bit)."""
 
     def _native(self) -> bool:
         """Whether the file's byte order is this machine's."""
         return (self.elf.endian == "<") == (sys.byteorder == "little")
 
     def _words_of(self, code: str, raw) -> list:
-        """The ``code`` (array type code) words of ``raw`` (a whole number of them), read in the file's byte order."""
-        return self._native_words(raw, code).tolist()
+        """The ``code`` words of ``raw`` (a whole number of them), read in the file's byte order."""
+        if self._native():
+            return memoryview(raw).cast(code).tolist()
+        return list(struct.unpack(f"{self.elf.endian}{len(raw) // struct.calcsize(code)}{code}", raw))
 
-    def _file_words(self, code: str, values) -> array:
-        """``values`` as ``code`` words in the file's byte order (OverflowError where one does not fit)."""
-        words = array(code, values)
-        if not self._native():
-            words.byteswap()
-        return words
+    def _column_of(self, raw, code: str, start: int, step: int) -> list:
+        """Every ``step``-th ``code`` word of ``raw`` (a whole number of words) from word ``start``: one field of
+        every entry of a table."""
+        if self._native():
+            return memoryview(raw).cast(code)[start::step].tolist()
+        return self._words_of(code, raw)[start::step]
 
-    def _native_words(self, raw, code: str = "I") -> array:
-        """The ``code`` words of ``raw`` (a whole number of them) in this machine's byte order, as an array to edit."""
-        words = array(code)
-        words.frombytes(raw)
-        if not self._native():
-            words.byteswap()
-        return words
+    def _packed(self, code: str, values) -> bytes:
+        """``values`` as ``code`` words in the file's byte order (struct.error where one does not fit)."""
+        return struct.pack(f"{self.elf.endian}{len(values)}{code}", *values)
 
-    def _file_bytes(self, words: array) -> bytes:
-        """The bytes of ``words`` (an array in this machine's byte order) in the file's byte order."""
-        if not self._native():
-            words = array(words.typecode, words)
-            words.byteswap()
-        return words.tobytes()
+    def _store_words(self, out, code: str, start: int, step: int, values) -> None:
+        """Set every ``step``-th ``code`` word of the writable buffer ``out`` from word ``start`` on, one per value of
+        ``values``: one strided store of words packed in the file's byte order."""
+        mv = memoryview(out).cast(code)
+        mv[start:start + len(values) * step:step] = memoryview(self._packed(code, values)).cast(code)
+        mv.release()
 
     def _field(self, table, entsize: int, pos: int, code: str) -> list:
-        """The ``code`` field (H: 16-bit, I: 32-bit, Q: 64-bit) at byte ``pos`` of every ``entsize``-byte entry of
-        ``table`` (a whole number of entries; ``pos`` and ``entsize`` multiples of the field's size)."""
-        words = array(code)
-        words.frombytes(table)
-        if not self._native():
-            words.byteswap()
-        step = words.itemsize
-        return words[pos // step::entsize // step].tolist()
+        """The ``code`` field at byte ``pos`` of every ``entsize``-byte entry of ``table`` (a whole number of
+        entries; ``pos`` and ``entsize`` multiples of the field's size)."""
+        step = struct.calcsize(code)
+        return self._column_of(table, code, pos // step, entsize // step)
 
     def _with_field(self, data, entsize: int, pos: int, code: str, column: list) -> bytes:
         """``data`` (a table of ``entsize``-byte entries, perhaps with a few bytes after them) with the ``code``
-        field at ``pos`` of each of its first ``len(column)`` entries set from ``column``: one strided store."""
+        field at ``pos`` of each of its first ``len(column)`` entries set from ``column``."""
         out = bytearray(data)
-        words = self._file_words(code, column)
-        step = words.itemsize
-        mv = memoryview(out)[:len(column) * entsize].cast(code)
-        mv[pos // step::entsize // step] = memoryview(words)
-        mv.release()
+        step = struct.calcsize(code)
+        self._store_words(memoryview(out)[:len(column) * entsize], code, pos // step, entsize // step, column)
         return bytes(out)

@@ -100,11 +100,8 @@ class Emission:
             pos, code = FIELDS64[k]
         else:
             pos, code = 4 * k, "I"
-        words = self._file_words(code, values)
-        size = words.itemsize
-        mv = memoryview(table).cast(code)
-        mv[pos // size::self._shdr.size // size] = memoryview(words)
-        mv.release()
+        size = struct.calcsize(code)
+        self._store_words(table, code, pos // size, self._shdr.size // size, values)
 
     @staticmethod
     def _assemble(chunks, total: int, head) -> bytes:

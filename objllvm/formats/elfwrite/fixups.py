@@ -4,7 +4,6 @@ moved to the new section indices, section symbols of removed sections nulled, an
 symbols defined in removed sections dropped, with every index into the table renumbered (relocations,
 SHT_SYMTAB_SHNDX, group signatures, and the sections the caller gave a renumberer)."""
 import struct
-from array import array
 from itertools import accumulate, chain, compress, repeat
 from operator import and_, itemgetter, lshift, or_, rshift
 
@@ -114,7 +113,7 @@ class FixUps:
         lists = [self._group_members(i) for i in groups]
         kept = [[new[m] for m in members if m < n and not rm[m]] for members in lists]
         changed = [k for k, (a, b) in enumerate(zip(kept, lists)) if a != b]
-        words = self._file_words("I", [m for k in changed for m in kept[k]]).tobytes()
+        words = self._packed("I", [m for k in changed for m in kept[k]])
         at = 0
         for k, old in zip(changed, self._plain_many([groups[k] for k in changed])):
             size = 4 * len(kept[k])
@@ -386,31 +385,29 @@ class FixUps:
         size = (24 if rela else 16) if self.is64 else (12 if rela else 8)
         parts = self._plain_many(idx)
         wholes = [len(p) // size * size for p in parts]
-        words = self._native_words(b"".join(p[:w] for p, w in zip(parts, wholes)))
+        raw = b"".join(p[:w] for p, w in zip(parts, wholes))
         step = size // 4
-        if self.is64:
-            at = (12 if self.elf.endian == "<" else 8) // 4     # r_sym: the high half of r_info, a word of its own
-            syms = words[at::step]
-        else:
-            at = 1
-            syms = array("I", map(rshift, words[at::step], repeat(8)))      # r_info = r_sym << 8 | r_type
+        # 64-bit: r_sym is the high half of r_info, a word of its own; 32-bit: r_info = r_sym << 8 | r_type
+        at = (12 if self.elf.endian == "<" else 8) // 4 if self.is64 else 1
+        info = self._column_of(raw, "I", at, step)
+        syms = info if self.is64 else list(map(rshift, info, repeat(8)))
         try:
-            # every index in the table and none dropped (a dropped symbol's -1 does not fit a word); a list first:
-            # an array made from an iterator grows one item at a time
-            new_syms = array("I", list(map(mapping.__getitem__, syms)))
-        except (IndexError, OverflowError):
-            new_syms = self._renumbered_or_refused(idx, wholes, size, syms.tolist(), mapping, nsyms, problems)
+            new_syms = list(map(mapping.__getitem__, syms))    # IndexError: an index past the table
+            if new_syms and min(new_syms) < 0:                 # a dropped symbol
+                raise IndexError
+        except IndexError:
+            new_syms = self._renumbered_or_refused(idx, wholes, size, syms, mapping, nsyms, problems)
             if new_syms is None:
                 return
-        if new_syms.tobytes() == syms.tobytes():
+        if new_syms == syms:
             return
         if not self.is64:
-            new_syms = array("I", map(or_, map(lshift, new_syms, repeat(8)), map(and_, words[at::step], repeat(0xFF))))
-        words[at::step] = new_syms
-        nb = self._file_bytes(words)
+            new_syms = list(map(or_, map(lshift, new_syms, repeat(8)), map(and_, info, repeat(0xFF))))
+        nb = bytearray(raw)
+        self._store_words(nb, "I", at, step, new_syms)
         end = 0
         for i, p, w in zip(idx, parts, wholes):
-            piece = nb[end:end + w]
+            piece = bytes(nb[end:end + w])
             end += w
             if w != len(p):
                 piece += p[w:]
@@ -424,7 +421,7 @@ class FixUps:
         in ``problems``."""
         new_syms = [mapping[x] if x < nsyms else x for x in syms]
         if -1 not in new_syms:
-            return array("I", new_syms)
+            return new_syms
         end = 0
         for i, w in zip(idx, wholes):
             a, end = end, end + w // size
@@ -472,7 +469,7 @@ class FixUps:
             is_x = [x == SHN_XINDEX for x in compress(t.column, keep)]
             # (a kept section's word moves to its new index; 0 and anything else stays)
             words = [new[r] if x and 0 < r < n and not rm[r] else r for x, r in zip(is_x, words)]
-            self._store(t.shndx_sec, self._file_words("I", words).tobytes())
+            self._store(t.shndx_sec, self._packed("I", words))
         first_global = self.cols[INFO][t.si]
         self._own_column(INFO)[t.si] = first_global - flags.count(1, 0, first_global)
 
