@@ -1,4 +1,4 @@
-"""The ELF writer (objllvm/formats/elf_writer.py) on every committed ELF file: no-op rewrites are byte-identical;
+"""The ELF writer (objllvm/formats/elfwrite/) on every committed ELF file: no-op rewrites are byte-identical;
 removing each LLVM section gives what llvm-objcopy-19 --remove-section gives (same sections, contents and
 symbols; offsets may differ) and a file llvm-readobj-19 reads without a warning; indices, links, symbols,
 groups, SHT_SYMTAB_SHNDX and extended numbering stay consistent; what cannot be done is refused."""
@@ -15,7 +15,7 @@ from objllvm import api
 from objllvm import rewrite as rw
 from objllvm.formats import iter_objects, open_data, open_object
 from objllvm.formats.elf import ElfFile
-from objllvm.formats.elf_writer import ElfWriter
+from objllvm.formats.elfwrite import ElfWriter
 from objllvm.errors import ObjllvmError
 from test_rewrite_support import RW, assert_same_except, expected_output, link_and_run, objs_with, readobj
 

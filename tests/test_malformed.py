@@ -211,7 +211,7 @@ def test_command_on_malformed(cmd, m, tmp_path, capsys):
     assert not [p for p in tmp_path.rglob(".objllvm-*")], "temporary file left behind"
 
 
-# -- the rewrite path: cases found by fuzzing (scripts/fuzz), fixed in objllvm/formats/elf_writer.py and objllvm/rewrite/ -
+# -- the rewrite path: cases found by fuzzing (scripts/fuzz), fixed in objllvm/formats/elfwrite/ and objllvm/rewrite/ -
 REWRITE = [m for m in MANIFEST if m.get("rewrite")]
 
 

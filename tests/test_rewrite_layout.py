@@ -19,7 +19,7 @@ from conftest import corpus_elf_objects, corpus_files
 from objllvm import api
 from objllvm.errors import ObjllvmError
 from objllvm.formats.elf import ElfFile
-from objllvm.formats.elf_writer import ElfWriter
+from objllvm.formats.elfwrite import ElfWriter
 
 SHT_PROGBITS, SHT_SYMTAB, SHT_STRTAB, SHT_RELA, SHT_NOBITS, SHT_REL = 1, 2, 3, 4, 8, 9
 SHF_ALLOC = 2

@@ -8,7 +8,7 @@
 
 Every operation goes through the codec registry (``registry.find_codec`` / ``codec.decode`` /
 ``codec.encode``), the same path ``objllvm dump`` uses, and the file is produced by the ELF writer of
-:mod:`objllvm.formats.elf_writer`.  Before anything is written the new file is read back and every section that
+:mod:`objllvm.formats.elfwrite`.  Before anything is written the new file is read back and every section that
 changed is decoded again: a rewrite that would not decode is refused.  Files are written with
 :func:`objllvm.atomicio.atomic_write` (a temporary file in the target directory, then a rename): an error
 leaves the input untouched and no partial output.
@@ -20,7 +20,7 @@ from itertools import compress
 from ..formats import sniff
 from ..formats.elf import (NEVER_LLVM_TYPES, SHF_COMPRESSED, SHT_CREL, SHT_GROUP, SHT_REL, SHT_RELA, ElfFile,
                            is_llvm_type)
-from ..formats.elf_writer import ElfWriter
+from ..formats.elfwrite import ElfWriter
 from ..errors import ObjllvmError, UsageError
 from .._model import no_gc
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 # (target prefix, text in the violation, module to fix, what is wrong)
 KNOWN = [
-    # None at present.  The rewrite-path crashers (objllvm/formats/elf_writer.py: allocations by untrusted sizes;
+    # None at present.  The rewrite-path crashers (objllvm/formats/elfwrite/: allocations by untrusted sizes;
     # objllvm/rewrite/: KeyError in Session.verify) are fixed and are now ordinary malformed cases
     # (testdata/malformed/rewrite-*, scripts/make-malformed).
 ]
