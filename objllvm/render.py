@@ -259,7 +259,8 @@ def _frame(kinds, headers, widths, encoding, errors):
 
 def _layout(t, cols, labels_cache):
     """(widths, per-column arguments, whether a line can end in blanks) of a ColumnTable, or None when tabulate
-    is to lay it out.  ``labels_cache``: id of a labels list -> (the list, its labels as bytes, all plain?)."""
+    is to lay it out.  ``labels_cache``: id of a labels list -> (the list, its labels as bytes or None where not
+    plain, all plain?)."""
     kinds, headers = t.kinds, t.headers
     bases = t.bases or (0,) * len(cols)
     labels = t.labels or (None,) * len(cols)
@@ -281,11 +282,11 @@ def _layout(t, cols, labels_cache):
             lab = labels[i]
             known = labels_cache.get(id(lab))
             if known is None or known[0] is not lab:
-                known = labels_cache[id(lab)] = (lab, [s.encode("ascii") if _plain(s) or s == "" else None
-                                                      for s in lab])
+                lab_b = [s.encode("ascii") if _plain(s) or s == "" else None for s in lab]
+                known = labels_cache[id(lab)] = (lab, lab_b, None not in lab_b)
             lab_b = known[1]
             col = list(map(lab_b.__getitem__, col))
-            if None in col:
+            if not known[2] and None in col:     # (every label plain: no cell to look for)
                 return None
             w = max(map(len, col))
             empty = not min(map(len, col))
