@@ -259,8 +259,7 @@ def _frame(kinds, headers, widths, encoding, errors):
 
 def _layout(t, cols, labels_cache):
     """(widths, per-column arguments, whether a line can end in blanks) of a ColumnTable, or None when tabulate
-    is to lay it out.  ``labels_cache``: id of a labels list -> (the list, its labels as bytes or None where not
-    plain, all plain?)."""
+    is to lay it out.  ``labels_cache``: id of a labels list -> (the list, its labels as bytes, all plain?)."""
     kinds, headers = t.kinds, t.headers
     bases = t.bases or (0,) * len(cols)
     labels = t.labels or (None,) * len(cols)
@@ -282,11 +281,11 @@ def _layout(t, cols, labels_cache):
             lab = labels[i]
             known = labels_cache.get(id(lab))
             if known is None or known[0] is not lab:
-                lab_b = [s.encode("ascii") if _plain(s) or s == "" else None for s in lab]
-                known = labels_cache[id(lab)] = (lab, lab_b, None not in lab_b)
+                known = labels_cache[id(lab)] = (lab, [s.encode("ascii") if _plain(s) or s == "" else None
+                                                      for s in lab])
             lab_b = known[1]
             col = list(map(lab_b.__getitem__, col))
-            if not known[2] and None in col:     # (every label plain: no cell to look for)
+            if None in col:
                 return None
             w = max(map(len, col))
             empty = not min(map(len, col))
