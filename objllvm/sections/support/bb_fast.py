@@ -267,24 +267,25 @@ class Entries:
     def _with_callsites(self, version, feature, word, n, vals, p):
         """A block: ID, offset, call-site count c, c call-site deltas, size after the last call site, metadata."""
         starts = []
-        i = 0
-        total = have = 5 * n               # values the entry is known to have; values read
-        for _ in range(n):
-            if i + 3 > have:               # read every value known to be needed so far, at once
-                p = self._values(p, total - have, vals)
-                if p < 0:
-                    return None
-                have = total
-            starts.append(i)
-            c = vals[i + 2]
-            if c > self.end - p:
+        add_start = starts.append
+        i = 0                              # the next block's first value
+        have = 5 * n                       # values read
+        while True:
+            try:
+                for _ in range(n - len(starts)):
+                    add_start(i)
+                    i += 5 + vals[i + 2]   # (IndexError: that block's count is not read yet)
+            except IndexError:
+                starts.pop()
+            need = i + 5 * (n - len(starts))   # values the entry is known to have
+            if need == have:
+                break
+            if need - have > self.end - p:
                 return None
-            total += c
-            i += 5 + c
-        if total > have:
-            p = self._values(p, total - have, vals)
+            p = self._values(p, need - have, vals)     # every value known to be needed, at once
             if p < 0:
                 return None
+            have = need
         if i == 5 * n:                     # no call sites at all
             ids, deltas, sizes, mds = vals[0::5], vals[1::5], vals[3::5], vals[4::5]
             ends = [()] * n              # (one shared empty tuple: a list per block is 56 bytes)

@@ -124,6 +124,23 @@ _SUCCESSORS_JSON = (_Counted(b'{"id":%d,"probability":%d}', b",", b"[", b"]"),
                     _Counted(b'{"id":%d,"probability":%d,"post_link_frequency":%d}', b",", b"[", b"]"))
 
 
+class _BlockTemplates(dict):
+    """feature -> the %-template of one block's JSON object (and its comma) in a function of that feature, made
+    when first asked for: one per shape, shared by the functions of that shape."""
+
+    def __missing__(self, feature):
+        t = _BLOCK_JSON
+        if feature & CALLSITE_END_OFFSETS:
+            t += b',"callsite_end_offsets":%s'
+        if feature & BB_HASH:
+            t += b',"hash":"%#018x"'
+        v = self[feature] = t + b"},"
+        return v
+
+
+_BLOCK_TEMPLATES = _BlockTemplates()
+
+
 def _range_json(r, feature) -> bytes:
     head = b'{"base_address":%d,' % r.base_address
     if r.stored_address is not None:
@@ -135,15 +152,11 @@ def _range_json(r, feature) -> bytes:
     if not n:
         return head + b'"blocks":[]}'
     cols = [ids, map(add, offs, repeat(r.base_address)), offs, sizes, map(_MD_JSON.__getitem__, mds)]
-    t = _BLOCK_JSON
     if feature & CALLSITE_END_OFFSETS:
         cols.append(_grouped(_CALLSITES_JSON, map(len, cs), _flat(cs)) if cs is not None else repeat(b"[]"))
-        t += b',"callsite_end_offsets":%s'
     if feature & BB_HASH:
         cols.append([h or 0 for h in hs] if hs is not None else repeat(0))
-        t += b',"hash":"%#018x"'
-    t += b"},"
-    return head + b'"blocks":[' + ((t * n) % tuple(_flat(zip(*cols))))[:-1] + b"]}"
+    return head + b'"blocks":[' + ((_BLOCK_TEMPLATES[feature] * n) % tuple(_flat(zip(*cols))))[:-1] + b"]}"
 
 
 def _pgo_columns(fn):
@@ -178,8 +191,15 @@ def _pgo_json(fn) -> bytes:
     return b',"pgo_blocks":[' + ((t * n) % tuple(_flat(zip(*cols))))[:-1] + b"]"
 
 
-def _features_json(feature) -> bytes:
-    return b"[" + b",".join(b'"%s"' % n.encode("ascii") for n in feature_names(feature)) + b"]"
+class _FeaturesJSON(dict):
+    """feature -> the JSON text of its names, made when first asked for."""
+
+    def __missing__(self, feature):
+        v = self[feature] = b"[" + b",".join(b'"%s"' % n.encode("ascii") for n in feature_names(feature)) + b"]"
+        return v
+
+
+_FEATURES_JSON = _FeaturesJSON()
 
 
 def function_json(fn) -> bytes:
@@ -187,10 +207,9 @@ def function_json(fn) -> bytes:
     writes it)."""
     feature = fn.feature
     v = fn.version
-    name = fn.name
+    name = b"null" if fn.name is None else json_text(fn.name).encode("ascii")
     out = [b'{"name":%s,"address":%d,"version":%s,"feature":%d,"features":%s,"ranges":[' % (
-        b"null" if name is None else json_text(name).encode("ascii"), fn.address,
-        b"null" if v is None else b"%d" % v, feature, _features_json(feature)),
+        name, fn.address, b"null" if v is None else b"%d" % v, feature, _FEATURES_JSON[feature]),
         b",".join([_range_json(r, feature) for r in fn.ranges]), b"]"]
     if feature & FUNC_ENTRY_COUNT:
         out.append(b',"entry_count":%d' % fn.entry_count)
@@ -236,14 +255,44 @@ _CALLSITES_TEXT = _Counted(b"%#x", b" ")
 _SUCCESSORS_TEXT = (_Counted(b"%d:%#x", b", "), _Counted(b"%d:%#x:%d", b", "))
 
 
+class _Shapes(dict):
+    """(version, feature) -> (the title's text after the address, the table's headers, kinds, labels), made when
+    first asked for: one per shape, shared by the functions of that shape."""
+
+    def __missing__(self, key):
+        version, feature = key
+        after = " (" + ("V0 type" if version is None else f"version {version}")
+        if feature:
+            after += ", " + ", ".join(feature_names(feature))
+        after += ")"
+        headers = ["id", "address", "offset", "size", "flags"]
+        kinds = "dxxdc"
+        if feature & CALLSITE_END_OFFSETS:
+            headers.append("call-site ends")
+            kinds += "b"
+        if feature & BB_HASH:
+            headers.append("hash")
+            kinds += "b"
+        if feature & BB_FREQ:
+            headers.append("frequency")
+            kinds += "d"
+        if feature & POST_LINK_CFG and feature & (BB_FREQ | BR_PROB):
+            headers.append("post-link freq")
+            kinds += "d"
+        if feature & BR_PROB:
+            headers.append("successors (id:probability" + (":post-link" if feature & POST_LINK_CFG else "") + ")")
+            kinds += "b"
+        labels = (None, None, None, None, FLAG_SHORT) + (None,) * (len(kinds) - 5)
+        v = self[key] = (after, headers, kinds, labels)
+        return v
+
+
+_SHAPES = _Shapes()
+
+
 def _title(fn) -> str:
-    feature = fn.feature
-    title = f"function {fn.name or '<?>'} at {fn.address:#x} (" + (
-        "V0 type" if fn.version is None else f"version {fn.version}")
-    if feature:
-        title += ", " + ", ".join(feature_names(feature))
-    title += ")"
-    if feature & FUNC_ENTRY_COUNT:
+    title = f"function {fn.name or '<?>'} at {fn.address:#x}" + _SHAPES[fn.version, fn.feature][0]
+    if fn.feature & FUNC_ENTRY_COUNT:
         title += f", entry count {fn.entry_count}"
     return title
 
@@ -252,33 +301,20 @@ def function_table(fn, pretty=False):
     """One function's table: from its columns (a ColumnTable, its cells made when it is written) when it has one
     range of blocks and no relative figures, else cell by cell (``plain_function_table``)."""
     feature = fn.feature
-    if len(fn.ranges) != 1 or feature & OMIT_BB_ENTRIES or (pretty and feature & (BB_FREQ | BR_PROB)):
+    ranges = fn.ranges
+    if len(ranges) != 1 or feature & OMIT_BB_ENTRIES or (pretty and feature & (BB_FREQ | BR_PROB)):
         return plain_function_table(fn, pretty)
-    n = fn.ranges[0].num_blocks
+    base = ranges[0].base_address
     if feature & (BB_FREQ | BR_PROB):
         freqs, pls, counts, sids, probs, spls = _pgo_columns(fn)
-        if len((freqs if feature & BB_FREQ else counts) or ()) != n:
+        if len((freqs if feature & BB_FREQ else counts) or ()) != ranges[0].num_blocks:
             return plain_function_table(fn, pretty)
-    headers = ["id", "address", "offset", "size", "flags"]
-    kinds = "dxxdc"
-    if feature & CALLSITE_END_OFFSETS:
-        headers.append("call-site ends")
-        kinds += "b"
-    if feature & BB_HASH:
-        headers.append("hash")
-        kinds += "b"
-    if feature & BB_FREQ:
-        headers.append("frequency")
-        kinds += "d"
-    if feature & POST_LINK_CFG and feature & (BB_FREQ | BR_PROB):
-        headers.append("post-link freq")
-        kinds += "d"
-    if feature & BR_PROB:
-        headers.append("successors (id:probability" + (":post-link" if feature & POST_LINK_CFG else "") + ")")
-        kinds += "b"
-    labels = (None, None, None, None, FLAG_SHORT) + (None,) * (len(kinds) - 5)
-    bases = (0, fn.ranges[0].base_address) + (0,) * (len(kinds) - 2)
-    return ColumnTable(headers, lambda: _table_columns(fn), kinds, _title(fn), bases, labels)
+    after, headers, kinds, labels = _SHAPES[fn.version, feature]
+    title = f"function {fn.name or '<?>'} at {base:#x}" + after
+    if feature & FUNC_ENTRY_COUNT:
+        title += f", entry count {fn.entry_count}"
+    return ColumnTable(headers, lambda: _table_columns(fn), kinds, title, (0, base) + (0,) * (len(kinds) - 2),
+                       labels)
 
 
 def _table_columns(fn) -> list:
