@@ -598,3 +598,37 @@ def test_default_clusters_cover_every_sampled_function_and_the_heading_says_what
     assert code == 0, err
     assert set(cl.parse_cluster_text(out_file.read_text())) == {"run"}
     assert "hottest listed" not in out
+
+
+def test_layouts_in_forked_processes_equal_those_of_one(interp_run, monkeypatch):
+    prof = profile(str(INTERP), str(interp_run["path"]))
+    fps = [fp for fp in prof.functions if fp.function.name] * 5       # shares for a parent and two children
+    monkeypatch.setattr(lay, "PARALLEL_MIN_BLOCKS", 0)
+    one = lay.layout_functions(fps, prof, jobs=1)
+    forked = lay.layout_functions(fps, prof, jobs=3)
+    assert [f.block_ids for f in forked] == [f.block_ids for f in one] and len(one) == len(fps)
+    assert [(f.weights, f.counts, f.score_after) for f in forked] == [(f.weights, f.counts, f.score_after)
+                                                                     for f in one]
+    # build_clusters through it: the cluster file's content is the same
+    text = cl.cluster_text(cl.build_clusters(prof, min_share=0, layout="ext-tsp", jobs=1))
+    assert cl.cluster_text(cl.build_clusters(prof, min_share=0, layout="ext-tsp", jobs=3)) == text
+
+
+def test_a_failed_layout_process_leaves_its_share_to_the_parent(interp_run, monkeypatch):
+    import os
+    prof = profile(str(INTERP), str(interp_run["path"]))
+    fps = [fp for fp in prof.functions if fp.function.name] * 4
+    monkeypatch.setattr(lay, "PARALLEL_MIN_BLOCKS", 0)
+    one = lay.layout_functions(fps, prof, jobs=1)
+    parent, plain = os.getpid(), lay.layout_function
+
+    def fails_in_a_child(*a, **k):
+        if os.getpid() != parent:
+            raise RuntimeError("a child fails")
+        return plain(*a, **k)
+    monkeypatch.setattr(lay, "layout_function", fails_in_a_child)
+    got = []
+    real = lay._child_layouts
+    monkeypatch.setattr(lay, "_child_layouts", lambda child: got.append(real(child)) or got[-1])
+    assert [f.block_ids for f in lay.layout_functions(fps, prof, jobs=2)] == [f.block_ids for f in one]
+    assert got == [None]                # one child was made, and it failed

@@ -26,6 +26,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import itertools
+import os
 
 from .._model import dataclass, field
 
@@ -787,15 +788,100 @@ def layout_function(fn, block_samples: dict, profile=None, *, algorithm: str = "
                           before, ext_tsp_score(ids, sizes, elist))
 
 
+# Below this many blocks in all the functions to lay out, one process does it: a second one costs more to start
+# than it takes off.
+PARALLEL_MIN_BLOCKS = 2000
+
+
+def layout_jobs() -> int:
+    """The processes :func:`layout_functions` uses by default: the CPUs this process may run on, at most 4."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        n = os.cpu_count() or 1
+    return max(1, min(4, n))
+
+
+def layout_functions(fps, profile=None, *, algorithm: str = "ext-tsp", jobs: int | None = None) -> list:
+    """:func:`layout_function` of each function profile of ``fps`` (``.function``, ``.blocks``), in order.
+
+    With ``jobs`` > 1 (default :func:`layout_jobs`) and enough blocks, forked processes lay out shares of the
+    functions, the biggest first to the least loaded (a function's cost grows with the square of its blocks),
+    and send their layouts back through a pipe; a share whose process fails is laid out here.  The layouts are
+    those of one process: each function's is computed from the same input by the same code."""
+    fps = list(fps)
+    jobs = layout_jobs() if jobs is None else jobs
+    out = [None] * len(fps)
+    if jobs > 1 and hasattr(os, "fork") and sum(len(fp.function.blocks) for fp in fps) >= PARALLEL_MIN_BLOCKS:
+        shares = [[] for _ in range(min(jobs, len(fps)))]
+        load = [0] * len(shares)
+        for i in sorted(range(len(fps)), key=lambda i: -len(fps[i].function.blocks)):
+            j = load.index(min(load))
+            shares[j].append(i)
+            load[j] += len(fps[i].function.blocks) ** 2 + 1
+        children = [(_fork_layouts(fps, share, profile, algorithm), share) for share in shares[1:]]
+        todo = shares[0]
+        for child, share in children:
+            got = _child_layouts(child)
+            if got is None or len(got) != len(share):
+                todo = todo + share
+            else:
+                for i, fl in zip(share, got):
+                    out[i] = fl
+    else:
+        todo = range(len(fps))
+    for i in todo:
+        out[i] = layout_function(fps[i].function, fps[i].blocks, profile, algorithm=algorithm)
+    return out
+
+
+def _fork_layouts(fps, share, profile, algorithm):
+    """``(pid, read end of a pipe)`` of a forked process writing the pickled layouts of ``share``; None when no
+    process could be made."""
+    import pickle
+    try:
+        r, w = os.pipe()
+        pid = os.fork()
+    except OSError:
+        return None
+    if pid == 0:                                # the child: its layouts into the pipe, then out
+        code = 1
+        try:
+            os.close(r)
+            data = pickle.dumps([layout_function(fps[i].function, fps[i].blocks, profile, algorithm=algorithm)
+                                 for i in share], protocol=pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(w, "wb") as f:
+                f.write(data)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(w)
+    return pid, r
+
+
+def _child_layouts(child):
+    """The layouts a process of :func:`_fork_layouts` sent, or None when it failed."""
+    import pickle
+    if child is None:
+        return None
+    pid, r = child
+    with os.fdopen(r, "rb") as f:
+        data = f.read()
+    _pid, status = os.waitpid(pid, 0)
+    if status != 0:
+        return None
+    try:
+        return pickle.loads(data)
+    except Exception:       # a truncated or garbled pipe: lay the share out here
+        return None
+
+
 def build_layouts(profile, *, min_share: float = 0.0005, min_samples: int = 1, algorithm: str = "ext-tsp") -> list:
     """A :class:`FunctionLayout` per sampled, named function with at least ``min_share`` of the mapped samples."""
     total = profile.mapped_samples or 1
-    out = []
-    for fp in profile.functions:
-        if fp.samples < min_samples or fp.samples / total < min_share or not fp.function.name:
-            continue
-        out.append(layout_function(fp.function, fp.blocks, profile, algorithm=algorithm))
-    return out
+    return layout_functions([fp for fp in profile.functions
+                             if fp.samples >= min_samples and fp.samples / total >= min_share and fp.function.name],
+                            profile, algorithm=algorithm)
 
 
 CALL_REL32, JMP_REL32 = 0xE8, 0xE9
