@@ -806,33 +806,45 @@ def layout_functions(fps, profile=None, *, algorithm: str = "ext-tsp", jobs: int
     """:func:`layout_function` of each function profile of ``fps`` (``.function``, ``.blocks``), in order.
 
     With ``jobs`` > 1 (default :func:`layout_jobs`) and enough blocks, forked processes lay out shares of the
-    functions, the biggest first to the least loaded (a function's cost grows with the square of its blocks),
-    and send their layouts back through a pipe; a share whose process fails is laid out here.  The layouts are
+    functions (the biggest first, :func:`_cost`, to the least loaded share; this process lays out the first) and
+    send their layouts back through a pipe; a share whose process fails is laid out here.  The layouts are
     those of one process: each function's is computed from the same input by the same code."""
     fps = list(fps)
     jobs = layout_jobs() if jobs is None else jobs
     out = [None] * len(fps)
-    if jobs > 1 and hasattr(os, "fork") and sum(len(fp.function.blocks) for fp in fps) >= PARALLEL_MIN_BLOCKS:
+    if jobs > 1 and _can_fork() and sum(len(fp.function.blocks) for fp in fps) >= PARALLEL_MIN_BLOCKS:
         shares = [[] for _ in range(min(jobs, len(fps)))]
         load = [0] * len(shares)
-        for i in sorted(range(len(fps)), key=lambda i: -len(fps[i].function.blocks)):
+        for i in sorted(range(len(fps)), key=lambda i: -_cost(fps[i])):
             j = load.index(min(load))
             shares[j].append(i)
-            load[j] += len(fps[i].function.blocks) ** 2 + 1
+            load[j] += _cost(fps[i])
         children = [(_fork_layouts(fps, share, profile, algorithm), share) for share in shares[1:]]
         todo = shares[0]
-        for child, share in children:
-            got = _child_layouts(child)
-            if got is None or len(got) != len(share):
-                todo = todo + share
-            else:
-                for i, fl in zip(share, got):
-                    out[i] = fl
     else:
-        todo = range(len(fps))
+        children, todo = [], range(len(fps))
     for i in todo:
         out[i] = layout_function(fps[i].function, fps[i].blocks, profile, algorithm=algorithm)
+    for child, share in children:
+        got = _child_layouts(child)
+        for n, i in enumerate(share):
+            out[i] = (got[n] if got is not None and len(got) == len(share) else
+                      layout_function(fps[i].function, fps[i].blocks, profile, algorithm=algorithm))
     return out
+
+
+def _can_fork() -> bool:
+    """Whether forking is safe here: a platform with fork, and no other thread (a fork copies one thread alone, and
+    a lock another one holds stays held in the child)."""
+    import sys
+    threading = sys.modules.get("threading")
+    return hasattr(os, "fork") and (threading is None or threading.active_count() == 1)
+
+
+def _cost(fp) -> int:
+    """The work of laying out a function, roughly: the square of its sampled blocks (the chains that merge), plus
+    its blocks (the edge estimates)."""
+    return len(fp.blocks) ** 2 + len(fp.function.blocks)
 
 
 def _fork_layouts(fps, share, profile, algorithm):
