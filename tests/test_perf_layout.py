@@ -605,7 +605,10 @@ def test_layouts_in_forked_processes_equal_those_of_one(interp_run, monkeypatch)
     fps = [fp for fp in prof.functions if fp.function.name] * 5       # shares for a parent and two children
     monkeypatch.setattr(lay, "PARALLEL_MIN_BLOCKS", 0)
     one = lay.layout_functions(fps, prof, jobs=1)
+    made, real = [], lay._fork_layouts
+    monkeypatch.setattr(lay, "_fork_layouts", lambda *a: made.append(real(*a)) or made[-1])
     forked = lay.layout_functions(fps, prof, jobs=3)
+    assert len(made) == 2 and None not in made                              # two children did their shares
     assert [f.block_ids for f in forked] == [f.block_ids for f in one] and len(one) == len(fps)
     assert [(f.weights, f.counts, f.score_after) for f in forked] == [(f.weights, f.counts, f.score_after)
                                                                      for f in one]
