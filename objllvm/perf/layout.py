@@ -814,7 +814,7 @@ def layout_functions(fps, profile=None, *, algorithm: str = "ext-tsp", jobs: int
     out = [None] * len(fps)
     if jobs > 1 and _can_fork() and sum(len(fp.function.blocks) for fp in fps) >= PARALLEL_MIN_BLOCKS:
         shares = [[] for _ in range(min(jobs, len(fps)))]
-        load = [0] * len(shares)
+        load = [0] + [FORK_COST] * (len(shares) - 1)
         for i in sorted(range(len(fps)), key=lambda i: -_cost(fps[i])):
             j = load.index(min(load))
             shares[j].append(i)
@@ -842,9 +842,16 @@ def _can_fork() -> bool:
 
 
 def _cost(fp) -> int:
-    """The work of laying out a function, roughly: the square of its sampled blocks (the chains that merge), plus
-    its blocks (the edge estimates)."""
-    return len(fp.blocks) ** 2 + len(fp.function.blocks)
+    """The work of laying out a function, roughly (fitted to the layout times of the functions of the benchmark
+    programs of scripts/bench-layout): the square of its sampled blocks (the chains that merge), half its blocks
+    (the edge estimates) and a part the same for every function."""
+    return len(fp.blocks) ** 2 + len(fp.function.blocks) // 2 + FUNCTION_COST
+
+
+# _cost's part the same for every function, and the cost of starting a forked process in the same units (its
+# first writes copy the parent's pages): about that of a function of 25 sampled blocks.
+FUNCTION_COST = 80
+FORK_COST = 600
 
 
 def _fork_layouts(fps, share, profile, algorithm):
