@@ -602,7 +602,7 @@ def test_default_clusters_cover_every_sampled_function_and_the_heading_says_what
 
 def test_layouts_in_forked_processes_equal_those_of_one(interp_run, monkeypatch):
     prof = profile(str(INTERP), str(interp_run["path"]))
-    fps = [fp for fp in prof.functions if fp.function.name] * 5       # shares for a parent and two children
+    fps = [fp for fp in prof.functions if fp.function.name] * 12      # shares for a parent and two children
     monkeypatch.setattr(lay, "PARALLEL_MIN_BLOCKS", 0)
     one = lay.layout_functions(fps, prof, jobs=1)
     made, real = [], lay._fork_layouts
@@ -620,7 +620,7 @@ def test_layouts_in_forked_processes_equal_those_of_one(interp_run, monkeypatch)
 def test_a_failed_layout_process_leaves_its_share_to_the_parent(interp_run, monkeypatch):
     import os
     prof = profile(str(INTERP), str(interp_run["path"]))
-    fps = [fp for fp in prof.functions if fp.function.name] * 4
+    fps = [fp for fp in prof.functions if fp.function.name] * 12
     monkeypatch.setattr(lay, "PARALLEL_MIN_BLOCKS", 0)
     one = lay.layout_functions(fps, prof, jobs=1)
     parent, plain = os.getpid(), lay.layout_function

@@ -819,7 +819,7 @@ def layout_functions(fps, profile=None, *, algorithm: str = "ext-tsp", jobs: int
             j = load.index(min(load))
             shares[j].append(i)
             load[j] += _cost(fps[i])
-        children = [(_fork_layouts(fps, share, profile, algorithm), share) for share in shares[1:]]
+        children = [(_fork_layouts(fps, share, profile, algorithm), share) for share in shares[1:] if share]
         todo = shares[0]
     else:
         children, todo = [], range(len(fps))
