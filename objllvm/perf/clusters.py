@@ -111,7 +111,7 @@ def build_clusters(profile, *, min_share: float = 0.005, min_samples: int = 1, l
     (:mod:`objllvm.perf.layout`: estimated edge counts, ext-TSP chain merging).  ``cfg``: keep the counts for a
     ``g`` line.  ``clone_paths``: with branch stacks, clone small join blocks along their second-heaviest
     incoming edge (``p`` lines).  ``jobs``: processes for the ext-TSP layouts (see
-    :func:`objllvm.perf.layout.layout_functions`)."""
+    :func:`objllvm.perf.forked.layout_functions`)."""
     if layout not in ("heaviest-path", "ext-tsp"):
         raise ValueError(f"unknown layout {layout!r}")
     if layout == "ext-tsp" or cfg or clone_paths:
@@ -120,7 +120,8 @@ def build_clusters(profile, *, min_share: float = 0.005, min_samples: int = 1, l
         out = []
         fps = [fp for fp in profile.functions
                if fp.samples >= min_samples and fp.samples / total >= min_share and fp.function.name]
-        fls = lay.layout_functions(fps, profile, algorithm="ext-tsp" if layout == "ext-tsp" else "address",
+        from .forked import layout_functions
+        fls = layout_functions(fps, profile, algorithm="ext-tsp" if layout == "ext-tsp" else "address",
                                    jobs=jobs)
         for fp, fl in zip(fps, fls):
             ids = fl.block_ids
