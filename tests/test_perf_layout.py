@@ -23,6 +23,7 @@ import pytest
 
 from conftest import TESTDATA, need_tool, run_objllvm
 from objllvm.perf import clusters as cl
+from objllvm.perf import forked
 from objllvm.perf import layout as lay
 from objllvm.perf.mapping import profile
 from objllvm.perf.writer import PerfDataWriter, sample_type_bits
@@ -598,3 +599,40 @@ def test_default_clusters_cover_every_sampled_function_and_the_heading_says_what
     assert code == 0, err
     assert set(cl.parse_cluster_text(out_file.read_text())) == {"run"}
     assert "hottest listed" not in out
+
+
+def test_layouts_in_forked_processes_equal_those_of_one(interp_run, monkeypatch):
+    prof = profile(str(INTERP), str(interp_run["path"]))
+    fps = [fp for fp in prof.functions if fp.function.name] * 12      # shares for a parent and two children
+    monkeypatch.setattr(forked, "PARALLEL_MIN_BLOCKS", 0)
+    one = forked.layout_functions(fps, prof, jobs=1)
+    made, real = [], forked._fork_layouts
+    monkeypatch.setattr(forked, "_fork_layouts", lambda *a: made.append(real(*a)) or made[-1])
+    many = forked.layout_functions(fps, prof, jobs=3)
+    assert len(made) == 2 and None not in made                              # two children did their shares
+    assert [f.block_ids for f in many] == [f.block_ids for f in one] and len(one) == len(fps)
+    assert [(f.weights, f.counts, f.score_after) for f in many] == [(f.weights, f.counts, f.score_after)
+                                                                   for f in one]
+    # build_clusters through it: the cluster file's content is the same
+    text = cl.cluster_text(cl.build_clusters(prof, min_share=0, layout="ext-tsp", jobs=1))
+    assert cl.cluster_text(cl.build_clusters(prof, min_share=0, layout="ext-tsp", jobs=3)) == text
+
+
+def test_a_failed_layout_process_leaves_its_share_to_the_parent(interp_run, monkeypatch):
+    import os
+    prof = profile(str(INTERP), str(interp_run["path"]))
+    fps = [fp for fp in prof.functions if fp.function.name] * 12
+    monkeypatch.setattr(forked, "PARALLEL_MIN_BLOCKS", 0)
+    one = forked.layout_functions(fps, prof, jobs=1)
+    parent, plain = os.getpid(), lay.layout_function
+
+    def fails_in_a_child(*a, **k):
+        if os.getpid() != parent:
+            raise RuntimeError("a child fails")
+        return plain(*a, **k)
+    monkeypatch.setattr(lay, "layout_function", fails_in_a_child)
+    got = []
+    real = forked._child_layouts
+    monkeypatch.setattr(forked, "_child_layouts", lambda child: got.append(real(child)) or got[-1])
+    assert [f.block_ids for f in forked.layout_functions(fps, prof, jobs=2)] == [f.block_ids for f in one]
+    assert got == [None]                # one child was made, and it failed

@@ -103,25 +103,27 @@ def order_blocks(fn, block_samples: dict, edges: dict, *, edges_are_counts: bool
 
 
 def build_clusters(profile, *, min_share: float = 0.005, min_samples: int = 1, layout: str = "heaviest-path",
-                   cfg: bool = False, clone_paths: bool = False) -> list:
+                   cfg: bool = False, clone_paths: bool = False, jobs: int | None = None) -> list:
     """One :class:`Cluster` per hot function of ``profile`` (functions with at least ``min_share`` of the
     mapped samples and ``min_samples`` samples), hottest first.
 
     ``layout``: ``'heaviest-path'`` (this module: follow the heaviest edge from the entry) or ``'ext-tsp'``
     (:mod:`objllvm.perf.layout`: estimated edge counts, ext-TSP chain merging).  ``cfg``: keep the counts for a
     ``g`` line.  ``clone_paths``: with branch stacks, clone small join blocks along their second-heaviest
-    incoming edge (``p`` lines)."""
+    incoming edge (``p`` lines).  ``jobs``: processes for the ext-TSP layouts (see
+    :func:`objllvm.perf.forked.layout_functions`)."""
     if layout not in ("heaviest-path", "ext-tsp"):
         raise ValueError(f"unknown layout {layout!r}")
     if layout == "ext-tsp" or cfg or clone_paths:
         from . import layout as lay
         total = profile.mapped_samples or 1
         out = []
-        for fp in profile.functions:
-            if fp.samples < min_samples or fp.samples / total < min_share or not fp.function.name:
-                continue
-            fl = lay.layout_function(fp.function, fp.blocks, profile,
-                                     algorithm="ext-tsp" if layout == "ext-tsp" else "address")
+        fps = [fp for fp in profile.functions
+               if fp.samples >= min_samples and fp.samples / total >= min_share and fp.function.name]
+        from .forked import layout_functions
+        fls = layout_functions(fps, profile, algorithm="ext-tsp" if layout == "ext-tsp" else "address",
+                                   jobs=jobs)
+        for fp, fl in zip(fps, fls):
             ids = fl.block_ids
             if layout == "heaviest-path":
                 edges, _src = function_edges(fp.function, profile, fp.blocks)
