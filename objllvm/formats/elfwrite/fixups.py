@@ -40,21 +40,24 @@ class FixUps:
         self._members = {}
         rels = [i for i in self._of_types(REL_TYPES, 1) if not rm[i] and infos[i] < n]
         groups = [i for i in self._of_types(GROUP_TYPES, 1) if not rm[i]]
-        # The groups' members as one column (group k's run ends at ends[k]); a member out of range counts as gone
-        # (index n, flagged below).  A group with members goes when every member in its run is gone.
+        # The groups' members as one column, with the group of each beside it; a member out of range counts as
+        # gone (index n, flagged below).  A group with members goes when none of them is kept.
         tables = self._group_tables(groups)
         flat = list(chain.from_iterable(tables))
         if flat and max(flat) >= n:
             flat = [m if m < n else n for m in flat]
-        ends = list(accumulate(map(len, tables)))
-        spans = [(g, a, b) for g, a, b in zip(groups, [0] + ends[:-1], ends) if b > a]
+        owner = list(chain.from_iterable(map(repeat, groups, map(len, tables))))
+        pending = set(compress(groups, tables))        # the kept groups with members
         while True:
             joined = [i for i in rels if not rm[i] and rm[infos[i]]]
-            gone = list(accumulate(map((rm + b"\1").__getitem__, flat), initial=0))     # gone members before each
-            joined += [g for g, a, b in spans if not rm[g] and gone[b] - gone[a] == b - a]
-            if not joined:
-                return Flagged(bytes(rm))
             for i in joined:
+                rm[i] = 1
+            keep = (rm + b"\1").translate(FLIP)
+            emptied = pending.difference(compress(owner, map(keep.__getitem__, flat)))
+            if not joined and not emptied:
+                return Flagged(bytes(rm))
+            pending -= emptied
+            for i in emptied:
                 rm[i] = 1
 
     def _group_members(self, i: int) -> list:
@@ -80,14 +83,11 @@ class FixUps:
                 except ObjllvmError:
                     bodies.append(self.content(i))
                     stored.append(i)
-        lists = [b[4:len(b) // 4 * 4] for b in bodies]
-        counts = [len(b) // 4 for b in lists]
-        words = self._words_of("I", b"".join(lists))
-        out = []
-        at = 0
-        for k in counts:
-            out.append(words[at:at + k])
-            at += k
+        bodies = [b[:len(b) // 4 * 4] for b in bodies]          # (whole words)
+        words = self._words_of("I", b"".join(bodies))
+        ends = list(accumulate(map(len, bodies), initial=0))
+        # each group's words after its flag word
+        out = [words[a // 4 + 1:b // 4] for a, b in zip(ends, ends[1:])]
         self._members.update(zip(groups, out))
         for i in stored:
             del self._members[i]
