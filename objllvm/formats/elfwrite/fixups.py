@@ -291,8 +291,10 @@ class FixUps:
 
     def _symbol_users(self, si: int) -> list:
         """The kept sections (section 0 aside) whose sh_link is symbol table ``si``."""
-        rm = self._removed
-        return [i for i in compress(range(1, len(rm)), map(si.__eq__, self.cols[LINK][1:])) if not rm[i]]
+        keep = bytearray(self._removed.translate(FLIP))
+        keep[0] = 0
+        # the kept sections, then those of them that link to ``si``
+        return list(compress(compress(range(len(keep)), keep), map(si.__eq__, compress(self.cols[LINK], keep))))
 
     # -- dropping symbols -----------------------------------------------------------------------
     def _drop_symbols(self, t: _SymbolTable, new, removed, real=None) -> None:
