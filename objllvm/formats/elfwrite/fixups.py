@@ -5,7 +5,7 @@ symbols defined in removed sections dropped, with every index into the table ren
 SHT_SYMTAB_SHNDX, group signatures, and the sections the caller gave a renumberer)."""
 import struct
 from itertools import accumulate, chain, compress, repeat
-from operator import and_, itemgetter, lshift, or_, rshift
+from operator import and_, eq, itemgetter, lshift, or_, rshift
 
 from ...errors import ObjllvmError
 from ..elf import SHN_LORESERVE, SHN_XINDEX, SHT_CREL, SHT_GROUP, SHT_REL, SHT_RELA
@@ -127,8 +127,9 @@ class FixUps:
         n = len(rm)
         flags, links, infos = self.cols[FLAGS], self.cols[LINK], self.cols[INFO]
         keep = rm.translate(FLIP)
-        info_links = [x for x, f in zip(compress(infos, keep), compress(flags, keep)) if f & SHF_INFO_LINK]
-        if removed.isdisjoint(compress(links, keep)) and removed.isdisjoint(info_links):
+        # the distinct sh_link values, and sh_info values where SHF_INFO_LINK says they are section indices
+        info_links = set(compress(compress(infos, keep), map(and_, compress(flags, keep), repeat(SHF_INFO_LINK))))
+        if removed.isdisjoint(set(compress(links, keep))) and removed.isdisjoint(info_links):
             return
         for i in compress(range(1, n), keep[1:]):
             link, info = links[i], infos[i]
@@ -187,8 +188,9 @@ class FixUps:
             if self.elf.is_relocatable:
                 # a symbol (not a section's) in a removed section: the symbols of the removed sections go
                 real = self._real_shndx(t.column, None)
-                if self._defines_in_removed(real, removed, t.data, t.size):
-                    self._drop_symbols(t, new, removed, real)
+                gone = removed.flags_of(real)       # 1 for each symbol in a removed section
+                if self._defines_in_removed(gone, t.data, t.size):
+                    self._drop_symbols(t, new, removed, real, gone)
                     return
         self._walk_symbols(t, new, removed)
 
@@ -271,11 +273,14 @@ class FixUps:
 
     def _real_shndx(self, column, ext) -> list:
         """The section of every symbol (``column``: the st_shndx values) through SHT_SYMTAB_SHNDX (``ext``) when
-        extended; 0 where none."""
-        if max(column, default=0) < SHN_LORESERVE:
-            return list(column)
-        words = self._ext_words(ext, len(column)) if ext is not None else repeat(0)
-        return [w if x == SHN_XINDEX else 0 if x >= SHN_LORESERVE else x for x, w in zip(column, words)]
+        extended; 0 where none.  (A table of the values present: a section index stays, a reserved one is 0.)"""
+        lut = {x: x if x < SHN_LORESERVE else 0 for x in set(column)}
+        real = list(map(lut.__getitem__, column))
+        if ext is not None and SHN_XINDEX in lut:
+            words = self._ext_words(ext, len(column))
+            for k in compress(range(len(column)), map(eq, column, repeat(SHN_XINDEX))):
+                real[k] = words[k]
+        return real
 
     def _ext_words(self, ext, count: int) -> list:
         """The first ``count`` words of an SHT_SYMTAB_SHNDX table (0 past its end)."""
@@ -283,11 +288,11 @@ class FixUps:
         out += repeat(0, count - len(out))
         return out
 
-    def _defines_in_removed(self, real, removed, data, size) -> bool:
-        """Whether a symbol other than a section symbol is defined in one of the ``removed`` sections (``real``: the
-        section of every symbol, as :meth:`_real_shndx` gives)."""
-        info = data[(4 if self.is64 else 12):len(real) * size:size]      # st_info
-        return any(info[k] & 0xF != STT_SECTION for k in compress(range(len(real)), removed.flags_of(real)))
+    def _defines_in_removed(self, gone, data, size) -> bool:
+        """Whether a symbol other than a section symbol is defined in a removed section (``gone``: 1 for each symbol
+        defined in one, 0 for the others)."""
+        info = data[(4 if self.is64 else 12):len(gone) * size:size]      # st_info
+        return any(info[k] & 0xF != STT_SECTION for k in compress(range(len(gone)), gone))
 
     def _symbol_users(self, si: int) -> list:
         """The kept sections (section 0 aside) whose sh_link is symbol table ``si``."""
@@ -297,17 +302,18 @@ class FixUps:
         return list(compress(compress(range(len(keep)), keep), map(si.__eq__, compress(self.cols[LINK], keep))))
 
     # -- dropping symbols -----------------------------------------------------------------------
-    def _drop_symbols(self, t: _SymbolTable, new, removed, real=None) -> None:
+    def _drop_symbols(self, t: _SymbolTable, new, removed, real=None, gone=None) -> None:
         """Symbol table ``t`` of a relocatable object without the symbols defined in removed sections (section
         symbols too): the kept ones renumbered in order (locals stay first; sh_info is the new first global),
         with every kept user of symbol indices rewritten -- REL/RELA relocations, SHT_SYMTAB_SHNDX, group
         signatures, and the sections given a renumberer.  A dropped symbol that a kept relocation, group
         signature or renumbered section needs is refused, as are kept SHT_CREL relocations on this table (this
-        writer does not rewrite them).  ``real``: the section of every symbol, when the caller has it."""
+        writer does not rewrite them).  ``real``: the section of every symbol, and ``gone``: 1 for each symbol in a
+        removed section, when the caller has them."""
         if real is None:
             real = self._real_shndx(t.column, t.ext)
-        flags = bytearray(removed.flags_of(real))     # 1 for each dropped symbol (symbol 0 never)
-        flags[0] = 0
+        flags = bytearray(removed.flags_of(real) if gone is None else gone)     # 1 for each dropped symbol
+        flags[0] = 0        # (symbol 0 never)
         flags = bytes(flags)
         dropped = Flagged(flags)
         keep = flags.translate(FLIP)
@@ -395,7 +401,7 @@ class FixUps:
         syms = info if self.is64 else list(map(rshift, info, repeat(8)))
         try:
             new_syms = list(map(mapping.__getitem__, syms))    # IndexError: an index past the table
-            if new_syms and min(new_syms) < 0:                 # a dropped symbol
+            if -1 in new_syms:                                 # a dropped symbol
                 raise IndexError
         except IndexError:
             new_syms = self._renumbered_or_refused(idx, wholes, size, syms, mapping, nsyms, problems)
@@ -407,9 +413,10 @@ class FixUps:
             new_syms = list(map(or_, map(lshift, new_syms, repeat(8)), map(and_, info, repeat(0xFF))))
         nb = bytearray(raw)
         self._store_words(nb, "I", at, step, new_syms)
+        nb = bytes(nb)
         end = 0
         for i, p, w in zip(idx, parts, wholes):
-            piece = bytes(nb[end:end + w])
+            piece = nb[end:end + w]
             end += w
             if w != len(p):
                 piece += p[w:]
