@@ -4,7 +4,7 @@ moved to the new section indices, section symbols of removed sections nulled, an
 symbols defined in removed sections dropped, with every index into the table renumbered (relocations,
 SHT_SYMTAB_SHNDX, group signatures, and the sections the caller gave a renumberer)."""
 import struct
-from itertools import accumulate, chain, compress, repeat
+from itertools import accumulate, chain, compress, groupby, repeat
 from operator import and_, eq, itemgetter, lshift, or_, rshift
 
 from ...errors import ObjllvmError
@@ -321,7 +321,10 @@ class FixUps:
         del mapping[0]
         any(map(mapping.__setitem__, compress(range(t.nsyms), flags), repeat(-1)))     # (each step gives None)
         users = self._symbol_users(t.si)
-        edits, problems = self._renumbered_users(users, dropped, mapping, t.nsyms)
+        types = self.cols[TYPE]
+        # the users by type, each list in index order
+        by_type = {k: list(g) for k, g in groupby(sorted(users, key=types.__getitem__), types.__getitem__)}
+        edits, problems = self._renumbered_users(users, by_type, dropped, mapping, t.nsyms)
         if problems:
             i, k, how = min(problems, key=itemgetter(0))
             if isinstance(how, ObjllvmError):
@@ -329,30 +332,28 @@ class FixUps:
             self._refuse_dropped(t, real, k, how, i)
         for i, b in edits.items():
             self._store(i, b)
-        infos, types = self.cols[INFO], self.cols[TYPE]
-        signatures = [(i, mapping[infos[i]]) for i in users
-                      if types[i] == SHT_GROUP and infos[i] < t.nsyms and mapping[infos[i]] != infos[i]]
+        infos = self.cols[INFO]
+        signatures = [(i, mapping[infos[i]]) for i in by_type.get(SHT_GROUP, ())
+                      if infos[i] < t.nsyms and mapping[infos[i]] != infos[i]]
         if signatures:
             infos = self._own_column(INFO)
             for i, k in signatures:
                 infos[i] = k
         self._write_kept_symbols(t, new, keep, flags)
 
-    def _renumbered_users(self, users, dropped, mapping, nsyms):
+    def _renumbered_users(self, users, by_type, dropped, mapping, nsyms):
         """({index: new bytes} of the ``users`` of the symbol table whose contents change, [(section, dropped
-        symbol, how it uses it)] of those that need a dropped symbol)."""
-        types = self.cols[TYPE]
-        infos = self.cols[INFO]
-        edits, problems = {}, []
-        for i in users:
-            if types[i] == SHT_CREL:
-                problems.append((i, dropped.low, "crel"))
-            elif types[i] == SHT_GROUP and infos[i] in dropped:
-                problems.append((i, infos[i], "the signature of kept group"))
+        symbol, how it uses it)] of those that need a dropped symbol).  ``by_type``: the users by sh_type."""
+        edits = {}
+        problems = [(i, dropped.low, "crel") for i in by_type.get(SHT_CREL, ())]
+        groups = by_type.get(SHT_GROUP, [])
+        signatures = list(map(self.cols[INFO].__getitem__, groups))
+        problems += [(i, k, "the signature of kept group")
+                     for i, k in compress(zip(groups, signatures), dropped.flags_of(signatures))]
         sizes = self.cols[SIZE]
         for t in (SHT_REL, SHT_RELA):
             batch, size = [], 0
-            for i in [i for i in users if types[i] == t] + [None]:
+            for i in by_type.get(t, []) + [None]:
                 if batch and (i is None or size + sizes[i] > BATCH_BYTES):
                     self._renumber_relocations(t, batch, mapping, nsyms, edits, problems)
                     batch, size = [], 0
@@ -366,10 +367,8 @@ class FixUps:
     def _renumbered_by_callers(self, users, mapping):
         """({index: new bytes}, problems) of the ``users`` given a renumberer (:meth:`set_symbol_renumberer`)."""
         edits, problems = {}, []
-        for i in users:
-            fn = self._renumberers.get(i)
-            if fn is None:
-                continue
+        for i in sorted(set(users).intersection(self._renumberers)):
+            fn = self._renumberers[i]
             try:
                 old = self._plain(i)
                 b = fn(old, mapping)
