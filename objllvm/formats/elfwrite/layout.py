@@ -3,7 +3,7 @@ file, which input bytes stay where they are (the ELF header, program headers, se
 the bytes no header describes (padding, a file's tail), and the bounds that refuse a hostile input's layout."""
 import struct
 from itertools import accumulate, compress
-from operator import add, itemgetter
+from operator import add, itemgetter, not_
 
 from ..elf import SHF_ALLOC, SHN_LORESERVE, SHN_XINDEX, SHT_NOBITS
 from . import common
@@ -253,12 +253,12 @@ class Layout:
         the same key."""
         n_orig = self._n_orig
         idx = range(1, n_orig)
-        has_bytes = [bool(z) for z in eff[1:n_orig]]
+        sizes = eff[1:n_orig]
         order = [-1] if not sh_in_size else []
-        order += compress(idx, [not b for b in has_bytes])
+        order += compress(idx, map(not_, sizes))
         if sh_in_size:
             order.append(-1)
-        order += compress(idx, has_bytes)
+        order += compress(idx, sizes)       # (the sections with bytes)
         order.sort(key=offs_w.__getitem__)
         return order
 
