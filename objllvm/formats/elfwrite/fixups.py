@@ -299,7 +299,7 @@ class FixUps:
         keep = bytearray(self._removed.translate(FLIP))
         keep[0] = 0
         # the kept sections, then those of them that link to ``si``
-        return list(compress(compress(range(len(keep)), keep), map(si.__eq__, compress(self.cols[LINK], keep))))
+        return list(compress(compress(range(len(keep)), keep), map(eq, compress(self.cols[LINK], keep), repeat(si))))
 
     # -- dropping symbols -----------------------------------------------------------------------
     def _drop_symbols(self, t: _SymbolTable, new, removed, real=None, gone=None) -> None:
