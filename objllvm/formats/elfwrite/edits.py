@@ -6,8 +6,8 @@ from itertools import compress, repeat
 
 from ...errors import ObjllvmError
 from ..elf import SHF_ALLOC, SHF_COMPRESSED, SHT_NOBITS, SHT_REL, SHT_RELA, ElfFile
-from .common import (FLAGS, INFO, LINK, OFFSET, OWN_SYMBOL_USERS, REL_TYPES, SIZE, SYMTAB_TYPES, TYPE, Columns,
-                     Sections)
+from .common import (FLAGS, GROUP_TYPES, INFO, LINK, OFFSET, OWN_SYMBOL_USERS, REL_TYPES, SIZE, SYMTAB_TYPES, TYPE,
+                     Columns, Sections)
 
 
 class Edits(Columns):
@@ -56,7 +56,18 @@ class Edits(Columns):
         self._fresh_kinds(types)
         found = self._kinds.get(wanted)
         if found is None:
-            found = self._kinds[wanted] = list(compress(range(len(types)), map(wanted.__contains__, types)))
+            # each wanted type the file has, found by list.index from one section of it to the next
+            found = []
+            for t in wanted.intersection(self._types_seen):
+                k = -1
+                try:
+                    while True:
+                        k = types.index(t, k + 1)
+                        found.append(k)
+                except ValueError:
+                    pass
+            found.sort()
+            self._kinds[wanted] = found
         return found[1:] if first and found and found[0] == 0 else found
 
     def _fresh_kinds(self, types) -> None:
@@ -171,10 +182,12 @@ class Edits(Columns):
         symtabs = set(self._of_types(SYMTAB_TYPES))
         if not symtabs:
             return []
-        rm, types = self._removed, self.cols[TYPE]
         n = self._n_orig
-        return [i for i in compress(range(1, n), map(symtabs.__contains__, self.cols[LINK][1:n]))
-                if not rm[i] and types[i] not in OWN_SYMBOL_USERS]
+        users = set(compress(range(1, n), map(symtabs.__contains__, self.cols[LINK][1:n])))
+        # (the relocation sections and groups, most of them, as the writer lists them anyway: the rest are few)
+        users.difference_update(self._of_types(REL_TYPES), self._of_types(GROUP_TYPES))
+        rm, types = self._removed, self.cols[TYPE]
+        return sorted(i for i in users if not rm[i] and types[i] not in OWN_SYMBOL_USERS)
 
     # -- edits ---------------------------------------------------------------------------------
     def set_symbol_renumberer(self, index: int, fn) -> None:

@@ -3,8 +3,8 @@ change stored over them), and the output as a list of buffers -- the placed piec
 between them, overlapping ones painted in priority order, the ELF header's fields patched in."""
 import struct
 from bisect import bisect_right
-from itertools import compress
-from operator import itemgetter
+from itertools import compress, repeat
+from operator import and_, itemgetter
 
 from ..elf import SHN_LORESERVE, SHN_XINDEX
 from . import common
@@ -32,14 +32,15 @@ class Emission:
                 if sizes is None:
                     sizes = list(kept(SIZE))
                 sizes[new[i] - 1] = len(c)
-        to = self._section_index_map(new)
-        links = [to(x) for x in kept(LINK)]
+        links = self._moved_indices(new, list(kept(LINK)))
         # sh_info is a section index in relocation sections and where SHF_INFO_LINK says so; elsewhere (a group's
         # signature symbol, ...) it is something else and stays
-        rels = set(self._of_types(REL_TYPES))
-        flags = self.cols[FLAGS]
-        infos = [to(x) if i in rels or flags[i] & SHF_INFO_LINK else x
-                 for i, x in zip(compress(range(len(rm)), keep), kept(INFO))]
+        infos = list(kept(INFO))
+        info_links = set(self._of_types(REL_TYPES)).union(
+            compress(range(len(rm)), map(and_, self.cols[FLAGS], repeat(SHF_INFO_LINK))))
+        rows = [new[i] - 1 for i in sorted(info_links) if keep[i]]       # (their rows in ``infos``)
+        for k, x in zip(rows, self._moved_indices(new, [infos[k] for k in rows])):
+            infos[k] = x
         out = self._kept_rows(keep, row0)
         changed = {OFFSET: list(compress(new_off, keep)), LINK: links, INFO: infos}
         if sizes is not None:
@@ -66,14 +67,13 @@ class Emission:
         ext_str = ns >= SHN_LORESERVE or raw_shstrndx == SHN_XINDEX
         return self._shdr.pack(nm, t, fl, addr, off, shnum if ext_num else 0, ns if ext_str else link, info, al, es)
 
-    def _section_index_map(self, new):
-        """old section index -> new one, for a value that names a kept section; anything else stays."""
+    def _moved_indices(self, new, values) -> list:
+        """``values`` with each one that names a kept section (section 0 aside) moved to its new index, anything else
+        as it is: through a table of the distinct values (a few tables, or the relocations' targets)."""
         rm = self._removed
         n = len(rm)
-
-        def to(x):
-            return new[x] if x and x < n and not rm[x] else x
-        return to
+        lut = {x: new[x] if 0 < x < n and not rm[x] else x for x in set(values)}
+        return list(map(lut.__getitem__, values))
 
     def _kept_rows(self, keep, row0) -> bytearray:
         """Section 0's row, then the input's rows of the kept sections (runs of neighbours copied whole), then rows

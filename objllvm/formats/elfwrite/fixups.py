@@ -4,8 +4,8 @@ moved to the new section indices, section symbols of removed sections nulled, an
 symbols defined in removed sections dropped, with every index into the table renumbered (relocations,
 SHT_SYMTAB_SHNDX, group signatures, and the sections the caller gave a renumberer)."""
 import struct
-from itertools import accumulate, chain, compress, repeat
-from operator import and_, itemgetter, lshift, or_, rshift
+from itertools import accumulate, chain, compress, groupby, repeat
+from operator import and_, eq, itemgetter, lshift, or_, rshift
 
 from ...errors import ObjllvmError
 from ..elf import SHN_LORESERVE, SHN_XINDEX, SHT_CREL, SHT_GROUP, SHT_REL, SHT_RELA
@@ -40,21 +40,24 @@ class FixUps:
         self._members = {}
         rels = [i for i in self._of_types(REL_TYPES, 1) if not rm[i] and infos[i] < n]
         groups = [i for i in self._of_types(GROUP_TYPES, 1) if not rm[i]]
-        # The groups' members as one column (group k's run ends at ends[k]); a member out of range counts as gone
-        # (index n, flagged below).  A group with members goes when every member in its run is gone.
+        # The groups' members as one column, with the group of each beside it; a member out of range counts as
+        # gone (index n, flagged below).  A group with members goes when none of them is kept.
         tables = self._group_tables(groups)
         flat = list(chain.from_iterable(tables))
         if flat and max(flat) >= n:
             flat = [m if m < n else n for m in flat]
-        ends = list(accumulate(map(len, tables)))
-        spans = [(g, a, b) for g, a, b in zip(groups, [0] + ends[:-1], ends) if b > a]
+        owner = list(chain.from_iterable(map(repeat, groups, map(len, tables))))
+        pending = set(compress(groups, tables))        # the kept groups with members
         while True:
             joined = [i for i in rels if not rm[i] and rm[infos[i]]]
-            gone = list(accumulate(map((rm + b"\1").__getitem__, flat), initial=0))     # gone members before each
-            joined += [g for g, a, b in spans if not rm[g] and gone[b] - gone[a] == b - a]
-            if not joined:
-                return Flagged(bytes(rm))
             for i in joined:
+                rm[i] = 1
+            keep = (rm + b"\1").translate(FLIP)
+            emptied = pending.difference(compress(owner, map(keep.__getitem__, flat)))
+            if not joined and not emptied:
+                return Flagged(bytes(rm))
+            pending -= emptied
+            for i in emptied:
                 rm[i] = 1
 
     def _group_members(self, i: int) -> list:
@@ -80,14 +83,11 @@ class FixUps:
                 except ObjllvmError:
                     bodies.append(self.content(i))
                     stored.append(i)
-        lists = [b[4:len(b) // 4 * 4] for b in bodies]
-        counts = [len(b) // 4 for b in lists]
-        words = self._words_of("I", b"".join(lists))
-        out = []
-        at = 0
-        for k in counts:
-            out.append(words[at:at + k])
-            at += k
+        bodies = [b[:len(b) // 4 * 4] for b in bodies]          # (whole words)
+        words = self._words_of("I", b"".join(bodies))
+        ends = list(accumulate(map(len, bodies), initial=0))
+        # each group's words after its flag word
+        out = [words[a // 4 + 1:b // 4] for a, b in zip(ends, ends[1:])]
         self._members.update(zip(groups, out))
         for i in stored:
             del self._members[i]
@@ -127,8 +127,9 @@ class FixUps:
         n = len(rm)
         flags, links, infos = self.cols[FLAGS], self.cols[LINK], self.cols[INFO]
         keep = rm.translate(FLIP)
-        info_links = [x for x, f in zip(compress(infos, keep), compress(flags, keep)) if f & SHF_INFO_LINK]
-        if removed.isdisjoint(compress(links, keep)) and removed.isdisjoint(info_links):
+        # the distinct sh_link values, and sh_info values where SHF_INFO_LINK says they are section indices
+        info_links = set(compress(compress(infos, keep), map(and_, compress(flags, keep), repeat(SHF_INFO_LINK))))
+        if removed.isdisjoint(set(compress(links, keep))) and removed.isdisjoint(info_links):
             return
         for i in compress(range(1, n), keep[1:]):
             link, info = links[i], infos[i]
@@ -187,8 +188,9 @@ class FixUps:
             if self.elf.is_relocatable:
                 # a symbol (not a section's) in a removed section: the symbols of the removed sections go
                 real = self._real_shndx(t.column, None)
-                if self._defines_in_removed(real, removed, t.data, t.size):
-                    self._drop_symbols(t, new, removed, real)
+                gone = removed.flags_of(real)       # 1 for each symbol in a removed section
+                if self._defines_in_removed(gone, t.data, t.size):
+                    self._drop_symbols(t, new, removed, real, gone)
                     return
         self._walk_symbols(t, new, removed)
 
@@ -271,11 +273,14 @@ class FixUps:
 
     def _real_shndx(self, column, ext) -> list:
         """The section of every symbol (``column``: the st_shndx values) through SHT_SYMTAB_SHNDX (``ext``) when
-        extended; 0 where none."""
-        if max(column, default=0) < SHN_LORESERVE:
-            return list(column)
-        words = self._ext_words(ext, len(column)) if ext is not None else repeat(0)
-        return [w if x == SHN_XINDEX else 0 if x >= SHN_LORESERVE else x for x, w in zip(column, words)]
+        extended; 0 where none.  (A table of the values present: a section index stays, a reserved one is 0.)"""
+        lut = {x: x if x < SHN_LORESERVE else 0 for x in set(column)}
+        real = list(map(lut.__getitem__, column))
+        if ext is not None and SHN_XINDEX in lut:
+            words = self._ext_words(ext, len(column))
+            for k in compress(range(len(column)), map(eq, column, repeat(SHN_XINDEX))):
+                real[k] = words[k]
+        return real
 
     def _ext_words(self, ext, count: int) -> list:
         """The first ``count`` words of an SHT_SYMTAB_SHNDX table (0 past its end)."""
@@ -283,29 +288,32 @@ class FixUps:
         out += repeat(0, count - len(out))
         return out
 
-    def _defines_in_removed(self, real, removed, data, size) -> bool:
-        """Whether a symbol other than a section symbol is defined in one of the ``removed`` sections (``real``: the
-        section of every symbol, as :meth:`_real_shndx` gives)."""
-        info = data[(4 if self.is64 else 12):len(real) * size:size]      # st_info
-        return any(info[k] & 0xF != STT_SECTION for k in compress(range(len(real)), removed.flags_of(real)))
+    def _defines_in_removed(self, gone, data, size) -> bool:
+        """Whether a symbol other than a section symbol is defined in a removed section (``gone``: 1 for each symbol
+        defined in one, 0 for the others)."""
+        info = data[(4 if self.is64 else 12):len(gone) * size:size]      # st_info
+        return any(info[k] & 0xF != STT_SECTION for k in compress(range(len(gone)), gone))
 
     def _symbol_users(self, si: int) -> list:
         """The kept sections (section 0 aside) whose sh_link is symbol table ``si``."""
-        rm = self._removed
-        return [i for i in compress(range(1, len(rm)), map(si.__eq__, self.cols[LINK][1:])) if not rm[i]]
+        keep = bytearray(self._removed.translate(FLIP))
+        keep[0] = 0
+        # the kept sections, then those of them that link to ``si``
+        return list(compress(compress(range(len(keep)), keep), map(eq, compress(self.cols[LINK], keep), repeat(si))))
 
     # -- dropping symbols -----------------------------------------------------------------------
-    def _drop_symbols(self, t: _SymbolTable, new, removed, real=None) -> None:
+    def _drop_symbols(self, t: _SymbolTable, new, removed, real=None, gone=None) -> None:
         """Symbol table ``t`` of a relocatable object without the symbols defined in removed sections (section
         symbols too): the kept ones renumbered in order (locals stay first; sh_info is the new first global),
         with every kept user of symbol indices rewritten -- REL/RELA relocations, SHT_SYMTAB_SHNDX, group
         signatures, and the sections given a renumberer.  A dropped symbol that a kept relocation, group
         signature or renumbered section needs is refused, as are kept SHT_CREL relocations on this table (this
-        writer does not rewrite them).  ``real``: the section of every symbol, when the caller has it."""
+        writer does not rewrite them).  ``real``: the section of every symbol, and ``gone``: 1 for each symbol in a
+        removed section, when the caller has them."""
         if real is None:
             real = self._real_shndx(t.column, t.ext)
-        flags = bytearray(removed.flags_of(real))     # 1 for each dropped symbol (symbol 0 never)
-        flags[0] = 0
+        flags = bytearray(removed.flags_of(real) if gone is None else gone)     # 1 for each dropped symbol
+        flags[0] = 0        # (symbol 0 never)
         flags = bytes(flags)
         dropped = Flagged(flags)
         keep = flags.translate(FLIP)
@@ -313,7 +321,10 @@ class FixUps:
         del mapping[0]
         any(map(mapping.__setitem__, compress(range(t.nsyms), flags), repeat(-1)))     # (each step gives None)
         users = self._symbol_users(t.si)
-        edits, problems = self._renumbered_users(users, dropped, mapping, t.nsyms)
+        types = self.cols[TYPE]
+        # the users by type, each list in index order
+        by_type = {k: list(g) for k, g in groupby(sorted(users, key=types.__getitem__), types.__getitem__)}
+        edits, problems = self._renumbered_users(users, by_type, dropped, mapping, t.nsyms)
         if problems:
             i, k, how = min(problems, key=itemgetter(0))
             if isinstance(how, ObjllvmError):
@@ -321,30 +332,28 @@ class FixUps:
             self._refuse_dropped(t, real, k, how, i)
         for i, b in edits.items():
             self._store(i, b)
-        infos, types = self.cols[INFO], self.cols[TYPE]
-        signatures = [(i, mapping[infos[i]]) for i in users
-                      if types[i] == SHT_GROUP and infos[i] < t.nsyms and mapping[infos[i]] != infos[i]]
+        infos = self.cols[INFO]
+        signatures = [(i, mapping[infos[i]]) for i in by_type.get(SHT_GROUP, ())
+                      if infos[i] < t.nsyms and mapping[infos[i]] != infos[i]]
         if signatures:
             infos = self._own_column(INFO)
             for i, k in signatures:
                 infos[i] = k
         self._write_kept_symbols(t, new, keep, flags)
 
-    def _renumbered_users(self, users, dropped, mapping, nsyms):
+    def _renumbered_users(self, users, by_type, dropped, mapping, nsyms):
         """({index: new bytes} of the ``users`` of the symbol table whose contents change, [(section, dropped
-        symbol, how it uses it)] of those that need a dropped symbol)."""
-        types = self.cols[TYPE]
-        infos = self.cols[INFO]
-        edits, problems = {}, []
-        for i in users:
-            if types[i] == SHT_CREL:
-                problems.append((i, dropped.low, "crel"))
-            elif types[i] == SHT_GROUP and infos[i] in dropped:
-                problems.append((i, infos[i], "the signature of kept group"))
+        symbol, how it uses it)] of those that need a dropped symbol).  ``by_type``: the users by sh_type."""
+        edits = {}
+        problems = [(i, dropped.low, "crel") for i in by_type.get(SHT_CREL, ())]
+        groups = by_type.get(SHT_GROUP, [])
+        signatures = list(map(self.cols[INFO].__getitem__, groups))
+        problems += [(i, k, "the signature of kept group")
+                     for i, k in compress(zip(groups, signatures), dropped.flags_of(signatures))]
         sizes = self.cols[SIZE]
         for t in (SHT_REL, SHT_RELA):
             batch, size = [], 0
-            for i in [i for i in users if types[i] == t] + [None]:
+            for i in by_type.get(t, []) + [None]:
                 if batch and (i is None or size + sizes[i] > BATCH_BYTES):
                     self._renumber_relocations(t, batch, mapping, nsyms, edits, problems)
                     batch, size = [], 0
@@ -358,10 +367,8 @@ class FixUps:
     def _renumbered_by_callers(self, users, mapping):
         """({index: new bytes}, problems) of the ``users`` given a renumberer (:meth:`set_symbol_renumberer`)."""
         edits, problems = {}, []
-        for i in users:
-            fn = self._renumberers.get(i)
-            if fn is None:
-                continue
+        for i in sorted(set(users).intersection(self._renumberers)):
+            fn = self._renumberers[i]
             try:
                 old = self._plain(i)
                 b = fn(old, mapping)
@@ -393,7 +400,7 @@ class FixUps:
         syms = info if self.is64 else list(map(rshift, info, repeat(8)))
         try:
             new_syms = list(map(mapping.__getitem__, syms))    # IndexError: an index past the table
-            if new_syms and min(new_syms) < 0:                 # a dropped symbol
+            if -1 in new_syms:                                 # a dropped symbol
                 raise IndexError
         except IndexError:
             new_syms = self._renumbered_or_refused(idx, wholes, size, syms, mapping, nsyms, problems)
@@ -405,9 +412,10 @@ class FixUps:
             new_syms = list(map(or_, map(lshift, new_syms, repeat(8)), map(and_, info, repeat(0xFF))))
         nb = bytearray(raw)
         self._store_words(nb, "I", at, step, new_syms)
+        nb = bytes(nb)
         end = 0
         for i, p, w in zip(idx, parts, wholes):
-            piece = bytes(nb[end:end + w])
+            piece = nb[end:end + w]
             end += w
             if w != len(p):
                 piece += p[w:]

@@ -3,7 +3,7 @@ file, which input bytes stay where they are (the ELF header, program headers, se
 the bytes no header describes (padding, a file's tail), and the bounds that refuse a hostile input's layout."""
 import struct
 from itertools import accumulate, compress
-from operator import add, itemgetter
+from operator import add, itemgetter, not_
 
 from ..elf import SHF_ALLOC, SHN_LORESERVE, SHN_XINDEX, SHT_NOBITS
 from . import common
@@ -61,35 +61,46 @@ class _Walk:
         self.pos = max(self.pos, out_end)
         self.prev_end = max(self.prev_end, in_end)
 
-    def step(self, ref: int) -> None:
-        """Place section ``ref`` (-1: the section header table)."""
+    def run(self, order) -> None:
+        """Place the input's sections and header table (-1), in file order."""
+        rm, offs, eff, size_in, linked = self.w._removed, self.offs_w, self.eff, self.size_in, self.has_segments
+        for ref in order:
+            off = offs[ref]
+            size = eff[ref]
+            end = off + size
+            if ref < 0:
+                self.header_table(off, size, end)
+            elif rm[ref]:
+                # nothing of it is copied, but the input's padding after it is measured from its end
+                if off <= size_in and end > self.prev_end:
+                    self.prev_end = end
+            elif off <= size_in and not linked or not self.kept_in_place(ref, off, size, end):
+                self.section(ref, off, size, end)
+        self.flush()
+
+    def kept_in_place(self, ref: int, off: int, size: int, end: int) -> bool:
+        """Place kept section ``ref`` where it keeps its offset (past the end of the input, in a fixed range, or
+        allocated without bytes in a linked file); False where it is none of these."""
         w = self.w
-        off = self.offs_w[ref]
-        size = self.eff[ref]
-        end = off + size
-        if ref < 0:
-            self.header_table(off, size, end)
-        elif w._removed[ref]:
-            if off <= self.size_in and end > self.prev_end:
-                self.prev_end = end
-        elif off > self.size_in:
+        if off > self.size_in:
             # Only an empty or SHT_NOBITS section can claim an offset past the end (the container checks the
             # others): it has no bytes there, so it must not move anything else out to that offset.
             if w._content.get(ref):
                 self.beyond.append(ref)      # new bytes: placed after everything, like an added section
             else:
                 self.new_off[ref] = off
-        elif self.has_segments and ref in self.fixed_sec:
+        elif ref in self.fixed_sec:
             self.new_off[ref] = off
             body = w._content.get(ref)
             if body is not None:
                 self.flush()
                 self.late.append((off, body))
             self.grow(end, end)
-        elif self.has_segments and w.cols[FLAGS][ref] & SHF_ALLOC and (w.cols[TYPE][ref] == SHT_NOBITS or not size):
+        elif w.cols[FLAGS][ref] & SHF_ALLOC and (w.cols[TYPE][ref] == SHT_NOBITS or not size):
             self.new_off[ref] = off        # allocated sections never move in a file with segments
         else:
-            self.section(ref, off, size, end)
+            return False
+        return True
 
     def header_table(self, off: int, size: int, end: int) -> None:
         w = self.w
@@ -215,9 +226,7 @@ class Layout:
         order = self._file_order(eff, offs_w, sh_in_size)
         if has_segments:
             walk.fixed_sec = self._fixed_sections(order, eff, walk.in_fixed)
-        for ref in order:
-            walk.step(ref)
-        walk.flush()
+        walk.run(order)
         for ref in sorted(walk.beyond) + [i for i in range(n_orig, n) if not rm[i]]:
             walk.appended(ref)
         shoff = walk.shoff
@@ -244,12 +253,12 @@ class Layout:
         the same key."""
         n_orig = self._n_orig
         idx = range(1, n_orig)
-        has_bytes = [bool(z) for z in eff[1:n_orig]]
+        sizes = eff[1:n_orig]
         order = [-1] if not sh_in_size else []
-        order += compress(idx, [not b for b in has_bytes])
+        order += compress(idx, map(not_, sizes))
         if sh_in_size:
             order.append(-1)
-        order += compress(idx, has_bytes)
+        order += compress(idx, sizes)       # (the sections with bytes)
         order.sort(key=offs_w.__getitem__)
         return order
 
