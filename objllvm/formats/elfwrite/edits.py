@@ -40,7 +40,6 @@ class Edits(Columns):
         self._rel_by_target = None
         self._rel_count = 0
         self._kinds_key = None
-        self._type_codes = None
         self.moves: list = []     # after write(): (section index or what, input offset, output offset, size)
         # after write_parts(): (index in the parts, input offset) of the parts that are runs of the input's bytes of
         # SEND_MIN bytes or more, in order (see SEND_MIN)
@@ -71,23 +70,10 @@ class Edits(Columns):
         return found[1:] if first and found and found[0] == 0 else found
 
     def _fresh_kinds(self, types) -> None:
-        """Forget what _of_types and type_codes worked out when the type column is another one (or grew)."""
+        """Forget what _of_types worked out when the type column is another one (or grew)."""
         key = (id(types), len(types))
         if self._kinds_key != key:
             self._kinds, self._kinds_key, self._types_seen = {}, key, set(types)
-            self._type_codes = None
-
-    def type_codes(self):
-        """(code, codes): a code (0-255) for each distinct sh_type (a dict) and one code byte per section, made once
-        while the types stay as they are; None where there are more than 256 distinct types."""
-        types = self.cols[TYPE]
-        self._fresh_kinds(types)
-        if self._type_codes is None:
-            if len(self._types_seen) > 256:
-                return None
-            code = {t: k for k, t in enumerate(self._types_seen)}
-            self._type_codes = (code, bytes(map(code.__getitem__, types)))
-        return self._type_codes
 
     def name(self, index: int) -> str:
         if index >= self._n_orig:
