@@ -182,8 +182,8 @@ class Edits(Columns):
         new one, -1 for a dropped symbol; an index past the list is past the table and stays as it is) and returns
         the new bytes.  Where the contents name a dropped symbol they cannot do without, ``fn`` raises
         LookupError(old index[, what uses it, e.g. "a call-graph profile edge in"]): the writer refuses the
-        rewrite, naming the symbol; malformed contents raise a DecodeError (offset in the section).  A section that links to a symbol
-        table with no renumberer is kept as it is."""
+        rewrite, naming the symbol; malformed contents raise a DecodeError (offset in the section).  A section that
+        links to a symbol table with no renumberer is kept as it is."""
         if not 0 < index < len(self._removed):
             raise self._err(f"no section with index {index}")
         self._renumberers[index] = fn
